@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Live Activity Monitor: observability for iOS Live Activities (see README.md).
+// No outside packages: the toolchain plus Debian's C libraries as system library targets.
+import PackageDescription
+
+let package = Package(
+    name: "live-activity-monitor",
+    products: [
+        .executable(name: "live-activity-monitor", targets: ["live-activity-monitor"]),
+    ],
+    targets: [
+        // C libraries from Debian, found with pkg-config.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        // Thin wrappers: the only modules that import C.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "SQLiteDB", dependencies: ["CSQLite3"]),
+        .target(name: "Hashing", dependencies: ["CCrypto"]),
+
+        // Pure Swift building blocks.
+        .target(name: "Prometheus"),
+        .target(name: "JSON"),
+
+        // The domain.
+        .target(name: "LiveActivityMonitor",
+                dependencies: ["HTTPServer", "SQLiteDB", "Hashing", "Prometheus", "JSON"]),
+        .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
+        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LiveActivityMonitorTests",
+                    dependencies: ["LiveActivityMonitor"],
+                    resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// Filled in by the HTTPServer work.
+import CMicroHTTPD

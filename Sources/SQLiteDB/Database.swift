@@ -1,0 +1,2 @@
+// Filled in by the SQLiteDB work.
+import CSQLite3

@@ -1,0 +1,4 @@
+import Testing
+@testable import LiveActivityMonitor
+
+@Test func placeholderLiveActivityMonitor() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import Prometheus
+
+@Test func placeholderPrometheus() {}

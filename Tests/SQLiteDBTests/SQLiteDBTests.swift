@@ -1,0 +1,4 @@
+import Testing
+@testable import SQLiteDB
+
+@Test func placeholderSQLiteDB() {}
