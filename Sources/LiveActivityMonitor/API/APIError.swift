@@ -1,0 +1,78 @@
+import HTTPServer
+import JSON
+
+/// Every error a handler can answer with, turned into an HTTP response in one place.
+public enum APIError: Error, Sendable, Equatable {
+    case badRequest(String)
+    case unauthorized
+    case notFound(String)
+    case methodNotAllowed(allowed: String)
+    case payloadTooLarge(String)
+    case unsupportedMediaType(String)
+    case invalidEvents([FieldError])
+    /// The store cannot take writes (disk full, read-only database): retry later.
+    case unavailable(String)
+
+    public var status: Int {
+        switch self {
+        case .badRequest: 400
+        case .unauthorized: 401
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .payloadTooLarge: 413
+        case .unsupportedMediaType: 415
+        case .invalidEvents: 422
+        case .unavailable: 503
+        }
+    }
+
+    public var response: HTTPResponse {
+        var writer = JSONWriter()
+        writer.beginObject()
+        switch self {
+        case .invalidEvents(let errors):
+            writer.key("errors")
+            writer.beginArray()
+            for e in errors {
+                writer.beginObject()
+                writer.key("index"); writer.number(Int64(e.index))
+                writer.key("field"); writer.string(e.field)
+                writer.key("error"); writer.string(e.error)
+                writer.endObject()
+            }
+            writer.endArray()
+        default:
+            writer.key("error"); writer.string(message)
+        }
+        writer.endObject()
+        var response = HTTPResponse.json(status: status, writer.bytes)
+        switch self {
+        case .unauthorized: response.headers.append((name: "WWW-Authenticate", value: "Bearer"))
+        case .methodNotAllowed(let allowed): response.headers.append((name: "Allow", value: allowed))
+        case .unavailable: response.headers.append((name: "Retry-After", value: "5"))
+        default: break
+        }
+        return response
+    }
+
+    var message: String {
+        switch self {
+        case .badRequest(let m), .notFound(let m), .payloadTooLarge(let m), .unsupportedMediaType(let m), .unavailable(let m): m
+        case .unauthorized: "unauthorized"
+        case .methodNotAllowed(let allowed): "method not allowed; use \(allowed)"
+        case .invalidEvents(let errors): "\(errors.count) invalid field(s)"
+        }
+    }
+}
+
+extension HTTPResponse {
+    static func json(status: Int = 200, _ body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [(name: "Content-Type", value: "application/json")], body: body)
+    }
+
+    static func json(status: Int = 200, _ build: (inout JSONWriter) -> Void) -> HTTPResponse {
+        var writer = JSONWriter()
+        build(&writer)
+        return .json(status: status, writer.bytes)
+    }
+}

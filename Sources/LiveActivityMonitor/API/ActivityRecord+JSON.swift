@@ -1,0 +1,60 @@
+import JSON
+
+/// The read API's activity shape (DESIGN.md section 6), computed at `now`.
+extension ActivityRecord {
+    func write(to w: inout JSONWriter, now: Double) {
+        func date(_ key: String, _ value: Double?) {
+            w.key(key)
+            w.string(value.map(RFC3339.format))
+        }
+        let state = state(at: now)
+        w.beginObject()
+        w.key("activity_id"); w.string(activityID)
+        w.key("booking_id"); w.string(bookingID)
+        w.key("attributes_type"); w.string(attributesType)
+        w.key("app"); w.string(app)
+        w.key("source"); w.string(source.rawValue)
+        w.key("state"); w.string(state.rawValue)
+        date("started_at", startedAt)
+        date("ended_at", endedAt ?? (now >= systemEndAt ? systemEndAt : nil))
+        w.key("ended_by"); w.string(endedBy?.rawValue ?? (now >= systemEndAt ? EndedBy.system.rawValue : nil))
+        date("stale_date", staleDate)
+        date("visible_until", visibleUntil(at: now))
+        date("dismissed_at", dismissedAt ?? (state == .dismissed ? visibleUntil(at: now) : nil))
+        w.key("relevance_score"); w.number(relevanceScore)
+        w.key("attributes"); w.raw(attributes.map(JSONValue.object) ?? .null)
+        w.key("content_state"); w.raw(contentState.map(JSONValue.object) ?? .null)
+        date("content_timestamp", contentTimestamp)
+        w.key("token")
+        w.beginObject()
+        w.key("fingerprint"); w.string(tokenFingerprint)
+        w.key("rotations"); w.number(Int64(tokenRotations))
+        date("rotated_at", tokenRotatedAt)
+        w.key("invalidated"); w.bool(tokenInvalidated)
+        w.key("invalid_reason"); w.string(tokenInvalidReason)
+        w.endObject()
+        w.key("last_push")
+        if let p = lastPush {
+            w.beginObject()
+            w.key("status"); w.number(Int64(p.status))
+            w.key("reason"); w.string(p.reason)
+            w.key("latency_ms"); w.number(p.latencyMs)
+            w.key("priority"); w.number(Int64(p.priority))
+            date("at", p.at)
+            w.endObject()
+        } else {
+            w.null()
+        }
+        w.key("priority10_last_hour"); w.number(Int64(priority10Count(at: now)))
+        w.endObject()
+    }
+
+    /// The dashboard's order, which is the phone's: relevance score (highest first), then the
+    /// most recently started, then id for a stable order.
+    static func phoneOrder(_ a: ActivityRecord, _ b: ActivityRecord) -> Bool {
+        let ra = a.relevanceScore ?? 0, rb = b.relevanceScore ?? 0
+        if ra != rb { return ra > rb }
+        if a.startedAt != b.startedAt { return a.startedAt > b.startedAt }
+        return a.activityID < b.activityID
+    }
+}

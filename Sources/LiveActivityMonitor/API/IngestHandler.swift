@@ -1,0 +1,57 @@
+import HTTPServer
+import JSON
+
+/// `POST /v1/events` (DESIGN.md section 3): authenticate, decode, validate, store durably, answer.
+struct IngestHandler: Sendable {
+    let store: EventStore
+    let decoder: IngestDecoder
+    let token: String?
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch ingest(request) {
+        case .success(let summary):
+            return .json { w in
+                w.beginObject()
+                w.key("accepted"); w.number(Int64(summary.accepted))
+                w.key("duplicates"); w.number(Int64(summary.duplicates))
+                w.endObject()
+            }
+        case .failure(let error):
+            store.countRejection(Self.rejection(for: error))
+            return error.response
+        }
+    }
+
+    private func ingest(_ request: HTTPRequest) -> Result<IngestSummary, APIError> {
+        guard BearerToken.allows(request, token: token) else { return .failure(.unauthorized) }
+        guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
+            return .failure(.unsupportedMediaType(
+                "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")"))
+        }
+        let events: [Event]
+        do { events = try decoder.decode(request.body, format: format) } catch { return .failure(error) }
+        return store.ingest(events)
+    }
+
+    static func rejection(for error: APIError) -> MonitorMetrics.Rejection {
+        switch error {
+        case .unauthorized: .unauthorized
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .payloadTooLarge: .tooLarge
+        case .invalidEvents: .invalid
+        case .unavailable: .unavailable
+        default: .malformed
+        }
+    }
+}
+
+/// `Authorization: Bearer <token>` checks, in constant time.
+enum BearerToken {
+    static func allows(_ request: HTTPRequest, token: String?) -> Bool {
+        guard let token else { return true }
+        guard let header = request.header("authorization") else { return false }
+        let prefix = "Bearer "
+        guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix.lowercased() else { return false }
+        return ConstantTime.equals(String(header.dropFirst(prefix.count)), token)
+    }
+}

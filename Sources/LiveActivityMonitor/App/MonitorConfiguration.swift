@@ -1,0 +1,25 @@
+/// Everything `serve` needs, as one value (no globals): see `live-activity-monitor serve --help`.
+public struct MonitorConfiguration: Sendable {
+    public static let defaultPort = 9464
+
+    public var host = "127.0.0.1"
+    public var port = MonitorConfiguration.defaultPort
+    public var databasePath = "live-activities.sqlite"
+    public var webRoot = "Web"
+    /// Bearer token required on `POST /v1/events`; nil = open.
+    public var ingestToken: String?
+    /// Bearer token required on `/api/*`; nil = open.
+    public var readToken: String?
+    public var durability = Durability.normal
+    public var maxBodyBytes = 1 << 20
+    public var maxEventsPerRequest = 1000
+    public var maxConnections = 512
+    public var connectionTimeoutSeconds = 30
+    /// Priority-10 pushes per activity per hour above which it counts as heavy.
+    public var priority10Budget = 15
+    public var demo = false
+    public var demoRate = 20.0
+    public var clock = Clock.system
+
+    public init() {}
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A small parser for `--flag value`, `--flag=value` and boolean `--flag`, where every flag can
+/// also come from an environment variable (flags win). No outside packages can be fetched, so
+/// no swift-argument-parser.
+struct ArgumentParser {
+    struct Option {
+        let name: String
+        let environment: String?
+        let valueName: String?     // nil = boolean flag
+        let help: String
+    }
+
+    let command: String
+    let usage: String
+    let summary: String
+    let options: [Option]
+
+    struct Parsed {
+        var values: [String: String] = [:]
+        var positionals: [String] = []
+        var helpRequested = false
+    }
+
+    func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Parsed {
+        var parsed = Parsed()
+        for option in options {
+            if let env = option.environment, let value = environment[env], !value.isEmpty {
+                parsed.values[option.name] = value
+            }
+        }
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            i += 1
+            if argument == "--help" || argument == "-h" {
+                parsed.helpRequested = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                parsed.positionals.append(argument)
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var inline: String?
+            if let eq = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard let option = options.first(where: { $0.name == name }) else {
+                throw UsageError("unknown option --\(name) for '\(command)'")
+            }
+            if option.valueName == nil {
+                guard inline == nil || inline == "true" || inline == "false" else {
+                    throw UsageError("--\(name) takes no value")
+                }
+                parsed.values[name] = inline ?? "true"
+            } else if let inline {
+                parsed.values[name] = inline
+            } else {
+                guard i < arguments.count else { throw UsageError("--\(name) needs a value (\(option.valueName!))") }
+                parsed.values[name] = arguments[i]
+                i += 1
+            }
+        }
+        return parsed
+    }
+
+    var helpText: String {
+        var lines = ["Usage: live-activity-monitor \(usage)", "", summary]
+        if !options.isEmpty {
+            lines += ["", "Options:"]
+            for o in options {
+                let flag = "--\(o.name)" + (o.valueName.map { " \($0)" } ?? "")
+                var line = "  " + flag.padding(toLength: max(flag.count + 2, 30), withPad: " ", startingAt: 0) + o.help
+                if let env = o.environment { line += " [env: \(env)]" }
+                lines.append(line)
+            }
+        }
+        lines.append("  " + "--help".padding(toLength: 30, withPad: " ", startingAt: 0) + "Show this help.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A mistake on the command line: printed as one line, exit status 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

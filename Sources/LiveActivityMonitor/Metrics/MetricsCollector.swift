@@ -1,0 +1,94 @@
+import Prometheus
+
+/// Builds every `liveactivity_` family at scrape time: gauges from the in-memory state at "now",
+/// counters from the persisted totals. Its cost grows with live activities, never with events.
+struct MetricsCollector: Sendable {
+    typealias M = MonitorMetrics
+    let store: EventStore
+    let priority10Budget: Int
+    let version: String
+    let revision: String
+    let httpRequests: CounterVec
+
+    func collect() -> [MetricFamily] {
+        store.sweepIfDue()
+        let now = store.clock.now()
+        var families = store.withState { s in
+            [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
+                + M.persistedCounters.map { counterFamily($0, s.counters) }
+                + M.persistedHistograms.map { histogramFamily($0, s.counters) }
+        }
+        families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
+        families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))
+        let commit = store.commitSeconds.withLock { $0 }
+        families.append(MetricFamily(name: M.commitSeconds.name, help: M.commitSeconds.help, type: .histogram,
+                                     samples: [Sample(labels: Labels([]), value: .histogram(commit))]))
+        families.append(httpRequests.family())
+        return families
+    }
+
+    private func activitiesFamily(_ s: MonitorState, now: Double) -> MetricFamily {
+        var counts: [String: [Int]] = [:]
+        for type in s.labels.known { counts[type] = [0, 0, 0] }
+        for record in s.records.values {
+            let index: Int
+            switch record.state(at: now) {
+            case .active: index = 0
+            case .stale: index = 1
+            case .ended: index = 2
+            default: continue
+            }
+            counts[s.labels.label(for: record.attributesType), default: [0, 0, 0]][index] += 1
+        }
+        var samples: [Sample] = []
+        for (type, values) in counts {
+            for (i, state) in ActivityState.visible.enumerated() {
+                samples.append(Sample(labels: Labels([("attributes_type", type), ("state", state.rawValue)]),
+                                      value: .number(Double(values[i]))))
+            }
+        }
+        return gauge(M.activities, samples)
+    }
+
+    private func heavyFamily(_ s: MonitorState, now: Double) -> MetricFamily {
+        var heavy = 0
+        for record in s.records.values where record.priority10Times.count > priority10Budget {
+            let state = record.state(at: now)
+            if state == .active || state == .stale, record.priority10Count(at: now) > priority10Budget { heavy += 1 }
+        }
+        return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
+    }
+
+    /// Closed label sets start at zero so that rate() and alerts see the series from the first scrape.
+    private func zeroSeries(_ family: M.Family) -> [[String]] {
+        switch family.name {
+        case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
+        case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
+        case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
+        case M.ingestDuplicates.name: [[]]
+        default: []
+        }
+    }
+
+    private func counterFamily(_ family: M.Family, _ counters: MonitorCounters) -> MetricFamily {
+        var values: [[String]: Double] = [:]
+        for labels in zeroSeries(family) { values[labels] = 0 }
+        for (key, value) in counters.counters where key.family == family.name { values[key.labelValues] = value }
+        let samples = values.map { labels, value in
+            Sample(labels: Labels(Array(zip(family.labels, labels))), value: .number(value))
+        }
+        return MetricFamily(name: family.name, help: family.help, type: .counter, samples: samples)
+    }
+
+    private func histogramFamily(_ family: M.Family, _ counters: MonitorCounters) -> MetricFamily {
+        let samples = counters.histograms.compactMap { key, value -> Sample? in
+            guard key.family == family.name else { return nil }
+            return Sample(labels: Labels(Array(zip(family.labels, key.labelValues))), value: .histogram(value))
+        }
+        return MetricFamily(name: family.name, help: family.help, type: .histogram, samples: samples)
+    }
+
+    private func gauge(_ family: M.Family, _ samples: [Sample]) -> MetricFamily {
+        MetricFamily(name: family.name, help: family.help, type: .gauge, samples: samples)
+    }
+}

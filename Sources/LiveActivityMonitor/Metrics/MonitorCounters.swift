@@ -1,0 +1,51 @@
+import Prometheus
+
+/// The persisted counters and histograms, as one value: the writer changes a copy while it
+/// builds a transaction and publishes it only after the commit.
+public struct MonitorCounters: Sendable, Equatable {
+    public var counters: [SeriesKey: Double] = [:]
+    public var histograms: [SeriesKey: HistogramValue] = [:]
+    /// Series changed since the last `takeChanged()`: what the next commit must write.
+    private(set) var changed: Set<SeriesKey> = []
+
+    public init() {}
+
+    public mutating func inc(_ family: MonitorMetrics.Family, _ labels: String..., by amount: Double = 1) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        let key = SeriesKey(family.name, labels)
+        counters[key, default: 0] += amount
+        changed.insert(key)
+    }
+
+    public mutating func observe(_ family: MonitorMetrics.Family, _ labels: String..., value: Double) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        let key = SeriesKey(family.name, labels)
+        histograms[key, default: HistogramValue(upperBounds: family.buckets)].observe(value)
+        changed.insert(key)
+    }
+
+    public func value(_ family: MonitorMetrics.Family, _ labels: String...) -> Double {
+        counters[SeriesKey(family.name, labels)] ?? 0
+    }
+
+    mutating func takeChanged() -> Set<SeriesKey> {
+        defer { changed = [] }
+        return changed
+    }
+
+    /// Adds another set of counts (used to fold pending in-memory counts into a commit).
+    mutating func add(_ other: MonitorCounters) {
+        for (key, value) in other.counters {
+            counters[key, default: 0] += value
+            changed.insert(key)
+        }
+        for (key, value) in other.histograms {
+            if histograms[key] == nil { histograms[key] = value } else { histograms[key]!.merge(value) }
+            changed.insert(key)
+        }
+    }
+
+    public static func == (a: MonitorCounters, b: MonitorCounters) -> Bool {
+        a.counters == b.counters && a.histograms == b.histograms
+    }
+}

@@ -1,0 +1,97 @@
+/// Every metric the server exports (DESIGN.md section 5), with its help text, type, labels and
+/// buckets. Nothing outside this file names a metric.
+public enum MonitorMetrics {
+    public struct Family: Sendable {
+        public let name: String
+        public let help: String
+        public let labels: [String]
+        public let buckets: [Double]
+    }
+
+    static func family(_ name: String, _ help: String, _ labels: [String] = [], buckets: [Double] = []) -> Family {
+        Family(name: "liveactivity_" + name, help: help, labels: labels, buckets: buckets)
+    }
+
+    // Gauges computed at scrape time from in-memory state.
+    public static let activities = family("activities",
+        "Activities on lock screens now, by state (ended = ended but still visible).", ["attributes_type", "state"])
+    public static let priority10Heavy = family("priority10_heavy_activities",
+        "Live activities sent more priority-10 pushes in the last hour than the budget.")
+    public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
+    public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+
+    // Counters persisted with the events that move them, so they survive restarts.
+    public static let started = family("activities_started_total",
+        "Activities started, by how they started.", ["attributes_type", "source"])
+    public static let ended = family("activities_ended_total",
+        "Activities ended, by who ended them.", ["attributes_type", "by"])
+    public static let dismissed = family("activities_dismissed_total",
+        "Activities removed from the lock screen.", ["attributes_type"])
+    public static let staleTransitions = family("stale_transitions_total",
+        "Times an activity became stale.", ["attributes_type"])
+    public static let pushRequests = family("push_requests_total",
+        "APNs requests reported, by APNs answer.", ["event", "priority", "reason", "status"])
+    public static let pushLatency = family("push_latency_seconds",
+        "APNs request latency reported by the backend.", ["event", "priority"],
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+    public static let pushPayload = family("push_payload_bytes",
+        "Size of push payloads; APNs refuses more than 4096 bytes.", ["event"],
+        buckets: [256, 512, 1024, 2048, 3072, 4096, 5120])
+    public static let tokenRotations = family("push_token_rotations_total",
+        "Push token rotations reported by devices.", ["attributes_type"])
+    public static let tokensInvalidated = family("push_tokens_invalidated_total",
+        "Push tokens APNs declared invalid.", ["reason"])
+    public static let pushesWithoutEffect = family("pushes_without_effect_total",
+        "Pushes APNs accepted that cannot change what the phone shows.", ["why"])
+    public static let ingestEvents = family("ingest_events_total", "Events stored, by type.", ["type"])
+    public static let ingestRejected = family("ingest_rejected_total", "Ingest requests refused, by reason.", ["reason"])
+    public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
+
+    // Process-scoped: they describe this process, not the stored data.
+    public static let commitSeconds = family("store_commit_seconds",
+        "Time to commit one group of ingest requests durably.",
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+    public static let httpRequests = family("http_requests_total",
+        "HTTP requests answered, by route template and status code.", ["code", "handler"])
+
+    /// Counter families persisted in the `counters` table.
+    public static let persistedCounters = [started, ended, dismissed, staleTransitions, pushRequests,
+                                           tokenRotations, tokensInvalidated, pushesWithoutEffect,
+                                           ingestEvents, ingestRejected, ingestDuplicates]
+    public static let persistedHistograms = [pushLatency, pushPayload]
+
+    /// Why a push had no effect (the `why` label).
+    public enum NoEffect: String, CaseIterable, Sendable {
+        case supersededToken = "superseded_token", ended, dismissed
+        case unknownActivity = "unknown_activity", outOfOrder = "out_of_order"
+    }
+
+    /// Why an ingest request was refused (the `reason` label).
+    public enum Rejection: String, CaseIterable, Sendable {
+        case unauthorized, unsupportedMediaType = "unsupported_media_type", tooLarge = "too_large"
+        case malformed, invalid, unavailable
+    }
+
+    /// APNs statuses reported as themselves; anything else is `other`.
+    static let knownStatuses: Set<Int> = [0, 200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
+
+    /// APNs reasons reported as themselves; anything else is `other` (labels come from closed sets).
+    static let knownReasons: Set<String> = [
+        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
+        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
+        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
+        "InternalServerError", "ServiceUnavailable", "Shutdown",
+    ]
+
+    static func statusLabel(_ status: Int) -> String {
+        knownStatuses.contains(status) ? String(status) : "other"
+    }
+
+    static func reasonLabel(_ reason: String?) -> String {
+        guard let reason else { return "none" }
+        return knownReasons.contains(reason) ? reason : "other"
+    }
+}

@@ -1,0 +1,35 @@
+import JSON
+
+/// One validated ingest event. Raw push tokens never reach this type: only their fingerprint.
+public struct Event: Sendable {
+    /// The client's idempotency key (`id`).
+    public var key: String?
+    public var type: EventType
+    public var activityID: String?
+    public var bookingID: String?
+    public var attributesType: String?
+    /// Unix seconds.
+    public var occurredAt: Double
+    public var app: String?
+    public var contentState: JSONObject?
+    public var attributes: JSONObject?
+    public var staleDate: Double?
+    public var relevanceScore: Double?
+    public var tokenFingerprint: String?
+    public var source: StartSource = .app
+    /// The content's `aps.timestamp` (defaults to `occurredAt`).
+    public var timestamp: Double
+    public var dismissalDate: Double?
+    public var dismissalPolicy: DismissalPolicy?
+    public var push: PushResult?
+    /// The event as ingested, normalised for storage and the read API: dates as RFC 3339,
+    /// `push_token` replaced by `token_fingerprint`.
+    public var document: JSONObject
+
+    public init(type: EventType, occurredAt: Double, document: JSONObject = JSONObject()) {
+        self.type = type
+        self.occurredAt = occurredAt
+        self.timestamp = occurredAt
+        self.document = document
+    }
+}

@@ -1,0 +1,116 @@
+import JSON
+
+/// The current state of one activity: everything the lock screen, the read API and the gauges
+/// need, kept in memory for live activities and in the `activities` table for all of them.
+public struct ActivityRecord: Sendable, Equatable {
+    public var activityID: String
+    public var bookingID: String?
+    public var attributesType: String
+    public var app: String?
+    public var source: StartSource
+    public var startedAt: Double
+    public var attributes: JSONObject?
+
+    /// What the phone shows: the content with the newest timestamp.
+    public var contentState: JSONObject?
+    public var contentTimestamp: Double
+    public var staleDate: Double?
+    public var relevanceScore: Double?
+    /// The device reported `activity.stale` for the content now shown.
+    public var reportedStale = false
+
+    public var endedAt: Double?
+    public var endedBy: EndedBy?
+    public var dismissalPolicy: DismissalPolicy?
+    public var dismissalDate: Double?
+    public var dismissedAt: Double?
+
+    public var tokenFingerprint: String?
+    public var tokenRotations = 0
+    public var tokenRotatedAt: Double?
+    public var tokenInvalidReason: String?
+
+    public var lastPush: LastPush?
+    /// When the priority-10 pushes of the last hour were sent (oldest first).
+    public var priority10Times: [Double] = []
+
+    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
+    public var staleCounted = false
+
+    public struct LastPush: Sendable, Equatable {
+        public var status: Int
+        public var reason: String?
+        public var latencyMs: Double
+        public var priority: Int
+        public var at: Double
+    }
+
+    public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
+                source: StartSource = .app) {
+        self.activityID = activityID
+        self.bookingID = bookingID
+        self.attributesType = attributesType
+        self.startedAt = startedAt
+        self.source = source
+        self.contentTimestamp = startedAt
+    }
+
+    public var tokenInvalidated: Bool { tokenInvalidReason != nil }
+
+    /// When the system ends it if nothing else does.
+    public var systemEndAt: Double { startedAt + LockScreenRules.maxActiveDuration }
+
+    /// When an ended activity leaves the lock screen: at once for `immediate`, at its dismissal
+    /// date if given (held to 4 h after the end and 12 h after the start), else 4 h after the end.
+    public var visibleUntil: Double? {
+        guard let endedAt else { return nil }
+        let latest = min(endedAt + LockScreenRules.maxEndedVisibility, startedAt + LockScreenRules.maxLifetime)
+        if let dismissedAt { return min(dismissedAt, latest) }
+        if dismissalPolicy == .immediate { return endedAt }
+        if let dismissalDate { return min(dismissalDate, latest) }
+        return latest
+    }
+
+    /// The state at `now`, by DESIGN.md section 4's order: dismissed, ended, stale, active.
+    public func state(at now: Double) -> ActivityState {
+        if let dismissedAt, now >= dismissedAt { return .dismissed }
+        if isEnded(at: now) {
+            let until = visibleUntil ?? (systemEndAt + LockScreenRules.maxEndedVisibility)
+            return now >= until ? .dismissed : .ended
+        }
+        if reportedStale { return .stale }
+        if let staleDate, now >= staleDate { return .stale }
+        return .active
+    }
+
+    public func isEnded(at now: Double) -> Bool {
+        if let endedAt, now >= endedAt { return true }
+        return now >= systemEndAt
+    }
+
+    /// `visible_until` at `now`, including the system end's deadline before it is recorded.
+    public func visibleUntil(at now: Double) -> Double? {
+        if let visibleUntil { return visibleUntil }
+        return now >= systemEndAt ? systemEndAt + LockScreenRules.maxEndedVisibility : nil
+    }
+
+    /// Priority-10 pushes sent in the hour before `now`.
+    public func priority10Count(at now: Double) -> Int {
+        let from = now - LockScreenRules.priority10Window
+        var count = 0
+        for t in priority10Times.reversed() {
+            if t <= from { break }
+            if t <= now { count += 1 }
+        }
+        return count
+    }
+
+    /// The next instant at which time alone changes this activity's state, if any.
+    public var nextDeadline: Double? {
+        if dismissedAt != nil { return nil }
+        if endedAt != nil { return visibleUntil }
+        var next = systemEndAt
+        if !staleCounted, !reportedStale, let staleDate { next = min(next, staleDate) }
+        return next
+    }
+}

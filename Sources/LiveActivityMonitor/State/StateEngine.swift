@@ -1,0 +1,199 @@
+import JSON
+
+/// The lock-screen rules (DESIGN.md sections 2 and 4) as transitions of one `ActivityRecord`:
+/// applying an event, and letting time pass. Every change a metric counts is counted here,
+/// exactly once, so the counters follow the state and nothing else.
+public struct StateEngine: Sendable {
+    typealias M = MonitorMetrics
+
+    public init() {}
+
+    /// Applies one newly stored event. `record` is the activity as known before it (nil when
+    /// the activity was never started); after the call it is the activity as known after it.
+    public func apply(_ event: Event, to record: inout ActivityRecord?,
+                      counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
+        let t = event.occurredAt
+        if record != nil { advance(&record!, to: t, counters: &counters, labels: labels) }
+
+        switch event.type {
+        case .activityStarted:
+            start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
+        case .pushSent:
+            applyPush(event, record: &record, counters: &counters, labels: &labels)
+        case .activityUpdated:
+            guard var r = record, !r.isEnded(at: t) else { return }
+            applyContent(event, to: &r)
+            record = r
+        case .activityTokenUpdated:
+            guard var r = record, let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { return }
+            if r.tokenFingerprint != nil {
+                r.tokenRotations += 1
+                r.tokenRotatedAt = t
+                counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
+            }
+            r.tokenFingerprint = fingerprint
+            r.tokenInvalidReason = nil
+            record = r
+        case .activityStale:
+            guard var r = record, !r.isEnded(at: t), !r.reportedStale else { return }
+            r.reportedStale = true
+            if !r.staleCounted {
+                r.staleCounted = true
+                counters.inc(M.staleTransitions, labels.label(for: r.attributesType))
+            }
+            record = r
+        case .activityEnded:
+            guard var r = record else { return }
+            if !r.isEnded(at: t) {
+                if let content = event.contentState, event.timestamp > r.contentTimestamp {
+                    r.contentState = content
+                    r.contentTimestamp = event.timestamp
+                }
+                end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
+                    counters: &counters, labels: labels)
+            }
+            advance(&r, to: t, counters: &counters, labels: labels)
+            record = r
+        case .activityDismissed:
+            guard var r = record else { return }
+            if !r.isEnded(at: t) {
+                end(&r, at: t, by: .app, policy: .immediate, dismissalDate: nil, counters: &counters, labels: labels)
+            }
+            if r.dismissedAt == nil {
+                r.dismissedAt = t
+                counters.inc(M.dismissed, labels.label(for: r.attributesType))
+            }
+            record = r
+        }
+    }
+
+    /// Lets time pass up to `time`: the system end at 8 h, removal from the lock screen, the
+    /// stale date. Moving backwards changes nothing.
+    public func advance(_ record: inout ActivityRecord, to time: Double,
+                        counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+        let type = labels.label(for: record.attributesType)
+        if !record.staleCounted, !record.reportedStale, let staleDate = record.staleDate,
+           staleDate <= time, staleDate < (record.endedAt ?? record.systemEndAt) {
+            record.staleCounted = true
+            counters.inc(M.staleTransitions, type)
+        }
+        if record.endedAt == nil, time >= record.systemEndAt {
+            record.endedAt = record.systemEndAt
+            record.endedBy = .system
+            counters.inc(M.ended, type, EndedBy.system.rawValue)
+        }
+        if record.dismissedAt == nil, let until = record.visibleUntil, time >= until {
+            record.dismissedAt = until
+            counters.inc(M.dismissed, type)
+        }
+    }
+
+    private func start(_ event: Event, source: StartSource, record: inout ActivityRecord?,
+                       counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
+        guard let id = event.activityID, let type = event.attributesType else { return }
+        if var existing = record {
+            // Already known (a push-to-start came first, or a repeated start): fill gaps only.
+            existing.attributes = existing.attributes ?? event.attributes
+            existing.tokenFingerprint = existing.tokenFingerprint ?? event.tokenFingerprint
+            existing.app = existing.app ?? event.app
+            record = existing
+            return
+        }
+        var r = ActivityRecord(activityID: id, bookingID: event.bookingID, attributesType: type,
+                               startedAt: event.occurredAt, source: source)
+        r.app = event.app
+        r.attributes = event.attributes
+        r.contentState = event.contentState
+        r.contentTimestamp = event.timestamp
+        r.staleDate = event.staleDate
+        r.relevanceScore = event.relevanceScore
+        if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
+        counters.inc(M.started, labels.admit(type), source.rawValue)
+        record = r
+    }
+
+    private func applyPush(_ event: Event, record: inout ActivityRecord?,
+                           counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
+        guard let push = event.push else { return }
+        let t = event.occurredAt
+        let priority = String(push.priority)
+        counters.inc(M.pushRequests, push.kind.rawValue, priority, push.accepted ? "none" : M.reasonLabel(push.reason),
+                     M.statusLabel(push.status))
+        counters.observe(M.pushLatency, push.kind.rawValue, priority, value: push.latencyMs / 1000)
+        if let bytes = push.payloadBytes { counters.observe(M.pushPayload, push.kind.rawValue, value: Double(bytes)) }
+
+        if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
+            start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
+            return
+        }
+        guard var r = record else {
+            if push.invalidatesToken { counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason)) }
+            if push.accepted, push.kind != .start { counters.inc(M.pushesWithoutEffect, M.NoEffect.unknownActivity.rawValue) }
+            return
+        }
+        defer { record = r }
+        r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
+        if push.priority == 10 { recordPriority10(t, in: &r) }
+        let toCurrentToken = r.tokenFingerprint == nil || event.tokenFingerprint == r.tokenFingerprint
+        if push.invalidatesToken, toCurrentToken, !r.tokenInvalidated {
+            r.tokenInvalidReason = push.reason ?? "HTTP \(push.status)"
+            counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason))
+        }
+        guard push.accepted, push.kind != .start else { return }
+
+        let noEffect: M.NoEffect?
+        switch r.state(at: t) {
+        case .dismissed: noEffect = .dismissed
+        case .ended: noEffect = .ended
+        default:
+            if !toCurrentToken { noEffect = .supersededToken }
+            else if push.kind == .update, event.timestamp <= r.contentTimestamp { noEffect = .outOfOrder }
+            else { noEffect = nil }
+        }
+        if let noEffect {
+            counters.inc(M.pushesWithoutEffect, noEffect.rawValue)
+            return
+        }
+        if push.kind == .update {
+            applyContent(event, to: &r)
+        } else {
+            if let content = event.contentState, event.timestamp > r.contentTimestamp {
+                r.contentState = content
+                r.contentTimestamp = event.timestamp
+            }
+            end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
+                dismissalDate: event.dismissalDate, counters: &counters, labels: labels)
+            advance(&r, to: t, counters: &counters, labels: labels)
+        }
+    }
+
+    /// A newer content replaces the shown one whole, with its stale date; an older one is dropped.
+    private func applyContent(_ event: Event, to r: inout ActivityRecord) {
+        guard event.timestamp > r.contentTimestamp else { return }
+        if let content = event.contentState { r.contentState = content }
+        r.contentTimestamp = event.timestamp
+        r.staleDate = event.staleDate
+        r.reportedStale = false
+        r.staleCounted = false
+        if let score = event.relevanceScore { r.relevanceScore = score }
+    }
+
+    private func end(_ r: inout ActivityRecord, at t: Double, by: EndedBy, policy: DismissalPolicy?,
+                     dismissalDate: Double?, counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+        r.endedAt = t
+        r.endedBy = by
+        r.dismissalPolicy = policy
+        r.dismissalDate = dismissalDate
+        counters.inc(M.ended, labels.label(for: r.attributesType), by.rawValue)
+    }
+
+    /// Keeps the priority-10 send times of the last hour, in order.
+    private func recordPriority10(_ t: Double, in r: inout ActivityRecord) {
+        let index = r.priority10Times.lastIndex(where: { $0 <= t }).map { $0 + 1 } ?? 0
+        r.priority10Times.insert(t, at: index)
+        let newest = r.priority10Times.last ?? t
+        if let firstKept = r.priority10Times.firstIndex(where: { $0 > newest - LockScreenRules.priority10Window }) {
+            r.priority10Times.removeFirst(firstKept)
+        }
+    }
+}

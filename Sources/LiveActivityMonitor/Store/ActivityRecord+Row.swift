@@ -1,0 +1,94 @@
+import JSON
+import SQLiteDB
+
+/// How an `ActivityRecord` is kept in the `activities` table.
+extension ActivityRecord {
+    static let columns = [
+        "activity_id", "booking_id", "attributes_type", "app", "source", "started_at", "attributes",
+        "content_state", "content_timestamp", "stale_date", "relevance_score", "reported_stale",
+        "stale_counted", "ended_at", "ended_by", "dismissal_policy", "dismissal_date", "dismissed_at",
+        "token_fingerprint", "token_rotations", "token_rotated_at", "token_invalid_reason",
+        "last_push_status", "last_push_reason", "last_push_latency_ms", "last_push_priority",
+        "last_push_at", "priority10_times",
+    ]
+    static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
+    static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
+        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+
+    func bind(to s: Statement) throws {
+        var i: Int32 = 0
+        func next() -> Int32 { i += 1; return i }
+        try s.bind(activityID, at: next())
+        try s.bind(bookingID, at: next())
+        try s.bind(attributesType, at: next())
+        try s.bind(app, at: next())
+        try s.bind(source.rawValue, at: next())
+        try s.bind(startedAt, at: next())
+        try s.bind(attributes.map { JSONValue.object($0).jsonString }, at: next())
+        try s.bind(contentState.map { JSONValue.object($0).jsonString }, at: next())
+        try s.bind(contentTimestamp, at: next())
+        try s.bindOptional(staleDate, at: next())
+        try s.bindOptional(relevanceScore, at: next())
+        try s.bind(Int64(reportedStale ? 1 : 0), at: next())
+        try s.bind(Int64(staleCounted ? 1 : 0), at: next())
+        try s.bindOptional(endedAt, at: next())
+        try s.bind(endedBy?.rawValue, at: next())
+        try s.bind(dismissalPolicy?.rawValue, at: next())
+        try s.bindOptional(dismissalDate, at: next())
+        try s.bindOptional(dismissedAt, at: next())
+        try s.bind(tokenFingerprint, at: next())
+        try s.bind(Int64(tokenRotations), at: next())
+        try s.bindOptional(tokenRotatedAt, at: next())
+        try s.bind(tokenInvalidReason, at: next())
+        try s.bindOptional(lastPush.map { Int64($0.status) }, at: next())
+        try s.bind(lastPush?.reason, at: next())
+        try s.bindOptional(lastPush?.latencyMs, at: next())
+        try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
+        try s.bindOptional(lastPush?.at, at: next())
+        try s.bind(priority10Times.map { String($0) }.joined(separator: ","), at: next())
+    }
+
+    /// Reads a row selected with `selectSQL`.
+    init(row s: Statement) throws {
+        func object(_ column: Int32) throws -> JSONObject? {
+            guard let text = s.text(column) else { return nil }
+            guard case .object(let o) = try JSONParser.parse(text) else { return nil }
+            return o
+        }
+        func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
+        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: s.text(2) ?? "",
+                  startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
+        app = s.text(3)
+        attributes = try object(6)
+        contentState = try object(7)
+        contentTimestamp = s.double(8)
+        staleDate = real(9)
+        relevanceScore = real(10)
+        reportedStale = s.int64(11) != 0
+        staleCounted = s.int64(12) != 0
+        endedAt = real(13)
+        endedBy = s.text(14).flatMap(EndedBy.init(rawValue:))
+        dismissalPolicy = s.text(15).flatMap(DismissalPolicy.init(rawValue:))
+        dismissalDate = real(16)
+        dismissedAt = real(17)
+        tokenFingerprint = s.text(18)
+        tokenRotations = Int(s.int64(19))
+        tokenRotatedAt = real(20)
+        tokenInvalidReason = s.text(21)
+        if !s.isNull(22) {
+            lastPush = LastPush(status: Int(s.int64(22)), reason: s.text(23), latencyMs: s.double(24),
+                                priority: Int(s.int64(25)), at: s.double(26))
+        }
+        priority10Times = (s.text(27) ?? "").split(separator: ",").compactMap { Double($0) }
+    }
+}
+
+extension Statement {
+    func bindOptional(_ value: Double?, at index: Int32) throws {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+
+    func bindOptional(_ value: Int64?, at index: Int32) throws {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+}

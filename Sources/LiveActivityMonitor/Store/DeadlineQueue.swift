@@ -1,0 +1,40 @@
+/// A min-heap of (deadline, activity id): which activities time alone is about to change.
+/// Entries go stale when a record changes; the caller checks each popped entry against the record.
+struct DeadlineQueue: Sendable {
+    private var heap: [(at: Double, id: String)] = []
+
+    var count: Int { heap.count }
+    var earliest: Double? { heap.first?.at }
+
+    mutating func push(_ at: Double, _ id: String) {
+        heap.append((at, id))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].at < heap[parent].at else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    /// Removes and returns every entry due at `now`.
+    mutating func popDue(_ now: Double) -> [String] {
+        var due: [String] = []
+        while let first = heap.first, first.at <= now {
+            due.append(first.id)
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var smallest = i
+                if l < heap.count, heap[l].at < heap[smallest].at { smallest = l }
+                if r < heap.count, heap[r].at < heap[smallest].at { smallest = r }
+                if smallest == i { break }
+                heap.swapAt(i, smallest)
+                i = smallest
+            }
+        }
+        return due
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import JSON
+import SQLiteDB
+
+/// The read side: memory for live activities, read-only connections for history.
+extension EventStore {
+    /// Runs `body` on the in-memory state under its lock; keep it short.
+    func withState<T>(_ body: (MonitorState) -> T) -> T {
+        state.withLock { body($0) }
+    }
+
+    /// One activity, live or not, or nil if never seen.
+    public func record(_ activityID: String) throws -> ActivityRecord? {
+        if let live = state.withLock({ $0.records[activityID] }) { return live }
+        return try readers.read { try Self.loadRecord(activityID, from: $0) }
+    }
+
+    /// Every activity of a booking, in start order.
+    public func records(bookingID: String) throws -> [ActivityRecord] {
+        let stored = try readers.read { db in
+            let s = try db.cached(ActivityRecord.selectSQL + " WHERE booking_id = ? ORDER BY started_at, activity_id")
+            defer { s.reset() }
+            try s.bind(bookingID, at: 1)
+            var out: [ActivityRecord] = []
+            while try s.step() { out.append(try ActivityRecord(row: s)) }
+            return out
+        }
+        return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+    }
+
+    /// Dismissed activities, most recently started first (they are not kept in memory).
+    func dismissedRecords(limit: Int, startedBefore: Double?) throws -> [ActivityRecord] {
+        try readers.read { db in
+            let s = try db.cached(ActivityRecord.selectSQL
+                + " WHERE dismissed_at IS NOT NULL AND started_at < ? ORDER BY started_at DESC LIMIT ?")
+            defer { s.reset() }
+            try s.bind(startedBefore ?? .infinity, at: 1)
+            try s.bind(Int64(limit), at: 2)
+            var out: [ActivityRecord] = []
+            while try s.step() { out.append(try ActivityRecord(row: s)) }
+            return out
+        }
+    }
+
+    /// Stored events (as JSON object texts with `received_at`) in `occurred_at` order, ties in arrival order.
+    public func eventDocuments(activityID: String) throws -> [String] {
+        try eventDocuments(where: "activity_id", equals: activityID)
+    }
+
+    public func eventDocuments(bookingID: String) throws -> [String] {
+        try eventDocuments(where: "booking_id", equals: bookingID)
+    }
+
+    private func eventDocuments(where column: String, equals value: String) throws -> [String] {
+        try readers.read { db in
+            let s = try db.cached("SELECT body, received_at FROM events WHERE \(column) = ? ORDER BY occurred_at, seq")
+            defer { s.reset() }
+            try s.bind(value, at: 1)
+            var out: [String] = []
+            while try s.step() {
+                // The body is an object our writer produced: splice received_at in before its '}'.
+                var body = s.text(0) ?? "{}"
+                body.removeLast()
+                let comma = body.count > 1 ? "," : ""
+                out.append(body + comma + "\"received_at\":\"" + RFC3339.format(s.double(1)) + "\"}")
+            }
+            return out
+        }
+    }
+
+    /// True when the database is open and the last write succeeded.
+    public var isWritable: Bool { writeFailure.withLock { $0 == nil } }
+
+    /// Size of the database file and its WAL.
+    public var sizeBytes: Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            var st = stat()
+            return stat(file, &st) == 0 ? total + Int64(st.st_size) : total
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import Dispatch
+import Foundation
+import JSON
+import Prometheus
+import SQLiteDB
+import Synchronization
+
+/// The durable store: an append-only event log and one current-state row per activity, in
+/// SQLite, with the live part of that state mirrored in memory.
+///
+/// Safe for concurrent use. One writer thread commits the events of every waiting request in
+/// one transaction (group commit); each `ingest` call returns only once its events are durable.
+/// Reads come from memory or from a pool of read-only connections and never wait for the writer.
+public final class EventStore: Sendable {
+    public let path: String
+    let clock: Clock
+    let state: Mutex<MonitorState>
+    let readers: ReaderPool
+    let commitSeconds = Mutex(HistogramValue(upperBounds: MonitorMetrics.commitSeconds.buckets))
+    /// The last write failure, while the store cannot write (cleared by the next good commit).
+    let writeFailure = Mutex<String?>(nil)
+    private let engine = StateEngine()
+    private let queue = Mutex<(jobs: [WriteJob], stopping: Bool)>(([], false))
+    private let wake = DispatchSemaphore(value: 0)
+    private let writerStopped = DispatchSemaphore(value: 0)
+
+    public init(path: String, durability: Durability = .normal, clock: Clock = .system) throws {
+        self.path = path
+        self.clock = clock
+        let db = try Database(path: path)
+        try Self.prepare(db, durability: durability)
+        state = Mutex(try Self.load(db))
+        readers = ReaderPool(path: path)
+        let writer = ConnectionBox(db)
+        let thread = Thread { [self] in runWriter(writer.database) }
+        thread.name = "store-writer"
+        thread.start()
+        // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
+        _ = submit(.sweep)
+    }
+
+    /// Stores a request's events whole or not at all; returns once they are durable.
+    public func ingest(_ events: [Event]) -> Result<IngestSummary, APIError> {
+        submit(.ingest(events))
+    }
+
+    /// Applies and persists what time alone changed, if anything is due.
+    public func sweepIfDue() {
+        let now = clock.now()
+        let due = state.withLock { ($0.deadlines.earliest ?? .infinity) <= now }
+        if due { _ = submit(.sweep) }
+    }
+
+    /// Counts a refused request; it is written with the next commit.
+    public func countRejection(_ reason: MonitorMetrics.Rejection) {
+        state.withLock { $0.unpersisted.inc(MonitorMetrics.ingestRejected, reason.rawValue) }
+    }
+
+    /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
+    public func close() {
+        let first = queue.withLock { q in
+            defer { q.stopping = true }
+            return !q.stopping
+        }
+        guard first else { return }
+        _ = submitUnchecked(.sweep)
+        wake.signal()
+        writerStopped.wait()
+    }
+
+    private func submit(_ kind: WriteJob.Kind) -> Result<IngestSummary, APIError> {
+        let job = WriteJob(kind)
+        let accepted = queue.withLock { q in
+            if q.stopping { return false }
+            q.jobs.append(job)
+            return true
+        }
+        guard accepted else { return .failure(.unavailable("the server is shutting down")) }
+        wake.signal()
+        return job.wait()
+    }
+
+    /// Queues a job even while stopping (used by `close` for the final flush).
+    private func submitUnchecked(_ kind: WriteJob.Kind) -> WriteJob {
+        let job = WriteJob(kind)
+        queue.withLock { $0.jobs.append(job) }
+        return job
+    }
+
+    private func runWriter(_ db: Database) {
+        while true {
+            wake.wait()
+            let (jobs, stopping) = queue.withLock { q in
+                defer { q.jobs = [] }
+                return (q.jobs, q.stopping)
+            }
+            if !jobs.isEmpty { commit(jobs, db) }
+            if stopping, queue.withLock({ $0.jobs.isEmpty }) { break }
+        }
+        writerStopped.signal()
+    }
+
+    /// One transaction for every waiting job; published to memory and answered after COMMIT.
+    private func commit(_ jobs: [WriteJob], _ db: Database) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now()
+        var (counters, labels, taken) = state.withLock { s in
+            defer { s.unpersisted = MonitorCounters() }
+            return (s.counters, s.labels, s.unpersisted)
+        }
+        counters.add(taken)
+        var originals: [String: ActivityRecord?] = [:]
+        var working: [String: ActivityRecord] = [:]
+        var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
+        var due: [String] = []
+
+        func record(_ id: String) throws -> ActivityRecord? {
+            if let r = working[id] { return r }
+            if let known = originals[id] { return known }
+            let r = try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db)
+            originals[id] = r
+            return r
+        }
+
+        do {
+            try db.transaction(.immediate) {
+                let insert = try db.cached("""
+                    INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for (j, job) in jobs.enumerated() {
+                    guard case .ingest(let events) = job.kind else { continue }
+                    for var event in events {
+                        var current = try event.activityID.flatMap(record)
+                        if event.bookingID == nil, let booking = current?.bookingID {
+                            event.bookingID = booking
+                            event.document["booking_id"] = .string(booking)
+                        }
+                        try insert.bind(event.key, at: 1)
+                        try insert.bind(event.type.rawValue, at: 2)
+                        try insert.bind(event.activityID, at: 3)
+                        try insert.bind(event.bookingID, at: 4)
+                        try insert.bind(event.occurredAt, at: 5)
+                        try insert.bind(now, at: 6)
+                        try insert.bind(JSONValue.object(event.document).jsonString, at: 7)
+                        _ = try insert.step()
+                        insert.reset()
+                        guard db.changes > 0 else {
+                            summaries[j].duplicates += 1
+                            counters.inc(MonitorMetrics.ingestDuplicates)
+                            continue
+                        }
+                        summaries[j].accepted += 1
+                        counters.inc(MonitorMetrics.ingestEvents, event.type.rawValue)
+                        engine.apply(event, to: &current, counters: &counters, labels: &labels)
+                        if let current { working[current.activityID] = current }
+                    }
+                }
+                due = state.withLock { $0.deadlines.popDue(now) }
+                for id in due where working[id] == nil {
+                    if let r = try record(id) { working[id] = r }
+                }
+                let upsert = try db.cached(ActivityRecord.upsertSQL)
+                for id in working.keys {
+                    engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
+                    guard working[id] != originals[id] ?? nil else { continue }
+                    try working[id]!.bind(to: upsert)
+                    _ = try upsert.step()
+                    upsert.reset()
+                }
+                try Self.write(counters: &counters, to: db)
+            }
+        } catch {
+            let failure = Self.unavailable(error)
+            state.withLock { s in
+                s.unpersisted.add(taken)
+                for id in due { s.deadlines.push(now, id) }
+            }
+            writeFailure.withLock { $0 = failure.message }
+            for job in jobs { job.finish(.failure(failure)) }
+            return
+        }
+        state.withLock { s in
+            s.counters = counters
+            s.labels = labels
+            for record in working.values { s.publish(record, now: now) }
+        }
+        writeFailure.withLock { $0 = nil }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        commitSeconds.withLock { $0.observe(seconds) }
+        for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+    }
+
+    static func unavailable(_ error: any Error) -> APIError {
+        guard let e = error as? SQLiteError else { return .unavailable("store error: \(error)") }
+        if e.isDiskFull { return .unavailable("the database is full; nothing from this request was stored") }
+        if e.isReadOnly { return .unavailable("the database is read-only; nothing from this request was stored") }
+        return .unavailable("the database could not commit (\(e.message)); nothing from this request was stored")
+    }
+
+    private static func write(counters: inout MonitorCounters, to db: Database) throws {
+        let upsert = try db.cached("INSERT OR REPLACE INTO counters (key, value, histogram) VALUES (?, ?, ?)")
+        for key in counters.takeChanged() {
+            try upsert.bind(key.storageKey, at: 1)
+            if let h = counters.histograms[key] {
+                try upsert.bind(Double(h.count), at: 2)
+                try upsert.bind(([h.sum] + h.bucketCounts.map(Double.init)).map { String($0) }.joined(separator: ";"), at: 3)
+            } else {
+                try upsert.bind(counters.counters[key] ?? 0, at: 2)
+                try upsert.bindNull(at: 3)
+            }
+            _ = try upsert.step()
+            upsert.reset()
+        }
+    }
+
+    // MARK: Opening
+
+    private static func prepare(_ db: Database, durability: Durability) throws {
+        if try db.userVersion == 0 {
+            // Must precede the first table; lets `prune` give pages back to the file system.
+            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.migrate(Schema.migrations)
+    }
+
+    /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
+    private static func load(_ db: Database) throws -> MonitorState {
+        var s = MonitorState()
+        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL")
+        while try rows.step() {
+            let record = try ActivityRecord(row: rows)
+            s.records[record.activityID] = record
+            if let next = record.nextDeadline { s.deadlines.push(next, record.activityID) }
+        }
+        var known = Set<String>()
+        let counters = try db.prepare("SELECT key, value, histogram FROM counters")
+        while try counters.step() {
+            guard let key = SeriesKey(storageKey: counters.text(0) ?? "") else { continue }
+            if let text = counters.text(2), let family = MonitorMetrics.persistedHistograms.first(where: { $0.name == key.family }) {
+                var h = HistogramValue(upperBounds: family.buckets)
+                let parts = text.split(separator: ";").compactMap { Double($0) }
+                if parts.count == h.bucketCounts.count + 1 {
+                    h.sum = parts[0]
+                    h.bucketCounts = parts.dropFirst().map { UInt64($0) }
+                }
+                s.counters.histograms[key] = h
+            } else {
+                s.counters.counters[key] = counters.double(1)
+            }
+            if key.family == MonitorMetrics.started.name, let type = key.labelValues.first, type != AttributesTypeLabels.other {
+                known.insert(type)
+            }
+        }
+        _ = s.counters.takeChanged()
+        s.labels = AttributesTypeLabels(known: known)
+        return s
+    }
+
+    static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {
+        let s = try db.cached(ActivityRecord.selectSQL + " WHERE activity_id = ?")
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        return try s.step() ? ActivityRecord(row: s) : nil
+    }
+}

@@ -1,0 +1,21 @@
+/// What the server keeps in memory: live activities (not yet dismissed), the persisted counters
+/// and the attributes-type label set. Gauges and the read API are computed from it; the writer
+/// replaces parts of it only after a commit.
+struct MonitorState: Sendable {
+    var records: [String: ActivityRecord] = [:]
+    var counters = MonitorCounters()
+    var labels = AttributesTypeLabels()
+    var deadlines = DeadlineQueue()
+    /// Counts not yet written (refused requests, which never reach the writer's transaction).
+    var unpersisted = MonitorCounters()
+
+    /// Keeps `record` if it is still on a lock screen at `now`, and schedules its next deadline.
+    mutating func publish(_ record: ActivityRecord, now: Double) {
+        if record.state(at: now) == .dismissed {
+            records[record.activityID] = nil
+            return
+        }
+        records[record.activityID] = record
+        if let next = record.nextDeadline { deadlines.push(next, record.activityID) }
+    }
+}

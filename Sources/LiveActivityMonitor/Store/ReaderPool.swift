@@ -1,0 +1,28 @@
+import Synchronization
+import SQLiteDB
+
+/// Read-only connections for the HTTP threads. WAL lets them read while the writer commits.
+final class ReaderPool: Sendable {
+    private let path: String
+    private let idle = Mutex<[ConnectionBox]>([])
+    private static let maxIdle = 8
+
+    init(path: String) { self.path = path }
+
+    /// Runs `body` with a connection no other thread is using.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(Database(path: path, mode: .readOnly))
+        defer {
+            idle.withLock { if $0.count < Self.maxIdle { $0.append(box) } }
+        }
+        return try body(box.database)
+    }
+}
+
+/// Carries a connection between threads.
+/// `@unchecked Sendable`: a `Database` is used by one thread at a time, and the pool hands each
+/// box to exactly one borrower (or the writer thread owns it alone).
+final class ConnectionBox: @unchecked Sendable {
+    let database: Database
+    init(_ database: Database) { self.database = database }
+}

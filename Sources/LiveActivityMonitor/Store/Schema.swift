@@ -1,0 +1,61 @@
+/// The database schema as migrations: `migrations[i]` takes `PRAGMA user_version` from i to i+1.
+enum Schema {
+    static let migrations = [
+        """
+        CREATE TABLE events (
+            seq          INTEGER PRIMARY KEY,
+            event_id     TEXT,              -- the client's idempotency key
+            type         TEXT NOT NULL,
+            activity_id  TEXT,
+            booking_id   TEXT,              -- given, or inherited from the activity
+            occurred_at  REAL NOT NULL,     -- Unix seconds
+            received_at  REAL NOT NULL,
+            body         TEXT NOT NULL      -- the event as ingested; push_token replaced by token_fingerprint
+        );
+        CREATE UNIQUE INDEX events_by_event_id ON events(event_id) WHERE event_id IS NOT NULL;
+        CREATE INDEX events_by_activity ON events(activity_id, occurred_at, seq);
+        CREATE INDEX events_by_booking ON events(booking_id, occurred_at, seq);
+        CREATE INDEX events_by_occurred_at ON events(occurred_at);
+
+        CREATE TABLE activities (
+            activity_id          TEXT PRIMARY KEY,
+            booking_id           TEXT,
+            attributes_type      TEXT NOT NULL,
+            app                  TEXT,
+            source               TEXT NOT NULL,
+            started_at           REAL NOT NULL,
+            attributes           TEXT,
+            content_state        TEXT,
+            content_timestamp    REAL NOT NULL,
+            stale_date           REAL,
+            relevance_score      REAL,
+            reported_stale       INTEGER NOT NULL,
+            stale_counted        INTEGER NOT NULL,
+            ended_at             REAL,
+            ended_by             TEXT,
+            dismissal_policy     TEXT,
+            dismissal_date       REAL,
+            dismissed_at         REAL,
+            token_fingerprint    TEXT,
+            token_rotations      INTEGER NOT NULL,
+            token_rotated_at     REAL,
+            token_invalid_reason TEXT,
+            last_push_status     INTEGER,
+            last_push_reason     TEXT,
+            last_push_latency_ms REAL,
+            last_push_priority   INTEGER,
+            last_push_at         REAL,
+            priority10_times     TEXT NOT NULL
+        );
+        CREATE INDEX activities_by_booking ON activities(booking_id);
+        CREATE INDEX activities_live ON activities(dismissed_at) WHERE dismissed_at IS NULL;
+
+        -- Persisted counters and histograms: key is SeriesKey.storageKey.
+        CREATE TABLE counters (
+            key       TEXT PRIMARY KEY,
+            value     REAL NOT NULL,
+            histogram TEXT                 -- "sum;count0;count1;…" (per bucket, not cumulative)
+        ) WITHOUT ROWID;
+        """,
+    ]
+}
