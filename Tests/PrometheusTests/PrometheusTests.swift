@@ -1,4 +1,0 @@
-import Testing
-@testable import Prometheus
-
-@Test func placeholderPrometheus() {}
