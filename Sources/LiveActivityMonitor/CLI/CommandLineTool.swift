@@ -1,0 +1,100 @@
+import Foundation
+
+/// The `live-activity-monitor` command: subcommands, `--help` on each, one-line errors with
+/// exit status 2 for usage mistakes.
+public enum CommandLineTool {
+    static let overview = """
+        Usage: live-activity-monitor <command> [options]
+
+        Observability for iOS Live Activities: ingests APNs push results and ActivityKit lifecycle
+        events into SQLite, exports Prometheus metrics and serves the lock-screen dashboard.
+
+        Commands:
+          serve      Run the server (ingest, /metrics, read API, dashboard).
+          history    Print a booking's timeline: every activity and event, in time order.
+          import     Load events from an NDJSON file into the database.
+          prune      Delete events older than a given age (counters are kept).
+
+        Run 'live-activity-monitor <command> --help' for a command's options.
+
+        """
+
+    /// Runs the command line and returns the process exit status.
+    public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        var args = Array(arguments.dropFirst())
+        guard let command = args.first else {
+            FileHandle.standardError.write(Data(overview.utf8))
+            return 2
+        }
+        args.removeFirst()
+        do {
+            switch command {
+            case "serve": return try ServeCommand.run(args, environment: environment)
+            case "history": return try HistoryCommand.run(args, environment: environment)
+            case "import": return try ImportCommand.run(args, environment: environment)
+            case "prune": return try PruneCommand.run(args, environment: environment)
+            case "--help", "-h", "help":
+                print(overview, terminator: "")
+                return 0
+            case "--version", "version":
+                print("live-activity-monitor \(MonitorServer.version)")
+                return 0
+            default:
+                throw UsageError("unknown command '\(command)'; expected serve, history, import or prune")
+            }
+        } catch let error as UsageError {
+            printError("error: \(error.message)\nRun 'live-activity-monitor \(command == "--help" ? "" : command + " ")--help' for usage.")
+            return 2
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    static let dbOption = ArgumentParser.Option(name: "db", environment: "LAM_DB", valueName: "PATH",
+                                                help: "SQLite database file (default ./live-activities.sqlite).")
+
+    /// Parses, or prints help and returns nil.
+    static func parse(_ parser: ArgumentParser, _ args: [String], _ environment: [String: String]) throws(UsageError) -> ArgumentParser.Parsed? {
+        let parsed = try parser.parse(args, environment: environment)
+        if parsed.helpRequested {
+            print(parser.helpText, terminator: "")
+            return nil
+        }
+        return parsed
+    }
+
+    static func integer(_ parsed: ArgumentParser.Parsed, _ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = parsed.values[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("--\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// "30d", "12h", "90m", "45s" → seconds.
+    static func duration(_ text: String) -> Double? {
+        guard let unit = text.last, let n = Double(text.dropLast()), n > 0, n.isFinite else { return nil }
+        switch unit {
+        case "d": return n * 86_400
+        case "h": return n * 3600
+        case "m": return n * 60
+        case "s": return n
+        default: return nil
+        }
+    }
+
+    /// A token file's content, trimmed; never a token from the command line, where `ps` shows it.
+    static func readToken(_ path: String, flag: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--\(flag): cannot read \(path)")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else { throw UsageError("--\(flag): the token in \(path) is shorter than 16 characters") }
+        return token
+    }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+
+/// `serve`: run the server until SIGTERM or SIGINT, then stop in order and exit 0.
+enum ServeCommand {
+    static let parser = ArgumentParser(
+        command: "serve",
+        usage: "serve [options]",
+        summary: """
+            Runs the server: POST /v1/events, GET /metrics, /api/*, /-/healthy, /-/ready and the
+            dashboard from the web root. With no options it listens on 127.0.0.1:\(MonitorConfiguration.defaultPort) and keeps
+            its data in ./live-activities.sqlite. Tokens are read from files, never from arguments.
+            """,
+        options: [
+            .init(name: "port", environment: "LAM_PORT", valueName: "N",
+                  help: "TCP port (default \(MonitorConfiguration.defaultPort); 0 picks a free one and logs it)."),
+            .init(name: "host", environment: "LAM_HOST", valueName: "ADDR",
+                  help: "Address to bind (default 127.0.0.1; 0.0.0.0 or :: for all)."),
+            CommandLineTool.dbOption,
+            .init(name: "web-root", environment: "LAM_WEB_ROOT", valueName: "DIR", help: "Dashboard files (default ./Web)."),
+            .init(name: "ingest-token-file", environment: "LAM_INGEST_TOKEN_FILE", valueName: "F",
+                  help: "File holding the bearer token POST /v1/events requires."),
+            .init(name: "read-token-file", environment: "LAM_READ_TOKEN_FILE", valueName: "F",
+                  help: "File holding the bearer token /api/* requires."),
+            .init(name: "durability", environment: "LAM_DURABILITY", valueName: "normal|full",
+                  help: "normal: a commit survives a process crash; full: fsync each commit, survives power loss (default normal)."),
+            .init(name: "priority10-budget", environment: "LAM_PRIORITY10_BUDGET", valueName: "N",
+                  help: "Priority-10 pushes per activity per hour above which it is heavy (default 15)."),
+            .init(name: "max-body-bytes", environment: "LAM_MAX_BODY_BYTES", valueName: "N",
+                  help: "Largest request body accepted (default 1048576)."),
+            .init(name: "max-connections", environment: "LAM_MAX_CONNECTIONS", valueName: "N",
+                  help: "Concurrent connections accepted (default 512)."),
+            .init(name: "connection-timeout", environment: "LAM_CONNECTION_TIMEOUT", valueName: "SECONDS",
+                  help: "Idle or slow connections are closed after this long (default 30)."),
+            .init(name: "demo", environment: "LAM_DEMO", valueName: nil,
+                  help: "Also generate realistic demo traffic (timers and rides, with faults) through the ingest path."),
+            .init(name: "demo-rate", environment: "LAM_DEMO_RATE", valueName: "N",
+                  help: "Demo activities started per minute (default 20)."),
+        ])
+
+    static func configuration(_ parsed: ArgumentParser.Parsed) throws -> MonitorConfiguration {
+        var c = MonitorConfiguration()
+        c.port = try CommandLineTool.integer(parsed, "port", range: 0...65535) ?? c.port
+        c.host = parsed.values["host"] ?? c.host
+        c.databasePath = parsed.values["db"] ?? c.databasePath
+        c.webRoot = parsed.values["web-root"] ?? c.webRoot
+        if let file = parsed.values["ingest-token-file"] {
+            c.ingestToken = try CommandLineTool.readToken(file, flag: "ingest-token-file")
+        }
+        if let file = parsed.values["read-token-file"] {
+            c.readToken = try CommandLineTool.readToken(file, flag: "read-token-file")
+        }
+        if let ingest = c.ingestToken, let read = c.readToken, ingest == read {
+            throw UsageError("the ingest and read tokens must differ")
+        }
+        if let d = parsed.values["durability"] {
+            guard let durability = Durability(rawValue: d) else { throw UsageError("--durability must be normal or full, not '\(d)'") }
+            c.durability = durability
+        }
+        c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
+        c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes
+        c.maxConnections = try CommandLineTool.integer(parsed, "max-connections", range: 1...10_000) ?? c.maxConnections
+        c.connectionTimeoutSeconds = try CommandLineTool.integer(parsed, "connection-timeout", range: 1...3600) ?? c.connectionTimeoutSeconds
+        if let demo = parsed.values["demo"] {
+            guard let on = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][demo] else {
+                throw UsageError("--demo / LAM_DEMO must be true or false, not '\(demo)'")
+            }
+            c.demo = on
+        }
+        if let rate = parsed.values["demo-rate"] {
+            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("--demo-rate must be a number above 0, not '\(rate)'") }
+            c.demoRate = r
+        }
+        return c
+    }
+
+    static func run(_ args: [String], environment: [String: String]) throws -> Int32 {
+        guard let parsed = try CommandLineTool.parse(parser, args, environment) else { return 0 }
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let configuration = try configuration(parsed)
+
+        // Handle SIGTERM/SIGINT on a dispatch queue, never in a signal handler or an MHD thread.
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        let server: MonitorServer
+        do { server = try MonitorServer(configuration) } catch {
+            CommandLineTool.printError("error: cannot start: \(error)")
+            return 1
+        }
+        log("live-activity-monitor \(MonitorServer.version) listening on \(server.baseURL) "
+            + "(database \(configuration.databasePath), durability \(configuration.durability.rawValue))")
+        if StaticFiles(webRoot: configuration.webRoot).root == nil {
+            log("warning: web root \(configuration.webRoot) not found; the dashboard will answer 404")
+        }
+        let demo = configuration.demo ? DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken,
+                                                          ratePerMinute: configuration.demoRate) : nil
+        stop.wait()
+        log("stopping: no new connections, finishing requests, flushing the store")
+        demo?.stop()
+        server.stop()
+        sources.forEach { $0.cancel() }
+        log("stopped")
+        return 0
+    }
+
+    static func log(_ message: String) {
+        FileHandle.standardError.write(Data("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// DESIGN.md section 3 over real HTTP: every bad-input class gets its status and a message a
+/// client can act on, stores nothing, and leaves the server serving.
+@Suite struct IngestTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    static func started(_ id: String, eventID: String? = nil, at: Double = TestServer.base - 60) -> JSONValue {
+        var o: [String: Any] = [
+            "type": "activity.started", "activity_id": id, "booking_id": "BK-\(id)",
+            "attributes_type": "TimerWidgetAttributes", "occurred_at": at,
+            "content_state": ["startedAt": at], "push_token": token,
+        ]
+        if let eventID { o["id"] = eventID }
+        return JSONValue(o)
+    }
+
+    /// Asserts that nothing was stored: no event counted, no activity listed.
+    static func expectNothingStored(_ server: TestServer) throws {
+        let text = try server.get("/metrics").text
+        for type in EventType.allCases {
+            #expect(MetricsText.value(of: "liveactivity_ingest_events_total{type=\"\(type.rawValue)\"}", in: text) == 0)
+        }
+        #expect(try server.json("/api/activities")["activities"] == .array([]))
+    }
+
+    @Test func acceptsObjectArrayAndNDJSON() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var r = try server.post(Self.started("a").jsonString)
+        #expect(r.status == 200)
+        #expect(r.text == #"{"accepted":1,"duplicates":0}"#)
+        r = try server.post(events: [Self.started("b"), Self.started("c")])
+        #expect(r.text == #"{"accepted":2,"duplicates":0}"#)
+        let ndjson = Self.started("d").jsonString + "\n\n" + Self.started("e").jsonString + "\n"
+        r = try server.post(ndjson, contentType: "application/x-ndjson")
+        #expect(r.text == #"{"accepted":2,"duplicates":0}"#)
+        r = try server.post(Self.started("f").jsonString, contentType: "application/json; charset=utf-8")
+        #expect(r.status == 200)
+        #expect(try server.json("/api/activities")["counts"]?["active"] == JSONValue(6))
+    }
+
+    @Test func repeatedIDIsADuplicateCountedOnce() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a", eventID: "e1")]).text == #"{"accepted":1,"duplicates":0}"#)
+        #expect(try server.post(events: [Self.started("a", eventID: "e1"), Self.started("a", eventID: "e1")]).text
+                == #"{"accepted":0,"duplicates":2}"#)
+        #expect(try server.metric("liveactivity_ingest_duplicates_total") == 2)
+        #expect(try server.metric("liveactivity_activities_started_total{attributes_type=\"TimerWidgetAttributes\",source=\"app\"}") == 1)
+        #expect(try server.metric("liveactivity_ingest_events_total{type=\"activity.started\"}") == 1)
+    }
+
+    struct BadInput: Sendable, CustomTestStringConvertible {
+        let name: String
+        let body: String
+        var contentType = "application/json"
+        let status: Int
+        let message: String
+        var testDescription: String { name }
+    }
+
+    static let badInputs: [BadInput] = [
+        BadInput(name: "not JSON", body: "{\"type\": ", status: 400, message: "not valid JSON"),
+        BadInput(name: "NDJSON line broken", body: started("a").jsonString + "\n{nope}\n",
+                 contentType: "application/x-ndjson", status: 400, message: "line 2"),
+        BadInput(name: "empty batch", body: "[]", status: 400, message: "no events"),
+        BadInput(name: "raw control character", body: "{\"type\":\"activity.started\",\"activity_id\":\"a\u{1}\"}",
+                 status: 400, message: "JSON"),
+        BadInput(name: "deep nesting", body: String(repeating: "[", count: 100_000), status: 400, message: "nesting"),
+        BadInput(name: "wrong content type", body: "{}", contentType: "text/plain", status: 415, message: "application/json"),
+        BadInput(name: "too many events", body: "[" + Array(repeating: "{}", count: 1001).joined(separator: ",") + "]",
+                 status: 413, message: "at most 1000"),
+    ]
+
+    @Test(arguments: badInputs)
+    func badInputIsRefusedAndNothingStored(_ input: BadInput) throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let r = try server.post(input.body, contentType: input.contentType)
+        #expect(r.status == input.status, "\(input.name): \(r.text)")
+        #expect(r.text.contains(input.message), "\(input.name): \(r.text)")
+        #expect(r.headers["content-type"] == "application/json")
+        try Self.expectNothingStored(server)
+        #expect(try server.get("/-/healthy").status == 200)
+    }
+
+    @Test func bodyOverTheLimitIs413() throws {
+        let server = try TestServer { $0.maxBodyBytes = 4096 }
+        defer { server.stop() }
+        let big = "[" + Array(repeating: Self.started("a").jsonString, count: 40).joined(separator: ",") + "]"
+        let r = try server.post(big)
+        #expect(r.status == 413)
+        #expect(r.text.contains("4096"))
+        try Self.expectNothingStored(server)
+    }
+
+    @Test func invalidEventsAreAllNamedAndNoneStored() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let events: [JSONValue] = [
+            Self.started("ok"),
+            JSONValue(["type": "activity.started", "activity_id": "x", "occurred_at": "yesterday"] as [String: Any]),
+            JSONValue(["type": "push.sent", "activity_id": "y", "occurred_at": TestServer.base, "event": "update",
+                       "status": 200, "latency_ms": -1, "push_token": "zz", "priority": 7] as [String: Any]),
+            JSONValue(["type": "activity.teleported", "occurred_at": TestServer.base] as [String: Any]),
+            JSONValue("just a string"),
+            JSONValue(["type": "activity.updated", "activity_id": "z", "occurred_at": "9999-01-01T00:00:00Z",
+                       "contentState": [:] as [String: Any]] as [String: Any]),
+        ]
+        let r = try server.post(events: events)
+        #expect(r.status == 422)
+        let errors = try JSONParser.parse(r.body)["errors"]?.arrayValue ?? []
+        func has(_ index: Int, _ field: String, _ fragment: String) -> Bool {
+            errors.contains { $0["index"] == JSONValue(index) && $0["field"]?.stringValue == field
+                && ($0["error"]?.stringValue ?? "").contains(fragment) }
+        }
+        #expect(!errors.contains { $0["index"] == JSONValue(0) }, "the valid event is not blamed")
+        #expect(has(1, "occurred_at", "RFC 3339"))
+        #expect(has(1, "booking_id", "required"))
+        #expect(has(1, "attributes_type", "required"))
+        #expect(has(1, "content_state", "required"))
+        #expect(has(2, "latency_ms", "range"))
+        #expect(has(2, "push_token", "hex"))
+        #expect(has(2, "priority", "5 or 10"))
+        #expect(has(3, "type", "unknown type"))
+        #expect(has(4, "", "JSON object"))
+        #expect(has(5, "occurred_at", "2100"))
+        #expect(has(5, "contentState", "unknown field"))
+        #expect(has(5, "content_state", "required"))
+        try Self.expectNothingStored(server)
+        #expect(try server.metric("liveactivity_ingest_rejected_total{reason=\"invalid\"}") == 1)
+    }
+
+    @Test func ingestTokenIsRequiredWhenConfigured() throws {
+        let server = try TestServer { $0.ingestToken = "ingest-secret-0123456789" }
+        defer { server.stop() }
+        let body = Self.started("a").jsonString
+        var r = try server.post(body)
+        #expect(r.status == 401)
+        #expect(r.text == #"{"error":"unauthorized"}"#)
+        #expect(r.headers["www-authenticate"] == "Bearer")
+        r = try server.post(body, token: "ingest-secret-0123456788")
+        #expect(r.status == 401)
+        try Self.expectNothingStored(server)
+        r = try server.post(body, token: "ingest-secret-0123456789")
+        #expect(r.status == 200)
+    }
+
+    @Test func rawTokenIsNeverStored() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a")]).status == 200)
+        let activity = try server.json("/api/activities/a")
+        #expect(activity["token"]?["fingerprint"]?.stringValue == TokenFingerprint.of(Self.token))
+        #expect(activity["events"]?[0]?["token_fingerprint"] != nil)
+        server.stop(keepFiles: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: server.directory) {
+            let data = FileManager.default.contents(atPath: server.directory + "/" + file) ?? Data()
+            #expect(data.range(of: Data(Self.token.utf8)) == nil, "raw token found in \(file)")
+        }
+        try? FileManager.default.removeItem(atPath: server.directory)
+    }
+
+    @Test func everyResponseCarriesSecurityHeaders() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        for path in ["/metrics", "/-/healthy", "/api/activities", "/nope", "/api/activities/none"] {
+            let r = try server.get(path)
+            #expect(r.headers["content-security-policy"]?.contains("default-src 'self'") == true, "\(path)")
+            #expect(r.headers["x-content-type-options"] == "nosniff", "\(path)")
+        }
+    }
+}
+
+extension JSONValue {
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+}
+
+@Suite struct IngestEncodingTests {
+    @Test func invalidUTF8IsRefused() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let body = Array(#"{"type":"activity.started","activity_id":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)
+        let r = try server.client.request("POST", "/v1/events", headers: [("Content-Type", "application/json")], body: body)
+        #expect(r.status == 400)
+        #expect(r.text.contains("UTF-8"), "\(r.text)")
+        try IngestTests.expectNothingStored(server)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import LiveActivityMonitor
-
-@Test func placeholderLiveActivityMonitor() {}
