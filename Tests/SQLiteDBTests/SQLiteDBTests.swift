@@ -1,4 +1,0 @@
-import Testing
-@testable import SQLiteDB
-
-@Test func placeholderSQLiteDB() {}
