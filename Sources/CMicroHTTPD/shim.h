@@ -7,4 +7,32 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+// MHD_start_daemon is variadic, which Swift cannot call. Every option goes through one
+// MHD_OPTION_ARRAY (terminated by {MHD_OPTION_END, 0, NULL}) so the Swift side builds a plain array.
+static inline struct MHD_Daemon *
+CMicroHTTPD_start_daemon(unsigned int flags, uint16_t port,
+                         MHD_AccessHandlerCallback handler, void *handler_cls,
+                         const struct MHD_OptionItem *options) {
+  return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                          MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+// MHD_get_daemon_info is variadic. Returns the port the listening socket is really bound to
+// (the configured port may be 0), or 0 if libmicrohttpd cannot say.
+static inline uint16_t
+CMicroHTTPD_bind_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+// MHD_get_connection_info is variadic. Returns the peer's address (owned by libmicrohttpd,
+// valid while the connection lives), or NULL.
+static inline const struct sockaddr *
+CMicroHTTPD_client_address(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  return info == NULL ? NULL : info->client_addr;
+}
+
 #endif

@@ -1,2 +1,154 @@
-// Filled in by the HTTPServer work.
 import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// A small HTTP/1.1 server over libmicrohttpd that hands each complete request to one
+/// ``HTTPHandler`` and sends back the ``HTTPResponse`` it returns.
+///
+/// ## Threading model
+/// The daemon runs in libmicrohttpd's thread-per-connection mode
+/// (`MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL`):
+/// one internal thread accepts connections and each connection gets its own thread, which
+/// reads the request, calls the handler **synchronously**, and writes the response. So:
+/// - the handler runs on a libmicrohttpd thread, never on the main actor or a Swift
+///   concurrency executor, and may run on many threads at once: it keeps shared state
+///   behind a `Mutex`, and its type is `@Sendable` so that it is never main-actor isolated
+///   (a main-actor closure, e.g. one written at the top level of `main.swift`, would trap);
+/// - the handler may block (e.g. until a database commit is durable): that holds only its
+///   own connection; other connections keep being served, up to `maxConnections`;
+/// - keep-alive is supported: a connection's thread serves its requests one after another.
+///
+/// The handler is called once the whole body is in memory (at most `maxBodyBytes`; a larger
+/// one is answered 413 and the connection closed, without buffering it: see
+/// ``Configuration/maxBodyBytes``). Responses are queued only on libmicrohttpd's final call
+/// for a request, never on the first, which in libmicrohttpd 0.9.75 would cost keep-alive.
+///
+/// ## Lifetime
+/// `init` binds and starts serving; ``stop()`` stops accepting, waits for requests being
+/// handled (up to `shutdownGracePeriodSeconds`), then closes every connection. `deinit`
+/// calls `stop()`, but a handler that captures its own server keeps it alive: call `stop()`.
+/// `stop()` may be called from any thread, e.g. one that waits for SIGTERM with a
+/// `DispatchSourceSignal` or `sigwait`, but not from inside a handler (it would wait for that
+/// handler's own thread) nor from an asynchronous signal handler (it takes locks).
+public final class HTTPServer: Sendable {
+    /// The port the server is bound to; the real one even when configured as 0.
+    public let port: Int
+
+    private let core: ServerCore
+    private let gracePeriodSeconds: Double
+    /// The running daemon; nil once stopped. The lock also makes concurrent `stop()` calls
+    /// wait until the first one has finished.
+    private let daemon: Mutex<OpaquePointer?>
+
+    /// Binds `configuration.host`:`configuration.port` and starts serving with `handler`.
+    /// - Throws: ``HTTPServerError`` when the host is not an address literal, a limit is out
+    ///   of range, or the address cannot be bound (e.g. "cannot bind 127.0.0.1:8080: …
+    ///   Address already in use").
+    public init(configuration: Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+        try Self.validate(configuration)
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        let core = ServerCore(configuration: configuration, handler: handler)
+
+        var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_USE_POLL.rawValue      // poll(), not select(): file descriptors above 1024 work
+            | MHD_USE_ITC.rawValue       // MHD_quiesce_daemon needs it with an internal thread
+            | MHD_USE_ERROR_LOG.rawValue // to the logger below, which explains start-up failures
+        if address.isIPv6 {
+            flags |= MHD_USE_DUAL_STACK.rawValue
+        }
+        let coreAddress = Unmanaged.passUnretained(core).toOpaque()
+        let started = address.withSockaddrPointer { sockaddr -> OpaquePointer? in
+            let options: [MHD_OptionItem] = [
+                // First, or libmicrohttpd prints the messages about earlier options itself.
+                // Options taking two pointers want the function pointer cast to intptr_t.
+                MHD_OptionItem(option: .EXTERNAL_LOGGER,
+                               value: unsafeBitCast(logCallback, to: Int.self), ptr_value: coreAddress),
+                MHD_OptionItem(option: .SOCK_ADDR, value: 0,
+                               ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT,
+                               value: configuration.connectionTimeoutSeconds, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT,
+                               value: configuration.maxConnections, ptr_value: nil),
+                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
+                               value: configuration.maxConnectionsPerIP, ptr_value: nil),
+                // Per-connection pool for headers and read/write buffers (default 32 KiB).
+                // 64 KiB admits long cookies/URLs and larger read chunks; 256 connections
+                // then cost at most 16 MiB.
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: 64 << 10, ptr_value: nil),
+                MHD_OptionItem(option: .NOTIFY_COMPLETED,
+                               value: unsafeBitCast(requestCompletedCallback, to: Int.self),
+                               ptr_value: coreAddress),
+                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+            ]
+            return options.withUnsafeBufferPointer { items in
+                CMicroHTTPD_start_daemon(flags, UInt16(configuration.port), accessHandler, coreAddress,
+                                         items.baseAddress)
+            }
+        }
+        let startupMessages = core.finishStartup()
+        guard let started else {
+            let reason = startupMessages.isEmpty
+                ? "libmicrohttpd could not start the daemon"
+                : startupMessages.joined(separator: "; ")
+            throw .cannotBind(address: address.description, reason: reason)
+        }
+        let bound = Int(CMicroHTTPD_bind_port(started))
+        self.port = bound != 0 ? bound : configuration.port
+        self.core = core
+        self.gracePeriodSeconds = configuration.shutdownGracePeriodSeconds
+        self.daemon = Mutex(started)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops the server: no new connections are accepted, requests already being handled
+    /// are answered (for up to `shutdownGracePeriodSeconds`; their responses carry
+    /// `Connection: close`), then every connection is closed and the daemon's threads joined.
+    ///
+    /// Idempotent, and safe from any thread except a handler's own (it would wait for itself);
+    /// concurrent calls return once the server is stopped.
+    public func stop() {
+        daemon.withLock { running in
+            guard let started = running else { return }
+            running = nil
+            core.stopping.store(true, ordering: .relaxed)
+            // Stop accepting first; the listening socket is ours to close, but only after
+            // MHD_stop_daemon (a connection thread may still refer to it until then).
+            let listening = MHD_quiesce_daemon(started)
+            let deadline = Self.monotonicSeconds() + gracePeriodSeconds
+            while core.inFlight.withLock({ $0 }) > 0 && Self.monotonicSeconds() < deadline {
+                usleep(5_000)
+            }
+            MHD_stop_daemon(started)
+            if listening >= 0 {
+                close(listening)
+            }
+        }
+    }
+
+    private static func validate(_ configuration: Configuration) throws(HTTPServerError) {
+        func check(_ ok: Bool, _ reason: String) throws(HTTPServerError) {
+            if !ok { throw .invalidConfiguration(reason) }
+        }
+        try check((0...65535).contains(configuration.port), "port \(configuration.port) is not in 0…65535")
+        try check(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
+        try check((1...Int(UInt32.max)).contains(configuration.maxConnections), "maxConnections must be at least 1")
+        try check((0...Int(UInt32.max)).contains(configuration.maxConnectionsPerIP),
+                  "maxConnectionsPerIP must not be negative")
+        try check((1...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds),
+                  "connectionTimeoutSeconds must be at least 1 (0 would mean no timeout)")
+        try check(configuration.shutdownGracePeriodSeconds >= 0, "shutdownGracePeriodSeconds must not be negative")
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// `requestCompleted` and `logMessage` as C function pointers, to be cast to `intptr_t`.
+private let requestCompletedCallback: MHD_RequestCompletedCallback = requestCompleted
+private let logCallback: MHD_LogCallback = logMessage

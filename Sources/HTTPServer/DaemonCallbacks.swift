@@ -1,0 +1,98 @@
+import CMicroHTTPD
+import Glibc
+
+// The C callbacks given to libmicrohttpd. They are global functions, hence nonisolated:
+// libmicrohttpd calls them synchronously on its own threads. `cls` is always the daemon's
+// ServerCore (retained by HTTPServer until MHD_stop_daemon has returned).
+
+/// `MHD_AccessHandlerCallback`. libmicrohttpd calls it at least twice per request:
+/// first when the headers are in (set up the context), then once per piece of body
+/// (`*uploadDataSize > 0`), and finally with `*uploadDataSize == 0` (run the handler, queue).
+func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                   url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                   version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+                   uploadDataSize: UnsafeMutablePointer<Int>?,
+                   requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let existing = requestContext.pointee else {
+        // First call: headers only. Do not queue a normal response yet: in libmicrohttpd
+        // 0.9.75 a response queued on the first call closes the connection (keep-alive lost).
+        let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+            .flatMap { UInt64(String(cString: $0)) }
+        let context = RequestContext(expectedBodyBytes: Int(min(declared ?? 0, UInt64(core.maxBodyBytes))))
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        core.inFlight.withLock { $0 += 1 }
+        if let declared, declared > UInt64(core.maxBodyBytes) {
+            // Answer before the client sends the body (and before "100 Continue"): the body is
+            // never read, so the connection must close afterwards.
+            context.bodyTooLarge = true
+            context.responded = true
+            return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
+        }
+        return .YES
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        uploadDataSize.pointee = 0
+        if context.bodyTooLarge {
+            context.discardedBytes += size
+            if context.discardedBytes > core.maxDiscardedBytes {
+                core.log("HTTPServer: closing a connection whose request body went on past "
+                         + "\(core.maxBodyBytes) + \(core.maxDiscardedBytes) bytes")
+                return .NO
+            }
+            return .YES
+        }
+        if context.body.count + size > core.maxBodyBytes {
+            // A chunked body went over the limit. libmicrohttpd 0.9.75 refuses MHD_queue_response
+            // while a body is being received, so stop buffering, discard the rest (up to
+            // maxDiscardedBytes) and answer 413 on the final call.
+            context.bodyTooLarge = true
+            context.discardedBytes = context.body.count + size
+            context.body = []
+            return .YES
+        }
+        if let uploadData {
+            context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+        }
+        return .YES
+    }
+
+    // Final call: the whole request is in.
+    if context.responded { return .YES }
+    context.responded = true
+    if context.bodyTooLarge {
+        return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
+    }
+    let response = core.run(connection: connection,
+                            method: method.map { String(cString: $0) } ?? "",
+                            path: url.map { String(cString: $0) } ?? "",
+                            body: context.body)
+    context.body = []
+    return core.queue(response, on: connection, closeConnection: false)
+}
+
+/// `MHD_RequestCompletedCallback`: releases the request's context, however the request ended
+/// (answered, timed out, client gone, daemon stopped).
+func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                      requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                      termination: MHD_RequestTerminationCode) {
+    guard let cls, let requestContext, let existing = requestContext.pointee else { return }
+    Unmanaged<RequestContext>.fromOpaque(existing).release()
+    requestContext.pointee = nil
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.withLock { $0 -= 1 }
+}
+
+/// `MHD_LogCallback`: formats libmicrohttpd's printf-style message and hands it to the core.
+func logMessage(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
+    guard let cls, let format, let arguments else { return }
+    var buffer = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    while message.last == "\n" { message.removeLast() }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().log(message)
+}

@@ -1,0 +1,45 @@
+/// One HTTP request as a handler sees it: everything already read and decoded.
+///
+/// Built by ``HTTPServer`` from what libmicrohttpd parsed, or directly with
+/// ``init(method:path:query:headers:body:remoteAddress:)`` so that handlers can be
+/// tested in process without a socket.
+public struct HTTPRequest: Sendable {
+    /// The request method as sent, e.g. `"GET"` or `"POST"`.
+    public var method: String
+    /// The path as libmicrohttpd gives it: percent-decoded, without the query string.
+    public var path: String
+    /// Decoded query arguments; when a name repeats, the last value wins.
+    /// An argument without `=` (as in `?flag`) has the value `""`.
+    public var query: [String: String]
+    /// Request headers keyed by lowercased name. Repeated headers are joined with `", "`.
+    public var headers: [String: String]
+    /// The whole request body (at most the server's `maxBodyBytes`).
+    public var body: [UInt8]
+    /// The peer's IP address (`"127.0.0.1"`, `"::1"`, …), when known.
+    public var remoteAddress: String?
+
+    /// Creates a request; header names are lowercased so that ``header(_:)`` finds them.
+    public init(method: String, path: String, query: [String: String] = [:],
+                headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        var lowered: [String: String] = [:]
+        for (name, value) in headers {
+            let key = name.lowercased()
+            if let existing = lowered[key] {
+                lowered[key] = existing + ", " + value
+            } else {
+                lowered[key] = value
+            }
+        }
+        self.headers = lowered
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The value of the header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+}

@@ -1,0 +1,37 @@
+extension HTTPServer {
+    /// How an ``HTTPServer`` binds, and the limits it enforces. The defaults suit a
+    /// local service; libmicrohttpd's own defaults have no timeout, so one is always set.
+    public struct Configuration: Sendable {
+        /// IPv4 or IPv6 address literal to bind; `"0.0.0.0"` or `"::"` for all interfaces
+        /// (`"::"` also accepts IPv4, the socket being dual-stack).
+        public var host: String = "127.0.0.1"
+        /// TCP port; 0 lets the system pick a free one (read it back from ``HTTPServer/port``).
+        public var port: Int = 0
+        /// Largest request body accepted. A larger `Content-Length` is answered 413 at once,
+        /// before the body is read (and before any `100 Continue`); a chunked body that grows
+        /// past it stops being buffered and is answered 413 when it ends (libmicrohttpd 0.9.75
+        /// cannot answer mid-body), or cut off without an answer if it goes on for more than
+        /// `max(maxBodyBytes, 64 KiB)` further bytes. Either way the connection is then closed.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Most connections open at once; further ones are closed as soon as they are accepted.
+        public var maxConnections: Int = 256
+        /// Most connections open at once from one IP address; 0 means no per-address limit.
+        public var maxConnectionsPerIP: Int = 0
+        /// Seconds a connection may stay silent (idle keep-alive, or a client sending nothing)
+        /// before it is closed. A handler that is running is not timed out.
+        public var connectionTimeoutSeconds: Int = 30
+        /// Headers added to every response, including the ones the server makes itself (413).
+        /// A handler header with the same name (case-insensitively) replaces the default.
+        public var defaultHeaders: [(name: String, value: String)] = []
+        /// Seconds ``HTTPServer/stop()`` waits for requests already being handled to be answered
+        /// before closing every connection.
+        public var shutdownGracePeriodSeconds: Double = 10
+        /// Receives libmicrohttpd's own diagnostics (e.g. "Server reached connection limit"),
+        /// from any thread. `nil` discards them; start-up failures are reported in the thrown
+        /// ``HTTPServerError`` either way.
+        public var errorLog: (@Sendable (String) -> Void)? = nil
+
+        /// The defaults: 127.0.0.1, a free port, 1 MiB bodies, 256 connections, 30 s timeout.
+        public init() {}
+    }
+}
