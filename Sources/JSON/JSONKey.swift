@@ -1,0 +1,32 @@
+/// A string compared and hashed by its exact UTF-8 bytes, as JSON compares member names and
+/// strings (RFC 8259 §8.3).
+///
+/// Swift's `String` equality is canonical equivalence, under which `"\u00e9"` and `"e\u0301"`
+/// are equal; in JSON they are different keys, and an object may hold both.
+struct JSONKey: Hashable {
+    let string: String
+
+    init(_ string: String) { self.string = string }
+
+    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool {
+        same(lhs.string, rhs.string)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        Self.hash(string, into: &hasher)
+    }
+
+    /// Whether two strings have the same bytes. `==` runs first because it is fast and,
+    /// when it says no, the bytes differ too.
+    @inline(__always)
+    static func same(_ lhs: String, _ rhs: String) -> Bool {
+        lhs == rhs && lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// Hashes the exact bytes of `string` (and its length, so concatenations differ).
+    static func hash(_ string: String, into hasher: inout Hasher) {
+        var string = string
+        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(string.utf8.count)
+    }
+}

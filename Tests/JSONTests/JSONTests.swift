@@ -1,4 +1,0 @@
-import Testing
-@testable import JSON
-
-@Test func placeholderJSON() {}
