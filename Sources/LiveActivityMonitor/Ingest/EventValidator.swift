@@ -26,17 +26,23 @@ public enum EventValidator {
     ]
     static let dateFields: Set<String> = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
 
-    public static func validate(_ value: JSONValue, index: Int) -> Result<Event, [FieldError]> {
+    /// A valid event, or every problem found with it.
+    public enum Outcome: Sendable {
+        case valid(Event)
+        case invalid([FieldError])
+    }
+
+    public static func validate(_ value: JSONValue, index: Int) -> Outcome {
         guard case .object(let object) = value else {
-            return .failure([FieldError(index: index, field: "", error: "an event must be a JSON object")])
+            return .invalid([FieldError(index: index, field: "", error: "an event must be a JSON object")])
         }
         var reader = FieldReader(object: object, index: index)
 
         let typeName = reader.string("type", required: true, maxLength: 64)
-        guard let typeName else { return .failure(reader.errors) }
+        guard let typeName else { return .invalid(reader.errors) }
         guard let type = EventType(rawValue: typeName) else {
             let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
-            return .failure([FieldError(index: index, field: "type", error: "unknown type \"\(typeName)\"; expected one of \(known)")])
+            return .invalid([FieldError(index: index, field: "type", error: "unknown type \"\(typeName)\"; expected one of \(known)")])
         }
         let allowed = commonFields.union(fieldsByType[type] ?? [])
         for key in object.keys where !allowed.contains(key) {
@@ -87,9 +93,9 @@ public enum EventValidator {
                                         priority: priority, payloadBytes: payload)
             }
         }
-        guard reader.errors.isEmpty else { return .failure(reader.errors) }
+        guard reader.errors.isEmpty else { return .invalid(reader.errors) }
         event.document = normalisedDocument(object, fingerprint: event.tokenFingerprint)
-        return .success(event)
+        return .valid(event)
     }
 
     /// The stored form: dates as RFC 3339 UTC, the raw token swapped for its fingerprint.

@@ -33,8 +33,8 @@ public struct IngestDecoder: Sendable {
         var errors: [FieldError] = []
         for (index, value) in values.enumerated() {
             switch EventValidator.validate(value, index: index) {
-            case .success(let event): events.append(event)
-            case .failure(let problems): errors += problems
+            case .valid(let event): events.append(event)
+            case .invalid(let problems): errors += problems
             }
         }
         guard errors.isEmpty else { throw .invalidEvents(errors) }

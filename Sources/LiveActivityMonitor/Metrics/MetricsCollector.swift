@@ -14,9 +14,12 @@ struct MetricsCollector: Sendable {
         store.sweepIfDue()
         let now = store.clock.now()
         var families = store.withState { s in
-            [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
-                + M.persistedCounters.map { counterFamily($0, s.counters) }
-                + M.persistedHistograms.map { histogramFamily($0, s.counters) }
+            // Refused requests are counted in memory until the next commit writes them.
+            var counters = s.counters
+            counters.add(s.unpersisted)
+            return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
+                + M.persistedCounters.map { counterFamily($0, counters) }
+                + M.persistedHistograms.map { histogramFamily($0, counters) }
         }
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
         families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))

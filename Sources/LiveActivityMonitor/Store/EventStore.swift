@@ -204,7 +204,7 @@ public final class EventStore: Sendable {
             try upsert.bind(key.storageKey, at: 1)
             if let h = counters.histograms[key] {
                 try upsert.bind(Double(h.count), at: 2)
-                try upsert.bind(([h.sum] + h.bucketCounts.map(Double.init)).map { String($0) }.joined(separator: ";"), at: 3)
+                try upsert.bind(([String(h.sum)] + h.bucketCounts.map { String($0) }).joined(separator: ";"), at: 3)
             } else {
                 try upsert.bind(counters.counters[key] ?? 0, at: 2)
                 try upsert.bindNull(at: 3)
@@ -242,10 +242,11 @@ public final class EventStore: Sendable {
             guard let key = SeriesKey(storageKey: counters.text(0) ?? "") else { continue }
             if let text = counters.text(2), let family = MonitorMetrics.persistedHistograms.first(where: { $0.name == key.family }) {
                 var h = HistogramValue(upperBounds: family.buckets)
-                let parts = text.split(separator: ";").compactMap { Double($0) }
-                if parts.count == h.bucketCounts.count + 1 {
-                    h.sum = parts[0]
-                    h.bucketCounts = parts.dropFirst().map { UInt64($0) }
+                let parts = text.split(separator: ";")
+                let buckets = parts.dropFirst().compactMap { UInt64($0) }
+                if let sum = parts.first.flatMap({ Double($0) }), buckets.count == h.bucketCounts.count {
+                    h.sum = sum
+                    h.bucketCounts = buckets
                 }
                 s.counters.histograms[key] = h
             } else {

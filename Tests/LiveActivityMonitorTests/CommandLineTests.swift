@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import LiveActivityMonitor
+
+/// The real executable, run as a user would: help, usage errors, history, import, prune, and
+/// `serve` stopped by SIGTERM.
+@Suite struct CommandLineTests {
+    static var binary: String {
+        ProcessInfo.processInfo.environment["LAM_BIN"]
+            ?? TestServer.repositoryRoot + "/.build/debug/live-activity-monitor"
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    @Test(arguments: ["serve", "history", "import", "prune"])
+    func everyCommandHasHelp(_ command: String) throws {
+        let r = try Self.run([command, "--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("Usage: live-activity-monitor \(command)"))
+        #expect(r.stdout.contains("--db"))
+    }
+
+    @Test func topLevelHelpListsCommands() throws {
+        let r = try Self.run(["--help"])
+        #expect(r.status == 0)
+        for command in ["serve", "history", "import", "prune"] { #expect(r.stdout.contains(command)) }
+    }
+
+    @Test(arguments: [
+        (["serve", "--bogus"], "unknown option --bogus"),
+        (["serve", "--port", "70000"], "--port must be an integer"),
+        (["serve", "--port"], "needs a value"),
+        (["serve", "--durability", "sometimes"], "--durability must be normal or full"),
+        (["prune", "--older-than", "soon"], "--older-than must look like"),
+        (["prune"], "--older-than is required"),
+        (["history"], "exactly one booking id"),
+        (["frobnicate"], "unknown command"),
+    ])
+    func usageErrorsExitTwoWithOneClearLine(_ arguments: [String], _ message: String) throws {
+        let r = try Self.run(arguments)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").first?.hasPrefix("error: ") == true)
+    }
+
+    @Test func environmentVariablesConfigureAndFlagsWin() throws {
+        var r = try Self.run(["serve"], environment: ["LAM_PORT": "notaport"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("not 'notaport'"))
+        r = try Self.run(["serve", "--port", "-1"], environment: ["LAM_PORT": "9464"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("not '-1'"))
+    }
+
+    @Test func importHistoryAndPrune() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/db.sqlite", file = dir + "/events.ndjson"
+        let lines = Scenario.events.map(\.jsonString).joined(separator: "\n") + "\n"
+        try lines.write(toFile: file, atomically: true, encoding: .utf8)
+
+        var r = try Self.run(["import", file, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported 16 events, 0 duplicates"))
+        r = try Self.run(["import", file], environment: ["LAM_DB": db])
+        #expect(r.stdout.contains("imported 0 events, 16 duplicates"))
+
+        r = try Self.run(["history", "BK-1042", "--db", db])
+        #expect(r.status == 0)
+        let out = r.stdout
+        #expect(out.contains("ride-1  LiveActivityAttributes"))
+        #expect(out.contains("update → 429 TooManyRequests"))
+        #expect(!out.contains(Scenario.tokenA), "raw tokens are never shown")
+        let lineOfRotation = out.range(of: "activity.token_updated")
+        let lineOfEnd = out.range(of: "end → 200")
+        #expect(lineOfRotation != nil && lineOfEnd != nil && lineOfRotation!.lowerBound < lineOfEnd!.lowerBound)
+
+        r = try Self.run(["history", "BK-nope", "--db", db])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("no booking"))
+
+        let bad = dir + "/bad.ndjson"
+        try "{\"type\":\"activity.started\"}\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        r = try Self.run(["import", bad, "--db", db])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("event 1: activity_id: required"))
+
+        r = try Self.run(["prune", "--older-than", "1d", "--db", db])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("pruned 16 events"), "the scenario is days old: \(r.stdout)")
+    }
+
+    @Test func serveStopsCleanlyOnSIGTERM() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = ["serve", "--port", "0", "--db", dir + "/db.sqlite"]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        var log = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !log.contains("listening on"), Date() < deadline {
+            log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        #expect(log.contains("listening on http://127.0.0.1:"))
+        p.terminate()
+        p.waitUntilExit()
+        log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 0)
+        #expect(log.contains("stopped"))
+    }
+}
