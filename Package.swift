@@ -7,6 +7,8 @@ let package = Package(
     name: "live-activity-monitor",
     products: [
         .executable(name: "live-activity-monitor", targets: ["live-activity-monitor"]),
+        .executable(name: "live-activity-monitor-bench", targets: ["live-activity-monitor-bench"]),
+        .library(name: "LiveActivityReporter", targets: ["LiveActivityReporter"]),
     ],
     targets: [
         // C libraries from Debian, found with pkg-config.
@@ -30,6 +32,12 @@ let package = Package(
         .target(name: "LiveActivityMonitor",
                 dependencies: ["HTTPServer", "SQLiteDB", "Hashing", "Prometheus", "JSON"]),
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
+        // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
+        .executableTarget(name: "live-activity-monitor-bench",
+                          dependencies: ["LiveActivityMonitor", "HTTPServer", "SQLiteDB", "JSON"]),
+
+        // Client library for apps and backends: Foundation only, builds on Linux and Apple platforms.
+        .target(name: "LiveActivityReporter"),
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
@@ -38,6 +46,8 @@ let package = Package(
         .testTarget(name: "LiveActivityMonitorTests",
                     dependencies: ["LiveActivityMonitor"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "LiveActivityReporterTests",
+                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor"]),
     ],
     swiftLanguageModes: [.v6]
 )

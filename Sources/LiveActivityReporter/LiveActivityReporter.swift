@@ -1,0 +1,1 @@
+// The reporter library (issue 7).

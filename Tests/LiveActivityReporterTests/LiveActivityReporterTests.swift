@@ -1,0 +1,4 @@
+import Testing
+@testable import LiveActivityReporter
+
+@Test func placeholderReporter() {}
