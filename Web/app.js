@@ -19,7 +19,8 @@ const wall = new Wall({
     if (f.type) p.set("type", f.type);
     if (f.q) p.set("q", f.q);
     const qs = p.toString();
-    history.replaceState(null, "", qs ? `#/?${qs}` : "#/");
+    lastWallHash = qs ? `#/?${qs}` : "#/";
+    history.replaceState(null, "", lastWallHash);
   },
 });
 wall.bindControls({
@@ -32,6 +33,7 @@ wall.bindControls({
 const booking = new BookingView({ root: bookingView });
 
 let wallScroll = 0;
+let lastWallHash = "#/";
 let onWall = null;
 
 function route() {
@@ -60,14 +62,20 @@ function route() {
     if (other) window.scrollTo({ top: 0 });
     return;
   }
+  const wasBooking = onWall === false;
+  if (wasBooking && hash === "/" && lastWallHash !== "#/") {
+    // "All activities" from a booking returns to the wall as it was left, filters included.
+    history.replaceState(null, "", lastWallHash);
+    return route();
+  }
   booking.hide();
   bookingView.hidden = true;
   toolbar.classList.remove("toolbar-booking");
   wallView.hidden = false;
   document.title = "Live Activity Monitor";
   wall.setFilters({ state: params.get("state") ?? "", type: params.get("type") ?? "", q: params.get("q") ?? "" }, { fromUrl: true });
-  const wasBooking = onWall === false;
   onWall = true;
+  lastWallHash = location.hash || "#/";
   wall.start();
   if (wasBooking) requestAnimationFrame(() => window.scrollTo({ top: wallScroll }));
 }

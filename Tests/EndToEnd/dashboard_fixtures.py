@@ -13,7 +13,8 @@ def token(n):
 def showcase(now):
     """Events for: a ticking timer, a paused timer, rides (one with a full history), a stale
     ride, an ended ride, a dismissed ride, a priority-10-heavy ride and a generic type with a
-    hostile content-state. Returns (events, facts) — facts name what the test will look for."""
+    hostile content-state. Returns (events, late, facts): `late` is posted after `events`;
+    `facts` name what the test will look for."""
     n = int(now)
     ev = []
 
@@ -50,8 +51,9 @@ def showcase(now):
         latency_ms=12, priority=10, push_token=t2, timestamp=n - 660, content_state=cs(0.35, 8))
     add(id="p5", type="push.sent", activity_id=a, occurred_at=n - 600, event="update", status=200, latency_ms=44,
         priority=5, push_token=t2, timestamp=n - 600, stale_date=n + 1800, content_state=cs(0.4, 7))
-    # Sent later but stamped earlier: the phone ignores it.
-    add(id="p6", type="push.sent", activity_id=a, occurred_at=n - 540, event="update", status=200, latency_ms=52,
+    # Sent later but stamped earlier: the phone ignores it. Its report also reaches the
+    # monitor late, after the events that followed it (the test posts it separately).
+    late = dict(id="p6", type="push.sent", activity_id=a, occurred_at=n - 540, event="update", status=200, latency_ms=52,
         priority=10, push_token=t2, timestamp=n - 650, content_state=cs(0.33, 8))
     add(id="p7", type="push.sent", activity_id=a, occurred_at=n - 300, event="update", status=200, latency_ms=47,
         priority=10, push_token=t2, timestamp=n - 300, stale_date=n + 1800, content_state=cs(0.6, 5),
@@ -105,7 +107,7 @@ def showcase(now):
         "visible_until": visible_until, "dismissed": "ride-dismissed", "heavy": "ride-heavy", "xss": "delivery-77",
         "late_push": "p6", "t_p5": n - 600, "t_start": n - 900,
     }
-    return ev, facts
+    return ev, [late], facts
 
 
 def bulk(now, count=1000):

@@ -107,12 +107,14 @@ def static_checks(server):
 def wall_checks(server, chrome, facts, t0):
     with Step("activity wall"):
         chrome.navigate(server.base + "/")
-        chrome.wait_for("document.querySelectorAll('.card').length >= 8 && /updated/.test(document.querySelector('#status').textContent)",
+        chrome.wait_for("document.querySelectorAll('.card').length >= 8 && /Updated/.test(document.querySelector('#status').textContent)",
                         timeout=10, what="the wall's cards")
         _, _, api = server.request("GET", "/api/activities")
         api_ids = [a["activity_id"] for a in api["activities"]]
         dom_ids = chrome.evaluate("[...document.querySelectorAll('.card')].map(c => c.dataset.activityId)")
         check("one card per visible activity, in the API's (phone) order", dom_ids == api_ids, f"DOM {dom_ids}\n        API {api_ids}")
+        phone = [x["activity_id"] for x in sorted(api["activities"], key=lambda x: (-(x["relevance_score"] or 0), -calendar.timegm(time.strptime(x["started_at"], "%Y-%m-%dT%H:%M:%SZ"))))]
+        check("phone order: relevance score, then newest start", api_ids == phone, f"API {api_ids}\n        expected {phone}")
         check("the dismissed activity is not on the wall", facts["dismissed"] not in dom_ids)
         counts = chrome.evaluate("Object.fromEntries([...document.querySelectorAll('.filters [data-state]')].map(b => [b.dataset.state || 'all', b.querySelector('.count')?.textContent]))")
         c = api["counts"]
@@ -175,7 +177,13 @@ def wall_checks(server, chrome, facts, t0):
               f"{ended!r}, expected {hhmm(facts['visible_until'])}")
         ride1042 = text_of(chrome, card(facts["ride"]))
         check("token invalidated by APNs is shown", ride1042 and "Token invalidated · Unregistered" in ride1042)
-        check("last push result: status, reason, latency", ride1042 and "410 Unregistered · 29 ms · p10" in ride1042)
+        lp = next(x for x in api["activities"] if x["activity_id"] == facts["ride"])["last_push"]
+        shown = f"{lp['status']}{' ' + lp['reason'] if lp['reason'] else (' OK' if lp['status'] == 200 else '')} · {lp['latency_ms']:g} ms · p{lp['priority']}"
+        check("last push result: status, reason, latency, priority as the API gives it", ride1042 and shown in ride1042, f"expected {shown!r} in {ride1042!r}")
+        if lp["status"] != 410:
+            # Not the dashboard's to fix: the server keeps the last push *reported*, so a late
+            # report of an older push hides the newer 410 (see the report that came with this test).
+            print(f"  NOTE  server: last_push of {facts['ride']} is {lp} — the push reported last, not the newest (410 at occurred_at now-120)")
         heavy = text_of(chrome, card(facts["heavy"]))
         check("priority-10 pushes of the last hour against the budget of 15",
               heavy and "17 / 15" in heavy and "Priority 10 over budget" in heavy and "7 / 15" in ride1042, f"{heavy!r}")
@@ -258,6 +266,7 @@ def booking_checks(server, chrome, facts):
         check("push rows show status, latency and priority", "200" in texts[6] and "44 ms" in texts[6] and "priority 5" in texts[6], texts[6][:200])
         check("what changed in the content-state", "0.25 → 0.4" in texts[6] and "10 → 7" in texts[6], texts[6][:300])
         check("the late (out-of-order) update is flagged as ignored", "Ignored: not newer than the content shown" in texts[7], texts[7][:200])
+        check("the late report is marked as reported late", "reported late" in texts[7] and "reported late" not in texts[6], texts[7][:300])
         check("the 410 invalidates the token", "410 Unregistered" in texts[9] and "Token invalidated by APNs (Unregistered)" in texts[9], texts[9][:200])
         page = chrome.evaluate("document.body.textContent")
         check("no raw push token appears, only fingerprints", token(0x10) not in page and token(0x20) not in page)
@@ -368,14 +377,16 @@ def scale_checks(server, chrome):
         check(f"only a window of cards is in the page ({in_dom} of 1008)", 0 < in_dom <= 120, str(in_dom))
         more = chrome.evaluate("document.querySelector('.show-more').textContent")
         check("a show-more control says how many remain", bool(re.search(r"\d+ more", more or "")), repr(more))
-        # Frames stay smooth across a full refresh of 1,008 activities.
+        # Frames stay smooth across a full refresh of 1,008 activities (after the first render).
+        chrome.wait_for("/Updated/.test(document.querySelector('#status').textContent)", timeout=10)
+        chrome.pump(1.0)
         gap = chrome.evaluate("""new Promise((resolve) => {
           let last = performance.now(), worst = 0;
           const end = last + 5000;
           const frame = (t) => { worst = Math.max(worst, t - last); last = t; if (t < end) requestAnimationFrame(frame); else resolve(worst); };
           requestAnimationFrame(frame);
         })""", timeout=15)
-        check(f"no long frame over 5 s spanning a refresh (worst {gap:.0f} ms)", gap < 400, f"{gap:.0f} ms")
+        check(f"no long frame over 5 s spanning a refresh (worst {gap:.0f} ms)", gap < 250, f"{gap:.0f} ms")
         chrome.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         chrome.wait_for(f"document.querySelectorAll('.card').length > {in_dom}", timeout=6, what="more cards on scrolling")
         check("scrolling to the end loads the next cards", True)
@@ -420,9 +431,12 @@ def main():
         server = Server()
         print(f"server {server.binary} on port {server.port}")
         t0 = time.time()
-        events, facts = showcase(t0)
+        events, late, facts = showcase(t0)
         result = server.ingest(events)
-        check(f"ingested the showcase events ({result})", result.get("accepted") == len(events))
+        time.sleep(1.2)  # so that the late report arrives measurably after the ones that followed it
+        result_late = server.ingest(late)
+        check(f"ingested the showcase events ({result}, then {result_late})",
+              result.get("accepted") == len(events) and result_late.get("accepted") == len(late))
         static_checks(server)
         chrome = Chromium(width=1440, height=1000, env=env)
         chrome.open_page()

@@ -11,7 +11,7 @@ import { replay, toActivity, normaliseEvent } from "./lockscreen.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 5000;
-const LATE_AFTER = 2; // seconds of slack between arrivals before an event counts as reported late
+const LATE_AFTER = 1; // seconds of slack between arrivals before an event counts as reported late
 
 const WHY = {
   out_of_order: "Ignored: not newer than the content shown",
@@ -178,18 +178,18 @@ export class BookingView {
       if (target) this.select(target.t, { count: target.i + 1 });
     };
     const controls = h("div", { class: "time-controls" },
-      h("button", { attrs: { type: "button", title: "Previous event" }, class: "ghost", on: { click: step(-1) }, text: "◀ Previous" }),
-      h("button", { attrs: { type: "button", title: "Next event" }, class: "ghost", on: { click: step(1) }, text: "Next ▶" }),
+      h("button", { attrs: { type: "button", title: "Previous event" }, class: "ghost", on: { click: step(-1) }, text: "◀ Event" }),
+      h("button", { attrs: { type: "button", title: "Next event" }, class: "ghost", on: { click: step(1) }, text: "Event ▶" }),
       this.timeInput,
-      h("button", { attrs: { type: "button" }, class: "ghost", on: { click: () => this.select(null, { live: true }) }, text: "Now" }),
-      this.permalink = h("a", { class: "permalink", attrs: { href: "#" }, text: "Link to this moment" }));
+      h("button", { attrs: { type: "button", title: "Follow the present" }, class: "ghost", on: { click: () => this.select(null, { live: true }) }, text: "Now" }));
+    this.permalink = h("a", { class: "permalink", attrs: { href: "#" }, text: "Link to this moment" });
     this.cardsAt = h("div", { class: "snapshot-cards" });
     this.mismatch = h("p", { class: "mismatch", attrs: { hidden: true } });
 
     const snapshot = h("section", { class: "snapshot", attrs: { "aria-label": "Lock screen at the chosen time" } },
       h("h2", {}, "Lock screen at ", this.instantLabel),
       h("div", { class: "slider-wrap" }, ticks, this.slider),
-      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), h("span", { text: fmt.fullDate(this.range.max) })),
+      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, h("span", { text: fmt.fullDate(this.range.max) })),
       controls, this.cardsAt, this.mismatch);
 
     this.list = h("ol", { class: "events" });

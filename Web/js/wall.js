@@ -52,7 +52,8 @@ export class Wall {
     let debounce = null;
     searchInput.addEventListener("input", () => {
       clearTimeout(debounce);
-      debounce = setTimeout(() => this.setFilters({ q: searchInput.value.trim() }), 200);
+      // On the booking page the box only opens bookings: it must not rewrite the URL.
+      debounce = setTimeout(() => { if (this.running) this.setFilters({ q: searchInput.value.trim() }); }, 200);
     });
     searchForm.addEventListener("submit", (ev) => {
       ev.preventDefault();
