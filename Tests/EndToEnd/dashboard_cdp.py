@@ -165,7 +165,8 @@ class Chromium:
                 d = e["params"]["exceptionDetails"]
                 out.append("exception: " + (d.get("exception", {}).get("description") or d.get("text", "")))
             elif e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error":
-                out.append("log: " + e["params"]["entry"]["text"])
+                entry = e["params"]["entry"]
+                out.append(f"log: {entry['text']}" + (f" ({entry['url']})" if entry.get("url") else ""))
             elif e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] == "error":
                 out.append("console: " + " ".join(str(a.get("value", a.get("description", ""))) for a in e["params"]["args"]))
         return out

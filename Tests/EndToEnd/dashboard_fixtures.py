@@ -74,7 +74,7 @@ def showcase(now):
     # Ended by a push 10 minutes ago, visible until its dismissal date in 50 minutes.
     visible_until = n + 3000
     add(type="activity.started", activity_id="ride-ended", booking_id="BK-3002", attributes_type="LiveActivityAttributes",
-        app="com.autopilot.rider", occurred_at=n - 3000, relevance_score=40, push_token=token(0x50),
+        app="com.autopilot.rider", occurred_at=n - 3000, relevance_score=65, push_token=token(0x50),
         content_state={"driverName": "Sam", "rating": "5.0", "progress": 0.9, "duration": 1})
     add(id="p-end", type="push.sent", activity_id="ride-ended", occurred_at=n - 600, event="end", status=200, latency_ms=40,
         priority=10, push_token=token(0x50), timestamp=n - 600, dismissal_date=visible_until,

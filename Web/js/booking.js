@@ -103,6 +103,8 @@ export class BookingView {
     for (const a of this.data.activities ?? []) ids.push(a.activity_id);
     for (const e of events) if (e.activityId && !ids.includes(e.activityId)) ids.push(e.activityId);
     this.activityIds = ids;
+    this.startedIds = new Set(events.filter((e) => e.type === "activity.started" || (e.type === "push.sent" && e.push.kind === "start"))
+      .map((e) => e.activityId));
     // An event is late when it reached the server after an event that happened after it.
     this.lateIndexes = new Set();
     let earliestLater = Infinity;
@@ -142,7 +144,7 @@ export class BookingView {
       h("div", { class: "booking-head" },
         h("a", { class: "back", attrs: { href: "#/" } }, "← All activities"),
         h("h1", {}, "Booking ", h("span", { class: "mono", text: d.booking_id })),
-        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} events · times in ${tz}` })));
+        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} event${this.events.length === 1 ? "" : "s"} · times in ${tz}` })));
 
     // Time chooser
     this.slider = h("input", {
@@ -201,7 +203,7 @@ export class BookingView {
       this.list.append(row);
     }
     const timeline = h("section", { class: "timeline", attrs: { "aria-label": "Events" } },
-      h("h2", { text: `Timeline (${this.events.length} events)` }), this.list);
+      h("h2", { text: `Timeline (${this.events.length} event${this.events.length === 1 ? "" : "s"})` }), this.list);
 
     root.append(h("div", { class: "booking-grid" }, snapshot, timeline));
     this.renderSnapshot();
@@ -315,6 +317,16 @@ export class BookingView {
     const liveClock = this.live ? null : t;
     for (const id of this.activityIds) {
       const r = records.get(id);
+      const server = (this.data.activities ?? []).find((a) => a.activity_id === id);
+      if (!r && server && !this.startedIds.has(id)) {
+        // The server knows it but its start is no longer among the stored events (pruned).
+        const template = this.templates.get(server.attributes_type);
+        cards.push(h("div", { class: ["snap", `snap-${server.state}`], data: { activityId: id, state: server.state } },
+          h("div", { class: "snap-title" }, h("strong", { text: displayName(server, template) }), " ", h("span", { class: "mono muted", text: id })),
+          h("p", { class: "mismatch", text: "Its start is no longer among the stored events (pruned?): this is the server's current card, not a replay." }),
+          badges(server), lockScreen(server, template), diagnostics(server, { bookingLink: false })));
+        continue;
+      }
       if (!r) {
         cards.push(h("div", { class: "snap", data: { activityId: id, state: "none" } },
           h("div", { class: "snap-title" }, h("span", { class: "mono", text: id })),

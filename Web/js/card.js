@@ -30,7 +30,9 @@ export function islands(activity, template, { at = null } = {}) {
   const ctx = context(activity, template, { at });
   const ex = template.expanded ?? {};
   const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderElement(spec, ctx));
-  return h("div", { class: "islands" },
+  // An ended activity stays on the lock screen but leaves the Dynamic Island.
+  const gone = activity.state === "ended" || activity.state === "dismissed";
+  return h("div", { class: ["islands", gone ? "islands-gone" : null], title: gone ? "Ended: no longer in the Dynamic Island" : null },
     h("figure", { class: "di-fig di-fig-compact" },
       h("div", { class: "di di-compact", attrs: { role: "group", "aria-label": "Dynamic Island, compact" } },
         region("di-lead", template.compact_leading), h("div", { class: "di-camera" }), region("di-trail", template.compact_trailing)),
