@@ -3,7 +3,7 @@
 
 import { h } from "./dom.js";
 import { icon } from "./icons.js";
-import { context, renderElement, interpolate, cssColor, live } from "./templates.js";
+import { context, renderSafely, interpolate, cssColor, live } from "./templates.js";
 import * as fmt from "./format.js";
 import { P10_BUDGET } from "./lockscreen.js";
 
@@ -19,7 +19,7 @@ export function displayName(activity, template) {
 export function lockScreen(activity, template, { at = null } = {}) {
   const ctx = context(activity, template, { at });
   const card = h("div", { class: ["ls-card", `ls-${activity.state}`], attrs: { role: "group", "aria-label": "Lock screen" } },
-    renderElement(template.lock_screen, ctx));
+    renderSafely(template.lock_screen, ctx));
   const bg = cssColor(template.background, template.tint);
   if (bg) card.style.backgroundColor = bg;
   return card;
@@ -29,7 +29,7 @@ export function lockScreen(activity, template, { at = null } = {}) {
 export function islands(activity, template, { at = null } = {}) {
   const ctx = context(activity, template, { at });
   const ex = template.expanded ?? {};
-  const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderElement(spec, ctx));
+  const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderSafely(spec, ctx));
   // An ended activity stays on the lock screen but leaves the Dynamic Island.
   const gone = activity.state === "ended" || activity.state === "dismissed";
   return h("div", { class: ["islands", gone ? "islands-gone" : null], title: gone ? "Ended: no longer in the Dynamic Island" : null },

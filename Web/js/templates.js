@@ -7,7 +7,8 @@ import { icon } from "./icons.js";
 import * as fmt from "./format.js";
 
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
-const cache = new Map();
+const cache = new Map(); // key → Promise<template>
+const loaded = new Map(); // key → template, once its promise resolved
 
 /** The generic template, used when a type has no file (or its file is broken). */
 const BUILT_IN_GENERIC = {
@@ -22,9 +23,16 @@ const BUILT_IN_GENERIC = {
   expanded: { leading: { icon: "app", color: "tint" }, center: { text: "{activity.attributes_type}", font: "headline", lines: 1 }, bottom: { fields: "state", limit: 3 } },
 };
 
+const templateKey = (type) => (TYPE_NAME.test(type ?? "") ? type : "");
+
+/** The template of a type if `loadTemplate` already finished for it, else null. */
+export function cachedTemplate(type) {
+  return loaded.get(templateKey(type)) ?? null;
+}
+
 /** The template for an attributes type: `templates/<type>.json`, else `templates/_generic.json`. */
 export function loadTemplate(type) {
-  const key = TYPE_NAME.test(type ?? "") ? type : "";
+  const key = templateKey(type);
   if (!cache.has(key)) {
     cache.set(key, (async () => {
       if (key) {
@@ -33,7 +41,10 @@ export function loadTemplate(type) {
       }
       const g = (await fetchTemplate("templates/_generic.json")) ?? BUILT_IN_GENERIC;
       return { ...g, generic: true };
-    })());
+    })().then((t) => {
+      loaded.set(key, t);
+      return t;
+    }));
   }
   return cache.get(key);
 }
@@ -209,8 +220,8 @@ export function renderElement(spec, ctx) {
     const isRow = "row" in spec;
     el = h("div", { class: isRow ? "t-row" : "t-column" }, [].concat(spec.row ?? spec.column).map((s) => renderElement(s, ctx)));
     if (spec.gap !== undefined) el.style.gap = `${Number(spec.gap) || 0}px`;
-    if (spec.justify) el.classList.add(`t-justify-${spec.justify}`);
-    if (spec.align) el.classList.add(`t-align-${spec.align}`);
+    if (spec.justify) el.classList.add(`t-justify-${token(spec.justify)}`);
+    if (spec.align) el.classList.add(`t-align-${token(spec.align)}`);
   } else if ("spacer" in spec) {
     el = h("div", { class: "t-spacer" });
   } else if ("text" in spec) {
@@ -235,16 +246,29 @@ export function renderElement(spec, ctx) {
     return null;
   }
 
-  if (spec.font) el.classList.add(`t-font-${String(spec.font).replace(/[^a-z0-9_]/gi, "")}`);
-  if (spec.weight) el.classList.add(`t-weight-${String(spec.weight).replace(/[^a-z]/gi, "")}`);
+  if (spec.font) el.classList.add(`t-font-${token(spec.font)}`);
+  if (spec.weight) el.classList.add(`t-weight-${token(spec.weight)}`);
   if (spec.monospaced_digit) el.classList.add("tabular");
   if (spec.lines === 1) el.classList.add("t-one-line");
   if (spec.grow) el.classList.add("t-grow");
-  if (spec.text_align) el.classList.add(`t-text-${spec.text_align}`);
+  if (spec.text_align) el.classList.add(`t-text-${token(spec.text_align)}`);
   const color = cssColor(spec.color, ctx.template.tint);
   if (color) el.style.color = color;
   else if (spec.color === "secondary" || spec.color === "tertiary") el.classList.add(`t-${spec.color}`);
   return el;
+}
+
+/** A template word as a class-name part (a typo must not throw from classList). */
+const token = (v) => String(v).replace(/[^A-Za-z0-9_-]/g, "") || "x";
+
+/** Renders a template part; a broken template shows its error instead of breaking the page. */
+export function renderSafely(spec, ctx) {
+  try {
+    return renderElement(spec, ctx);
+  } catch (err) {
+    console.error("template error", err);
+    return h("span", { class: "t-error", text: `Template error: ${err.message}` });
+  }
 }
 
 function renderTimer(spec, ctx) {

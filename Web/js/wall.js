@@ -5,7 +5,7 @@
 
 import { h, clear } from "./dom.js";
 import { getJSON } from "./api.js";
-import { loadTemplate } from "./templates.js";
+import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
 
@@ -154,7 +154,7 @@ export class Wall {
       this.counts = counts;
       this.truncated = truncated;
       this.lastOk = Date.now();
-      await this.render();
+      this.render();
       this.setStatus(null);
     } catch (err) {
       if (seq !== this.seq) return;
@@ -186,23 +186,28 @@ export class Wall {
     this.render();
   }
 
-  async render() {
+  /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
+  render() {
     const list = this.list;
     const n = Math.min(this.shown, list.length);
     const keep = new Set();
+    let pos = 0;
     for (let i = 0; i < n; i++) {
       const a = list[i];
       keep.add(a.activity_id);
       const sig = JSON.stringify(a);
       let entry = this.cards.get(a.activity_id);
       if (!entry || entry.sig !== sig) {
-        const el = wallCard(a, await loadTemplate(a.attributes_type));
+        const template = cachedTemplate(a.attributes_type);
+        if (!template) continue; // not loaded yet: the next refresh draws it
+        const el = wallCard(a, template);
         if (entry) entry.el.replaceWith(el);
         entry = { el, sig };
         this.cards.set(a.activity_id, entry);
       }
-      const at = this.grid.children[i];
+      const at = this.grid.children[pos];
       if (at !== entry.el) this.grid.insertBefore(entry.el, at ?? null);
+      pos++;
     }
     for (const [id, entry] of this.cards) {
       if (!keep.has(id)) {
