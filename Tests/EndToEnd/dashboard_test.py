@@ -188,6 +188,9 @@ def wall_checks(server, chrome, facts, t0):
         check("priority-10 pushes of the last hour against the budget of 15",
               heavy and "17 / 15" in heavy and "Priority 10 over budget" in heavy and "7 / 15" in ride1042, f"{heavy!r}")
 
+        attention = chrome.evaluate("document.querySelector('#attention').textContent")
+        check("the wall sums up what needs a look", all(x in attention for x in ("1 stale", "1 token invalidated by APNs", "1 over the priority-10 budget")),
+              repr(attention))
         generic = text_of(chrome, card(facts["xss"]) + ".querySelector('.ls-card')")
         check("a type without a template gets a generic card: title and key/value rows",
               generic and "<b>Order</b> #77" in generic and "courier" in generic and "Jo" in generic and "items" in generic, repr(generic))

@@ -8,6 +8,7 @@ import { getJSON } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
+import { P10_BUDGET } from "./lockscreen.js";
 
 const REFRESH_MS = 4000;
 const PAGE = 60; // cards added to the page at a time
@@ -35,6 +36,7 @@ export class Wall {
     this.empty = h("div", { class: "empty", attrs: { hidden: true } });
     this.more = h("button", { class: "show-more", attrs: { type: "button", hidden: true }, on: { click: () => this.showMore() } });
     this.sentinel = h("div", { class: "sentinel", attrs: { "aria-hidden": "true" } });
+    this.attention = this.root.querySelector("#attention") ?? h("p", { class: "attention" });
     this.root.append(this.grid, this.empty, this.more, this.sentinel);
     new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.list.length) this.showMore();
@@ -186,6 +188,22 @@ export class Wall {
     this.render();
   }
 
+  /** One line for on-call: what needs a look among the listed activities. */
+  renderAttention(list) {
+    const count = (pred) => list.filter(pred).length;
+    const items = [
+      [count((a) => a.state === "stale"), "stale", "stale"],
+      [count((a) => a.token?.invalidated && a.state !== "dismissed"), "token invalidated by APNs", "tokens invalidated by APNs"],
+      [count((a) => a.last_push && a.last_push.status !== 200 && !a.token?.invalidated), "last push failed", "last pushes failed"],
+      [count((a) => (a.priority10_last_hour ?? 0) > P10_BUDGET), `over the priority-10 budget (${P10_BUDGET}/h)`, `over the priority-10 budget (${P10_BUDGET}/h)`],
+    ].filter(([n]) => n > 0);
+    clear(this.attention);
+    this.attention.hidden = items.length === 0;
+    if (!items.length) return;
+    this.attention.append(h("span", { class: "attention-label", text: "Needs a look" }),
+      ...items.map(([n, one, many]) => h("span", { class: "attention-item" }, h("strong", { text: String(n) }), ` ${n === 1 ? one : many}`)));
+  }
+
   /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
   render() {
     const list = this.list;
@@ -215,6 +233,7 @@ export class Wall {
         this.cards.delete(id);
       }
     }
+    this.renderAttention(list);
     const remaining = list.length - n;
     this.more.hidden = remaining <= 0;
     this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;
