@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -84,3 +85,4 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
         self._log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -455,9 +455,9 @@ def main():
         token_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
-        if server:
-            print(server.log())
     finally:
+        if failed and server:
+            print("--- server log (tail) ---\n" + server.log())
         if chrome:
             chrome.close()
         if server:
