@@ -1,0 +1,152 @@
+// One activity as the phone shows it (lock-screen card and Dynamic Island previews) and as
+// on-call needs it (state badges, last push, token, priority-10 budget).
+
+import { h } from "./dom.js";
+import { icon } from "./icons.js";
+import { context, renderSafely, interpolate, cssColor, live } from "./templates.js";
+import * as fmt from "./format.js";
+import { P10_BUDGET } from "./lockscreen.js";
+
+const STATE_LABEL = { active: "Active", stale: "Stale", ended: "Ended", dismissed: "Dismissed" };
+
+/** The display name from the template (interpolated) or the attributes type. */
+export function displayName(activity, template) {
+  const ctx = context(activity, template);
+  return (template.display_name ? interpolate(template.display_name, ctx) : "") || activity.attributes_type || "Activity";
+}
+
+/** The lock-screen card alone. `at` (Unix seconds) renders a past instant with still timers. */
+export function lockScreen(activity, template, { at = null } = {}) {
+  const ctx = context(activity, template, { at });
+  const card = h("div", { class: ["ls-card", `ls-${activity.state}`], attrs: { role: "group", "aria-label": "Lock screen" } },
+    renderSafely(template.lock_screen, ctx));
+  const bg = cssColor(template.background, template.tint);
+  if (bg) card.style.backgroundColor = bg;
+  return card;
+}
+
+/** Compact (leading + trailing around the camera), minimal and expanded Dynamic Island views. */
+export function islands(activity, template, { at = null } = {}) {
+  const ctx = context(activity, template, { at });
+  const ex = template.expanded ?? {};
+  const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderSafely(spec, ctx));
+  // An ended activity stays on the lock screen but leaves the Dynamic Island.
+  const gone = activity.state === "ended" || activity.state === "dismissed";
+  return h("div", { class: ["islands", gone ? "islands-gone" : null], title: gone ? "Ended: no longer in the Dynamic Island" : null },
+    h("figure", { class: "di-fig di-fig-compact" },
+      h("div", { class: "di di-compact", attrs: { role: "group", "aria-label": "Dynamic Island, compact" } },
+        region("di-lead", template.compact_leading), h("div", { class: "di-camera" }), region("di-trail", template.compact_trailing)),
+      h("figcaption", { text: "Compact" })),
+    h("figure", { class: "di-fig di-fig-minimal" },
+      h("div", { class: "di di-minimal", attrs: { role: "group", "aria-label": "Dynamic Island, minimal" } },
+        region("di-min", template.minimal)),
+      h("figcaption", { text: "Minimal" })),
+    h("figure", { class: "di-fig di-fig-expanded" },
+      h("div", { class: "di di-expanded", attrs: { role: "group", "aria-label": "Dynamic Island, expanded" } },
+        region("di-ex-leading", ex.leading), region("di-ex-center", ex.center), region("di-ex-trailing", ex.trailing),
+        region("di-ex-bottom", ex.bottom)),
+      h("figcaption", { text: "Expanded" })));
+}
+
+/** State badges: stale with the content's age, ended with visible-until, dismissed, token, budget. */
+export function badges(activity, { at = null } = {}) {
+  const now = at ?? fmt.nowSeconds();
+  const out = [];
+  const st = activity.state;
+  const badge = (cls, text, title, fn) => {
+    const el = h("span", { class: ["badge", cls], title });
+    if (fn && at === null) live(el, fn);
+    else el.textContent = fn ? fn(now) : text;
+    return el;
+  };
+  const contentAt = fmt.toSeconds(activity.content_timestamp);
+  if (st === "active") out.push(badge("badge-active", "Active"));
+  if (st === "stale") {
+    out.push(badge("badge-stale", null, `Stale since ${fmt.fullDate(fmt.toSeconds(activity.stale_date))}; content from ${fmt.fullDate(contentAt)}`,
+      (n) => `Stale · content ${fmt.duration(n - (contentAt ?? n))} old`));
+  }
+  if (st === "ended") {
+    const until = fmt.toSeconds(activity.visible_until);
+    const by = activity.ended_by ? ` by ${activity.ended_by}` : "";
+    out.push(badge("badge-ended", `Ended — visible until ${fmt.clock(until)}`,
+      `Ended${by} at ${fmt.fullDate(fmt.toSeconds(activity.ended_at))}; leaves the lock screen at ${fmt.fullDate(until)}`));
+  }
+  if (st === "dismissed") {
+    out.push(badge("badge-dismissed", `Dismissed ${fmt.clock(fmt.toSeconds(activity.dismissed_at))}`, "No longer on the lock screen"));
+  }
+  if (activity.token?.invalidated) {
+    out.push(badge("badge-invalid", `Token invalidated · ${activity.token.invalid_reason ?? "APNs"}`,
+      "APNs said this push token is dead: pushes to it cannot reach the phone"));
+  }
+  if ((activity.priority10_last_hour ?? 0) > P10_BUDGET) {
+    out.push(badge("badge-heavy", `Priority 10 over budget`, `More than ${P10_BUDGET} priority-10 pushes in the last hour: iOS throttles`));
+  }
+  return h("div", { class: "badges" }, out);
+}
+
+function pushText(p) {
+  if (!p) return "none yet";
+  const status = p.status === 0 ? "no answer" : p.status === 200 ? "200 OK" : `${p.status}${p.reason ? ` ${p.reason}` : ""}`;
+  return `${status} · ${fmt.latency(p.latency_ms)} · p${p.priority}`;
+}
+
+/** The diagnostics under a card: booking, ids, times, last push, token, priority-10 budget. */
+export function diagnostics(activity, { at = null, bookingLink = true } = {}) {
+  const row = (label, ...value) => h("div", { class: "diag-row" }, h("dt", { text: label }), h("dd", {}, ...value));
+  const rel = (seconds) => {
+    const el = h("span", { class: "muted" });
+    if (seconds === null) return el;
+    if (at === null) return live(el, (n) => ` · ${fmt.relative(seconds, n)}`);
+    el.textContent = ` · ${fmt.relative(seconds, at)}`;
+    return el;
+  };
+  const p = activity.last_push;
+  const pushAt = p ? fmt.toSeconds(p.at) : null;
+  const pushClass = !p ? "muted" : p.status === 200 ? "ok" : "bad";
+  const tok = activity.token ?? {};
+  const p10 = activity.priority10_last_hour ?? 0;
+  const meter = h("span", { class: ["meter", p10 > P10_BUDGET ? "meter-over" : p10 > P10_BUDGET * 0.66 ? "meter-warn" : null] },
+    h("span", { class: "meter-fill" }));
+  meter.firstChild.style.width = `${Math.min(100, (p10 / P10_BUDGET) * 100).toFixed(0)}%`;
+  const booking = activity.booking_id;
+  return h("dl", { class: "diag" },
+    row("Booking", booking
+      ? bookingLink ? h("a", { class: "booking-link mono", attrs: { href: bookingHref(booking) }, text: booking }) : h("span", { class: "mono", text: booking })
+      : h("span", { class: "muted", text: "—" })),
+    row("Activity", h("span", { class: "mono ellipsis", title: activity.activity_id, text: activity.activity_id })),
+    row("Started", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.started_at)) }), rel(fmt.toSeconds(activity.started_at)),
+      activity.source === "push_to_start" ? h("span", { class: "muted", text: " · push-to-start" }) : null),
+    row("Content", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.content_timestamp), { withSeconds: true }) }), rel(fmt.toSeconds(activity.content_timestamp))),
+    row("Last push", h("span", { class: ["push", pushClass], text: pushText(p) }), p ? rel(pushAt) : null),
+    row("Token", tok.fingerprint ? h("span", { class: "mono", title: "SHA-256 fingerprint (first 16 hex)", text: tok.fingerprint }) : h("span", { class: "muted", text: "none" }),
+      tok.rotations ? h("span", { class: "muted", text: ` · ${tok.rotations} rotation${tok.rotations > 1 ? "s" : ""}${tok.rotated_at ? ` (${fmt.clock(fmt.toSeconds(tok.rotated_at))})` : ""}` }) : null,
+      tok.invalidated ? h("span", { class: "bad", text: ` · invalid: ${tok.invalid_reason ?? "APNs"}` }) : null),
+    row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > P10_BUDGET ? "bad" : null], text: ` ${p10} / ${P10_BUDGET}`, title: `Priority-10 pushes in the last hour, against the server's default budget of ${P10_BUDGET}` }), h("span", { class: "muted", text: " last hour" })));
+}
+
+/** `#/booking/<id>` (optionally at an instant). */
+export function bookingHref(id, at = null) {
+  return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(at * 1000).toISOString())}` : ""}`;
+}
+
+/** The whole wall card. */
+export function wallCard(activity, template) {
+  const tint = cssColor(template.tint, null) ?? "#0a84ff";
+  const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
+  appIcon.style.backgroundColor = tint;
+  const card = h("article", {
+    class: ["card", `state-${activity.state}`, activity.token?.invalidated ? "token-invalid" : null],
+    data: { activityId: activity.activity_id, state: activity.state, type: activity.attributes_type },
+  },
+    h("header", { class: "card-head" },
+      appIcon,
+      h("div", { class: "card-titles" },
+        h("div", { class: "card-title", text: displayName(activity, template) }),
+        h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
+      h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state })),
+    badges(activity),
+    lockScreen(activity, template),
+    islands(activity, template),
+    diagnostics(activity));
+  return card;
+}

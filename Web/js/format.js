@@ -1,0 +1,86 @@
+// Times and numbers as on-call reads them. Times are shown in the browser's time zone, 24-hour.
+
+/** Seconds since 1970 from an RFC 3339 string or a number of Unix seconds; null otherwise. */
+export function toSeconds(value) {
+  if (value === null || value === undefined || value === "") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string") {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? null : ms / 1000;
+  }
+  return null;
+}
+
+/** The current time in Unix seconds. */
+export const nowSeconds = () => Date.now() / 1000;
+
+const clockFmt = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const clockSecFmt = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+});
+const dayFmt = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+
+/** "14:32" (with the day when it is not today). */
+export function clock(seconds, { withSeconds = false } = {}) {
+  if (seconds === null || seconds === undefined) return "—";
+  const d = new Date(seconds * 1000);
+  const text = (withSeconds ? clockSecFmt : clockFmt).format(d);
+  return sameDay(d, new Date()) ? text : `${dayFmt.format(d)} ${text}`;
+}
+
+/** "2026-11-29 14:32:05" in local time, for tooltips and the timeline. */
+export function fullDate(seconds) {
+  if (seconds === null || seconds === undefined) return "—";
+  const d = new Date(seconds * 1000);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+function sameDay(a, b) {
+  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+}
+
+/** A duration in seconds as "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
+export function duration(seconds) {
+  const s = Math.max(0, Math.round(Math.abs(seconds)));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const hrs = Math.floor(m / 60);
+  if (hrs < 48) return m % 60 ? `${hrs} h ${m % 60} min` : `${hrs} h`;
+  const days = Math.floor(hrs / 24);
+  return hrs % 24 ? `${days} d ${hrs % 24} h` : `${days} d`;
+}
+
+/** "5 min ago" / "in 5 min" relative to `now`. */
+export function relative(seconds, now = nowSeconds()) {
+  if (seconds === null || seconds === undefined) return "—";
+  const delta = now - seconds;
+  if (Math.abs(delta) < 1) return "now";
+  return delta >= 0 ? `${duration(delta)} ago` : `in ${duration(delta)}`;
+}
+
+/** The `.timer` text style: "m:ss", or "h:mm:ss" from one hour on. */
+export function timerText(elapsedSeconds) {
+  const neg = elapsedSeconds < 0;
+  const s = Math.floor(Math.abs(elapsedSeconds));
+  const hrs = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const p = (n) => String(n).padStart(2, "0");
+  const body = hrs > 0 ? `${hrs}:${p(m)}:${p(sec)}` : `${m}:${p(sec)}`;
+  return neg ? `-${body}` : body;
+}
+
+/** Milliseconds as "42 ms" or "1.2 s". */
+export function latency(ms) {
+  if (ms === null || ms === undefined) return "—";
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+}
+
+/** A short, readable rendering of any JSON value. */
+export function jsonValue(v) {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return JSON.stringify(v);
+}

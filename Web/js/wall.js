@@ -1,0 +1,248 @@
+// The activity wall: every visible activity in phone order, refreshed every few seconds in
+// place (cards are keyed by activity id and only rebuilt when their data changed, so scroll
+// position, filters and ticking timers survive), rendered a page at a time so 1,000 activities
+// stay smooth.
+
+import { h, clear } from "./dom.js";
+import { getJSON } from "./api.js";
+import { loadTemplate, cachedTemplate } from "./templates.js";
+import { wallCard, bookingHref } from "./card.js";
+import * as fmt from "./format.js";
+import { P10_BUDGET } from "./lockscreen.js";
+
+const REFRESH_MS = 4000;
+const PAGE = 60; // cards added to the page at a time
+const MAX_PAGES = 10; // of 1,000 activities each
+
+export class Wall {
+  constructor({ root, onFilters }) {
+    this.root = root;
+    this.onFilters = onFilters;
+    this.filters = { state: "", type: "", q: "" };
+    this.cards = new Map(); // activity id → { el, sig }
+    this.list = [];
+    this.shown = PAGE;
+    this.types = new Set();
+    this.counts = null;
+    this.seq = 0;
+    this.timer = null;
+    this.running = false;
+    this.lastOk = null;
+    this.build();
+  }
+
+  build() {
+    this.grid = h("div", { class: "wall", attrs: { id: "wall", "aria-live": "off" } });
+    this.empty = h("div", { class: "empty", attrs: { hidden: true } });
+    this.more = h("button", { class: "show-more", attrs: { type: "button", hidden: true }, on: { click: () => this.showMore() } });
+    this.sentinel = h("div", { class: "sentinel", attrs: { "aria-hidden": "true" } });
+    this.attention = this.root.querySelector("#attention") ?? h("p", { class: "attention" });
+    this.root.append(this.grid, this.empty, this.more, this.sentinel);
+    new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.list.length) this.showMore();
+    }, { rootMargin: "800px 0px" }).observe(this.sentinel);
+  }
+
+  /** The toolbar's controls (in the page header), wired to this wall. */
+  bindControls({ stateButtons, typeSelect, searchForm, searchInput, status }) {
+    this.stateButtons = stateButtons;
+    this.typeSelect = typeSelect;
+    this.searchInput = searchInput;
+    this.status = status;
+    for (const b of stateButtons) b.addEventListener("click", () => this.setFilters({ state: b.dataset.state }));
+    typeSelect.addEventListener("change", () => this.setFilters({ type: typeSelect.value }));
+    let debounce = null;
+    searchInput.addEventListener("input", () => {
+      clearTimeout(debounce);
+      // On the booking page the box only opens bookings: it must not rewrite the URL.
+      debounce = setTimeout(() => { if (this.running) this.setFilters({ q: searchInput.value.trim() }); }, 200);
+    });
+    searchForm.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const q = searchInput.value.trim();
+      if (!q) return;
+      // Enter opens the booking: an exact booking id, or the only booking the search matches.
+      const bookings = new Set(this.list.map((a) => a.booking_id).filter(Boolean));
+      const exact = [...bookings].find((b) => b.toLowerCase() === q.toLowerCase());
+      const target = exact ?? (bookings.size === 1 ? [...bookings][0] : q);
+      location.hash = bookingHref(target);
+    });
+    this.syncControls();
+  }
+
+  setFilters(change, { fromUrl = false } = {}) {
+    const next = { ...this.filters, ...change };
+    const changed = next.state !== this.filters.state || next.type !== this.filters.type || next.q !== this.filters.q;
+    this.filters = next;
+    this.syncControls();
+    if (!changed) return;
+    if (!fromUrl) this.onFilters?.(this.filters);
+    this.shown = PAGE;
+    window.scrollTo({ top: 0 });
+    if (this.running) this.refresh();
+  }
+
+  syncControls() {
+    if (!this.stateButtons) return;
+    for (const b of this.stateButtons) {
+      const on = b.dataset.state === this.filters.state;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-pressed", String(on));
+    }
+    if (this.filters.type && !this.types.has(this.filters.type)) this.types.add(this.filters.type);
+    this.fillTypes();
+    if (document.activeElement !== this.searchInput) this.searchInput.value = this.filters.q;
+  }
+
+  fillTypes() {
+    const want = ["", ...[...this.types].sort()];
+    const have = [...this.typeSelect.options].map((o) => o.value);
+    if (want.join("\n") !== have.join("\n")) {
+      clear(this.typeSelect);
+      for (const t of want) this.typeSelect.append(h("option", { attrs: { value: t }, text: t || "All types" }));
+    }
+    this.typeSelect.value = this.filters.type;
+  }
+
+  start() {
+    if (this.running) return;
+    this.running = true;
+    this.refresh();
+  }
+
+  stop() {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  query(extra = {}) {
+    const p = new URLSearchParams();
+    if (this.filters.state) p.set("state", this.filters.state);
+    if (this.filters.type) p.set("attributes_type", this.filters.type);
+    if (this.filters.q) p.set("q", this.filters.q);
+    for (const [k, v] of Object.entries(extra)) p.set(k, v);
+    return p;
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    const seq = ++this.seq;
+    try {
+      let list = [];
+      let counts = null;
+      let cursor = null;
+      let truncated = false;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const q = this.query({ limit: 1000 });
+        if (cursor) q.set("cursor", cursor);
+        const body = await getJSON(`api/activities?${q}`);
+        if (seq !== this.seq) return;
+        list = list.concat(body.activities ?? []);
+        counts = counts ?? body.counts;
+        cursor = body.next_cursor;
+        if (!cursor) break;
+        if (page === MAX_PAGES - 1) truncated = true;
+      }
+      if (this.filters.state === "dismissed") {
+        // The dismissed listing carries no counts of the visible states: ask for them.
+        const body = await getJSON(`api/activities?${this.query({ limit: 1, state: "" })}`);
+        if (seq !== this.seq) return;
+        counts = body.counts;
+      }
+      await Promise.all([...new Set(list.map((a) => a.attributes_type))].map(loadTemplate));
+      if (seq !== this.seq || !this.running) return;
+      if (!this.filters.type) for (const a of list) this.types.add(a.attributes_type);
+      this.list = list;
+      this.counts = counts;
+      this.truncated = truncated;
+      this.lastOk = Date.now();
+      this.render();
+      this.setStatus(null);
+    } catch (err) {
+      if (seq !== this.seq) return;
+      console.error(err);
+      this.setStatus(err);
+    } finally {
+      if (seq === this.seq && this.running) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+    }
+  }
+
+  setStatus(err) {
+    this.fillTypes();
+    const c = this.counts ?? { active: 0, stale: 0, ended: 0 };
+    for (const b of this.stateButtons) {
+      const n = b.querySelector(".count");
+      if (!n) continue;
+      const s = b.dataset.state;
+      n.textContent = s === "" ? String(c.active + c.stale + c.ended) : String(c[s] ?? "");
+    }
+    this.status.classList.toggle("status-error", Boolean(err));
+    this.status.textContent = err
+      ? `Cannot refresh (${err.message}) — retrying`
+      : `Updated ${fmt.clock(this.lastOk / 1000, { withSeconds: true })}`;
+    this.status.title = err ? "The last refresh failed; the cards show the last good data." : `Live: refreshes every ${REFRESH_MS / 1000} s`;
+  }
+
+  showMore() {
+    this.shown += PAGE;
+    this.render();
+  }
+
+  /** One line for on-call: what needs a look among the listed activities. */
+  renderAttention(list) {
+    const count = (pred) => list.filter(pred).length;
+    const items = [
+      [count((a) => a.state === "stale"), "stale", "stale"],
+      [count((a) => a.token?.invalidated && a.state !== "dismissed"), "token invalidated by APNs", "tokens invalidated by APNs"],
+      [count((a) => a.last_push && a.last_push.status !== 200 && !a.token?.invalidated), "last push failed", "last pushes failed"],
+      [count((a) => (a.priority10_last_hour ?? 0) > P10_BUDGET), `over the priority-10 budget (${P10_BUDGET}/h)`, `over the priority-10 budget (${P10_BUDGET}/h)`],
+    ].filter(([n]) => n > 0);
+    clear(this.attention);
+    this.attention.hidden = items.length === 0;
+    if (!items.length) return;
+    this.attention.append(h("span", { class: "attention-label", text: "Needs a look" }),
+      ...items.map(([n, one, many]) => h("span", { class: "attention-item" }, h("strong", { text: String(n) }), ` ${n === 1 ? one : many}`)));
+  }
+
+  /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
+  render() {
+    const list = this.list;
+    const n = Math.min(this.shown, list.length);
+    const keep = new Set();
+    let pos = 0;
+    for (let i = 0; i < n; i++) {
+      const a = list[i];
+      keep.add(a.activity_id);
+      const sig = JSON.stringify(a);
+      let entry = this.cards.get(a.activity_id);
+      if (!entry || entry.sig !== sig) {
+        const template = cachedTemplate(a.attributes_type);
+        if (!template) continue; // not loaded yet: the next refresh draws it
+        const el = wallCard(a, template);
+        if (entry) entry.el.replaceWith(el);
+        entry = { el, sig };
+        this.cards.set(a.activity_id, entry);
+      }
+      const at = this.grid.children[pos];
+      if (at !== entry.el) this.grid.insertBefore(entry.el, at ?? null);
+      pos++;
+    }
+    for (const [id, entry] of this.cards) {
+      if (!keep.has(id)) {
+        entry.el.remove();
+        this.cards.delete(id);
+      }
+    }
+    this.renderAttention(list);
+    const remaining = list.length - n;
+    this.more.hidden = remaining <= 0;
+    this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;
+    this.empty.hidden = list.length > 0;
+    if (!list.length) {
+      const f = this.filters;
+      this.empty.textContent = f.q || f.type || f.state
+        ? "No activity matches these filters."
+        : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events).";
+    }
+  }
+}
