@@ -15,6 +15,7 @@ grep -q "Test run with .* passed" /tmp/lam-swift-test.log || { echo "swift test 
 
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
+shopt -s nullglob
 status=0
 for t in Tests/EndToEnd/*_test.py; do
   echo "-- $t"

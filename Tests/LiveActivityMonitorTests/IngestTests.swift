@@ -194,3 +194,53 @@ extension JSONValue {
         try IngestTests.expectNothingStored(server)
     }
 }
+
+@Suite struct ReadAPITests {
+    @Test func lastPushIsTheLatestSentNotTheLatestReported() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let t = TestServer.base
+        _ = try server.post(events: [IngestTests.started("a", at: t - 600)])
+        _ = try server.post(events: [Scenario.push("a", "p2", at: t - 100, status: 410, reason: "Unregistered", token: IngestTests.token)])
+        _ = try server.post(events: [Scenario.push("a", "p1", at: t - 300, token: IngestTests.token)])
+        let push = try server.json("/api/activities/a")["last_push"]
+        #expect(push?["status"] == JSONValue(410))
+        #expect(push?["reason"]?.stringValue == "Unregistered")
+    }
+
+    @Test func dismissedListingStillCountsVisibleStates() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        _ = try server.post(events: [IngestTests.started("live"), IngestTests.started("gone"),
+                                     JSONValue(["type": "activity.dismissed", "activity_id": "gone",
+                                                "occurred_at": TestServer.base - 1] as [String: Any])])
+        let page = try server.json("/api/activities?state=dismissed")
+        #expect(page["activities"]?[0]?["activity_id"]?.stringValue == "gone")
+        #expect(page["counts"]?["active"] == JSONValue(1))
+    }
+
+    @Test func unknownIDsAre404AndBadQueriesAre400() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.get("/api/activities/nope").status == 404)
+        #expect(try server.get("/api/bookings/nope").status == 404)
+        #expect(try server.get("/api/activities?limit=0").status == 400)
+        #expect(try server.get("/api/activities?state=sleeping").status == 400)
+        #expect(try server.get("/api/activities?cursor=garbage").status == 400)
+    }
+
+    @Test func pagesFollowThePhoneOrder() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let events = (0..<5).map { IngestTests.started("a\($0)", at: TestServer.base - 100 + Double($0)) }
+        _ = try server.post(events: events)
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try server.json("/api/activities?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""))
+            ids += page["activities"]?.arrayValue?.compactMap { $0["activity_id"]?.stringValue } ?? []
+            cursor = page["next_cursor"]?.stringValue
+        } while cursor != nil
+        #expect(ids == ["a4", "a3", "a2", "a1", "a0"])
+    }
+}

@@ -78,30 +78,29 @@ struct ReadHandlers: Sendable {
         let query = try ListQuery(request.query)
         let now = store.clock.now()
         var counts = [0, 0, 0]
-        var page: [ActivityRecord]
+        var page = store.withState { s in
+            var matching: [ActivityRecord] = []
+            for r in s.records.values where query.matches(r) {
+                let state = r.state(at: now)
+                switch state {
+                case .active: counts[0] += 1
+                case .stale: counts[1] += 1
+                case .ended: counts[2] += 1
+                default: continue
+                }
+                if let wanted = query.state, wanted != state { continue }
+                if let after = query.after, !after.precedes(r) { continue }
+                matching.append(r)
+            }
+            return matching
+        }
+        page.sort(by: ActivityRecord.phoneOrder)
         if query.state == .dismissed {
+            // Dismissed activities are not kept in memory: they come from the database.
             do {
                 page = try store.dismissedRecords(limit: query.limit + 1, startedBefore: query.after?.startedAt)
                     .filter(query.matches)
             } catch { throw EventStore.unavailable(error) }
-        } else {
-            page = store.withState { s in
-                var matching: [ActivityRecord] = []
-                for r in s.records.values where query.matches(r) {
-                    let state = r.state(at: now)
-                    switch state {
-                    case .active: counts[0] += 1
-                    case .stale: counts[1] += 1
-                    case .ended: counts[2] += 1
-                    default: continue
-                    }
-                    if let wanted = query.state, wanted != state { continue }
-                    if let after = query.after, !after.precedes(r) { continue }
-                    matching.append(r)
-                }
-                return matching
-            }
-            page.sort(by: ActivityRecord.phoneOrder)
         }
         let more = page.count > query.limit
         page = Array(page.prefix(query.limit))

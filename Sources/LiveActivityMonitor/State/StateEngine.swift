@@ -132,7 +132,10 @@ public struct StateEngine: Sendable {
             return
         }
         defer { record = r }
-        r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
+        // The last push is the latest sent, not the latest reported.
+        if t >= r.lastPush?.at ?? -.infinity {
+            r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
+        }
         if push.priority == 10 { recordPriority10(t, in: &r) }
         let toCurrentToken = r.tokenFingerprint == nil || event.tokenFingerprint == r.tokenFingerprint
         if push.invalidatesToken, toCurrentToken, !r.tokenInvalidated {
