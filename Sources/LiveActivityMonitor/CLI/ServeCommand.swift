@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JSON
 
 /// `serve`: run the server until SIGTERM or SIGINT, then stop in order and exit 0.
 enum ServeCommand {
@@ -99,8 +100,15 @@ enum ServeCommand {
         if StaticFiles(webRoot: configuration.webRoot).root == nil {
             log("warning: web root \(configuration.webRoot) not found; the dashboard will answer 404")
         }
-        let demo = configuration.demo ? DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken,
-                                                          ratePerMinute: configuration.demoRate) : nil
+        var demo: DemoTraffic?
+        if configuration.demo {
+            var options = DemoTraffic.Options()
+            options.ratePerMinute = configuration.demoRate
+            options.log = { log($0) }
+            log("demo: posting timer and ride traffic with faults to \(server.baseURL)/v1/events, "
+                + "\(JSONNumber(configuration.demoRate)) activities/min, seed \(options.seed)")
+            demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
+        }
         stop.wait()
         log("stopping: no new connections, finishing requests, flushing the store")
         demo?.stop()

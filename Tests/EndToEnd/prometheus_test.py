@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""End to end: `serve --demo` scraped by a real Prometheus; every dashboard query has data.
+
+    python3 Tests/EndToEnd/prometheus_test.py
+
+1. Starts the built server (`LAM_BIN`, default .build/debug/live-activity-monitor) with
+   `serve --demo --port 0` on a fresh database, and Debian's /usr/bin/prometheus on a free
+   loopback port, scraping it every second with job `live-activity-monitor` and loading
+   Grafana/prometheus/alerts.yml, with its storage in a temporary directory.
+2. Runs grafana_check's dashboard structure and promtool checks.
+3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
+   scrape interval), sends every panel, annotation and variable query of the dashboard, with
+   the template variables substituted as Grafana does (grafana_check.check_queries); every
+   panel query must return data. Retries for a while, since a series can appear a few
+   seconds into the demo.
+4. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
+   fault class the demo promises reached Prometheus, and that the server stops cleanly on
+   SIGTERM while the demo runs.
+
+Both processes are always stopped and the temporary directory removed. Standard library
+only; the last line is `N passed, M failed`; exits non-zero when a check fails.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import grafana_check as gc  # noqa: E402  (beside this file)
+
+ROOT = gc.ROOT
+JOB = "live-activity-monitor"
+SCRAPE_INTERVAL = "1s"
+PROMETHEUS = "/usr/bin/prometheus"
+# Enough scrapes that every rate window ($__rate_interval = 4 s) holds at least two samples
+# taken after the demo's opening burst (about 4 s).
+MIN_SCRAPES = 8
+QUERY_DEADLINE_S = 45
+STARTUP_TIMEOUT_S = 20
+
+# Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
+# scraped (the same list as DemoTrafficTests, one level further down the pipeline).
+J = f'job="{JOB}"'
+FAULT_CLASSES = {
+    "token rotations": f"sum(liveactivity_push_token_rotations_total{{{J}}}) > 0",
+    "pushes to the superseded token":
+        f'sum(liveactivity_pushes_without_effect_total{{{J}, why="superseded_token"}}) > 0',
+    "410 Unregistered":
+        f'sum(liveactivity_push_requests_total{{{J}, status="410", reason="Unregistered"}}) > 0',
+    "400 BadDeviceToken":
+        f'sum(liveactivity_push_requests_total{{{J}, status="400", reason="BadDeviceToken"}}) > 0',
+    "429 TooManyRequests":
+        f'sum(liveactivity_push_requests_total{{{J}, status="429", reason="TooManyRequests"}}) > 0',
+    "5xx": f'sum(liveactivity_push_requests_total{{{J}, status=~"5.."}}) > 0',
+    "late (out-of-order) updates":
+        f'sum(liveactivity_pushes_without_effect_total{{{J}, why="out_of_order"}}) > 0',
+    "stale transitions": f"sum(liveactivity_stale_transitions_total{{{J}}}) > 0",
+    "stale activities": f'sum(liveactivity_activities{{{J}, state="stale"}}) > 0',
+    "ended by the system after 8 h": f'sum(liveactivity_activities_ended_total{{{J}, by="system"}}) > 0',
+    "priority-10 heavy activities": f"sum(liveactivity_priority10_heavy_activities{{{J}}}) > 0",
+    "ended by push": f'sum(liveactivity_activities_ended_total{{{J}, by="push"}}) > 0',
+    "ended by the app": f'sum(liveactivity_activities_ended_total{{{J}, by="app"}}) > 0',
+    "dismissals": f"sum(liveactivity_activities_dismissed_total{{{J}}}) > 0",
+    "both seed apps started":
+        f"count(sum by (attributes_type) (liveactivity_activities_started_total{{{J}}})) == 2",
+    "push-to-start": f'sum(liveactivity_activities_started_total{{{J}, source="push_to_start"}}) > 0',
+}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url: str, timeout: float = 5) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+    except OSError as e:
+        return 0, str(e)
+
+
+def wait_for(what: str, condition, timeout: float, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def start_server(binary: Path, tmp: Path) -> tuple[subprocess.Popen, int, Path]:
+    log = tmp / "server.log"
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith("LAM_")]:
+        del env[key]  # flags only: a developer's LAM_* must not change the run
+    proc = subprocess.Popen(
+        [str(binary), "serve", "--demo", "--port", "0", "--db", str(tmp / "monitor.sqlite"),
+         "--web-root", str(ROOT / "Web")],
+        cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=open(log, "wb"))
+
+    def port():
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))
+        return int(m.group(1)) if m else None
+
+    return proc, wait_for("the server to listen", port, STARTUP_TIMEOUT_S), log
+
+
+def start_prometheus(tmp: Path, target_port: int) -> tuple[subprocess.Popen, str, Path]:
+    port = free_port()
+    config = tmp / "prometheus.yml"
+    # rule_files takes the repository's alerts.yml by absolute path: the file under test.
+    config.write_text(f"""\
+global:
+  scrape_interval: {SCRAPE_INTERVAL}
+  scrape_timeout: {SCRAPE_INTERVAL}
+  evaluation_interval: {SCRAPE_INTERVAL}
+rule_files:
+  - {gc.ALERTS}
+scrape_configs:
+  - job_name: {JOB}
+    static_configs:
+      - targets: ["127.0.0.1:{target_port}"]
+""")
+    log = tmp / "prometheus.log"
+    proc = subprocess.Popen(
+        [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'data'}",
+         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+        cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log, "wb"))
+    url = f"http://127.0.0.1:{port}"
+
+    def ready():
+        if proc.poll() is not None:
+            raise RuntimeError(f"prometheus exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        return http_get(url + "/-/ready", timeout=2)[0] == 200
+
+    wait_for("Prometheus to be ready", ready, STARTUP_TIMEOUT_S)
+    return proc, url, log
+
+
+def scalar(url: str, expr: str) -> float | None:
+    body = gc.query(url, expr)
+    result = body.get("data", {}).get("result") if body.get("status") == "success" else None
+    if not result:
+        return None
+    return float(result[0]["value"][1])
+
+
+def stop(proc: subprocess.Popen | None, name: str, results: list[gc.CheckResult] | None = None) -> None:
+    """SIGTERM, then SIGKILL after 10 s; with `results`, a clean exit 0 is a check."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if results is not None:
+        took = time.monotonic() - started
+        check = f"{name} stops on SIGTERM with status 0 while the demo runs"
+        results.append(gc._ok(check, f"{took:.1f} s") if proc.returncode == 0
+                       else gc._fail(check, f"status {proc.returncode} after {took:.1f} s"))
+
+
+def check_rules(url: str) -> list[gc.CheckResult]:
+    """Prometheus itself evaluated every rule of alerts.yml, without error."""
+    expected = [r.name for r in gc.parse_rules()]
+
+    def evaluated():
+        body = gc._api(url, "/api/v1/rules")
+        rules = [r for g in body.get("data", {}).get("groups", []) for r in g.get("rules", [])]
+        done = [r for r in rules if not r.get("lastEvaluation", "").startswith("0001")]
+        return rules if rules and len(done) == len(rules) else None
+
+    try:
+        rules = wait_for("every rule to be evaluated", evaluated, 15, interval=0.5)
+    except TimeoutError as e:
+        return [gc._fail("Prometheus evaluates every alert rule", str(e))]
+    results = []
+    loaded = [r.get("name") for r in rules]
+    results.append(gc._ok(f"Prometheus loaded all {len(expected)} rules of alerts.yml")
+                   if sorted(loaded) == sorted(expected)
+                   else gc._fail("Prometheus loaded every rule of alerts.yml", f"{loaded} vs {expected}"))
+    for r in rules:
+        name = f"alert {r.get('name')} evaluates in Prometheus"
+        results.append(gc._ok(name, f"state {r.get('state')}") if r.get("health") == "ok"
+                       else gc._fail(name, f"health {r.get('health')}: {r.get('lastError')}"))
+    return results
+
+
+def main() -> int:
+    binary = Path(os.environ.get("LAM_BIN", ROOT / ".build" / "debug" / "live-activity-monitor"))
+    results: list[gc.CheckResult] = []
+    if not binary.is_file():
+        results.append(gc._fail("server binary exists", f"{binary} (run swift build first)"))
+    if not Path(PROMETHEUS).is_file():
+        results.append(gc._fail("prometheus installed", f"{PROMETHEUS} missing (apt-get install prometheus)"))
+    if results:
+        gc._print(results)
+        print(f"0 passed, {len(results)} failed")
+        return 1
+
+    print("== Dashboard structure")
+    section = gc.check_dashboard_structure(gc.load_dashboard()) + gc.check_provisioning()
+    gc._print(section)
+    results += section
+    print("== Prometheus config and rules (promtool)")
+    section = gc.check_prometheus_files()
+    gc._print(section)
+    results += section
+
+    tmp = Path(tempfile.mkdtemp(prefix="lam-prometheus-test-"))
+    server = prometheus = None
+    server_log = prometheus_log = None
+    began = time.monotonic()
+    try:
+        server, port, server_log = start_server(binary, tmp)
+        prometheus, url, prometheus_log = start_prometheus(tmp, port)
+        print(f"== Live: server on 127.0.0.1:{port} with --demo, Prometheus on {url}")
+        section = [gc._ok("server logs that the demo runs")
+                   if "demo:" in server_log.read_text(errors="replace")
+                   else gc._fail("server logs that the demo runs", server_log.read_text()[-500:])]
+
+        scrapes = f'count_over_time(up{{job="{JOB}"}}[1m])'
+        wait_for(f"{MIN_SCRAPES} scrapes", lambda: (scalar(url, scrapes) or 0) >= MIN_SCRAPES, 30, 0.5)
+        up = scalar(url, f'up{{job="{JOB}"}}')
+        section.append(gc._ok("Prometheus scrapes the server") if up == 1
+                       else gc._fail("Prometheus scrapes the server", f"up = {up}"))
+
+        # Every panel must return data; retry while a series may still be about to appear.
+        deadline = time.monotonic() + QUERY_DEADLINE_S
+        while True:
+            queries = gc.check_queries(url, JOB, scrape_interval=SCRAPE_INTERVAL,
+                                       interval=SCRAPE_INTERVAL, verbose=False)
+            if all(r.passed for r in queries) or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        section += queries
+
+        missing = []
+        for name, expr in FAULT_CLASSES.items():
+            if scalar(url, expr) is None:
+                missing.append(name)
+        section.append(gc._fail("every demo fault class reached Prometheus", ", ".join(missing))
+                       if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
+        section += check_rules(url)
+        gc._print(section)
+        results += section
+        final = []
+        stop(server, "the server", final)
+        gc._print(final)
+        results += final
+    except (TimeoutError, RuntimeError, OSError) as e:
+        results.append(gc._fail("live run", f"{type(e).__name__}: {e}"))
+        gc._print(results[-1:])
+    finally:
+        stop(server, "server")
+        stop(prometheus, "prometheus")
+        failed = [r for r in results if not r.passed]
+        if failed:
+            for log in (server_log, prometheus_log):
+                if log is not None and log.exists():
+                    print(f"--- last lines of {log.name}")
+                    print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    failed = [r for r in results if not r.passed]
+    if failed:
+        print("\nFailures:")
+        gc._print(failed)
+    print(f"(live part took {time.monotonic() - began:.0f} s)")
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
