@@ -1,8 +1,8 @@
 import HTTPServer
 import Prometheus
 
-/// The running server: store, HTTP daemon and (optionally) demo traffic, wired in one place
-/// that `main.swift` and the tests share. Stops in order: HTTP, demo, writer, database.
+/// The running server: store, metrics and HTTP daemon, wired in one place that `serve` and the
+/// tests share. Stops in order: HTTP, then the writer, then the database.
 public final class MonitorServer: Sendable {
     public static let version = "0.1.0"
     /// Every response carries these (DESIGN.md section 6).

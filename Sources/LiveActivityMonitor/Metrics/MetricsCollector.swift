@@ -18,7 +18,7 @@ struct MetricsCollector: Sendable {
             var counters = s.counters
             counters.add(s.unpersisted)
             return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
-                + M.persistedCounters.map { counterFamily($0, counters) }
+                + M.persistedCounters.map { counterFamily($0, counters, types: Array(s.labels.known)) }
                 + M.persistedHistograms.map { histogramFamily($0, counters) }
         }
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
@@ -62,20 +62,25 @@ struct MetricsCollector: Sendable {
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
     }
 
-    /// Closed label sets start at zero so that rate() and alerts see the series from the first scrape.
-    private func zeroSeries(_ family: M.Family) -> [[String]] {
+    /// Closed label sets start at zero so that rate() and alerts see the series from the first
+    /// scrape; per-type families start at zero for every attributes type seen.
+    private func zeroSeries(_ family: M.Family, types: [String]) -> [[String]] {
         switch family.name {
         case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
         case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
         case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
         case M.ingestDuplicates.name: [[]]
+        case M.tokensInvalidated.name: PushResult.invalidatingReasons.sorted().map { [$0] }
+        case M.started.name: types.flatMap { t in StartSource.allCases.map { [t, $0.rawValue] } }
+        case M.ended.name: types.flatMap { t in EndedBy.allCases.map { [t, $0.rawValue] } }
+        case M.dismissed.name, M.staleTransitions.name, M.tokenRotations.name: types.map { [$0] }
         default: []
         }
     }
 
-    private func counterFamily(_ family: M.Family, _ counters: MonitorCounters) -> MetricFamily {
+    private func counterFamily(_ family: M.Family, _ counters: MonitorCounters, types: [String]) -> MetricFamily {
         var values: [[String]: Double] = [:]
-        for labels in zeroSeries(family) { values[labels] = 0 }
+        for labels in zeroSeries(family, types: types) { values[labels] = 0 }
         for (key, value) in counters.counters where key.family == family.name { values[key.labelValues] = value }
         let samples = values.map { labels, value in
             Sample(labels: Labels(Array(zip(family.labels, labels))), value: .number(value))
