@@ -14,6 +14,7 @@ Rounds alternate --durability normal and full.
 import json
 import os
 import random
+import shutil
 import tempfile
 import threading
 import time
@@ -114,6 +115,8 @@ def crash_rounds():
     rng = random.Random(int(os.environ.get("LAM_SEED", time.time_ns())))
     directory = tempfile.mkdtemp(prefix="lam-crash-")
     db = os.path.join(directory, "monitor.sqlite")
+    if SOAK:
+        log(f"crash: database in {db} (removed if every check passes)")
     acked, unanswered = set(), []
     kills = retried = stored_before_kill = 0
     started = time.monotonic()
@@ -147,6 +150,7 @@ def crash_rounds():
     server = Server(db)
     rows = verify(server, db, acked)
     check(server.stop() == 0, "clean stop failed")
+    shutil.rmtree(directory)   # kept when a check failed, for a look at the file
     log(f"crash: {kills} SIGKILL rounds survived; {len(acked)} acknowledged events checked "
         f"({rows} rows; {retried} unanswered batches retried, {stored_before_kill} of their events had been "
         f"stored before the kill); {time.monotonic() - started:.1f} s")
