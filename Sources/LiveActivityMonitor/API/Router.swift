@@ -48,9 +48,7 @@ struct Router: Sendable {
             return get("/-/healthy") { .text("Healthy.\n") }
         case "/-/ready":
             return get("/-/ready") { () throws(APIError) -> HTTPResponse in
-                guard store.isWritable else {
-                    throw .unavailable("not ready: " + (store.writeFailure.withLock { $0 } ?? "the store cannot write"))
-                }
+                if let problem = store.readinessProblem() { throw .unavailable("not ready: " + problem) }
                 return .text("Ready.\n")
             }
         case "/api/activities":

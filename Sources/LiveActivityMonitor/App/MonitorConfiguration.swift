@@ -11,6 +11,10 @@ public struct MonitorConfiguration: Sendable {
     /// Bearer token required on `/api/*`; nil = open.
     public var readToken: String?
     public var durability = Durability.normal
+    /// Events older than this many seconds are deleted automatically (`--retention`); nil = keep all.
+    public var retention: Double?
+    /// Seconds between automatic retention passes.
+    public var retentionInterval = 3600.0
     public var maxBodyBytes = 1 << 20
     public var maxEventsPerRequest = 1000
     public var maxConnections = 512

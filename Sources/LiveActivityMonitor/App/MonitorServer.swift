@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import Prometheus
 
@@ -16,6 +17,7 @@ public final class MonitorServer: Sendable {
     public let configuration: MonitorConfiguration
     public let store: EventStore
     private let http: HTTPServer
+    let retention: Retention?
     let router: Router
 
     /// Opens the database, rebuilds state and starts serving.
@@ -52,6 +54,13 @@ public final class MonitorServer: Sendable {
             store.close()
             throw error
         }
+        retention = configuration.retention.map { age in
+            Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
+                      clock: configuration.clock) { message in
+                FileHandle.standardError.write(Data("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n".utf8))
+            }
+        }
+        retention?.start()
     }
 
     /// The bound port (useful with port 0).
@@ -65,6 +74,7 @@ public final class MonitorServer: Sendable {
     /// Stops accepting, lets in-flight requests finish, flushes the writer, closes the database.
     public func stop() {
         http.stop()
+        retention?.stop()
         store.close()
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteDB
 
 /// `prune --older-than 30d`: delete old events in small transactions; counters are untouched.
 enum PruneCommand {
@@ -7,8 +6,10 @@ enum PruneCommand {
         command: "prune", usage: "prune --older-than <30d|12h|90m> [--db PATH]",
         summary: """
             Deletes events that occurred before the given age, and dismissed activities gone
-            before it, 5000 rows per transaction so a running server keeps ingesting. Counters in
-            /metrics do not change. Then gives free pages back to the file system.
+            before it, 5000 rows per transaction with pauses between, so a running server keeps
+            ingesting. Counters in /metrics do not change. Then gives free pages back to the
+            file system and empties the write-ahead log. `serve --retention` does the same
+            automatically.
             """,
         options: [
             .init(name: "older-than", environment: nil, valueName: "AGE", help: "Age such as 30d, 12h or 90m (required)."),
@@ -24,29 +25,9 @@ enum PruneCommand {
         }
         let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
         guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
-        let db = try Database(path: path)
-        let result = try prune(db, before: Date().timeIntervalSince1970 - seconds)
+        let db = try Retention.open(path)
+        let result = try Retention.prune(db, before: Date().timeIntervalSince1970 - seconds, batch: 5000)
         print("pruned \(result.events) events and \(result.activities) dismissed activities older than \(age)")
         return 0
-    }
-
-    static func prune(_ db: Database, before cutoff: Double, batch: Int = 5000) throws -> (events: Int, activities: Int) {
-        var events = 0, activities = 0
-        while true {
-            let n = try db.transaction(.immediate) { () throws -> Int in
-                try db.run("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT ?)",
-                           [.real(cutoff), .integer(Int64(batch))])
-                return db.changes
-            }
-            events += n
-            if n < batch { break }
-        }
-        try db.transaction(.immediate) {
-            try db.run("DELETE FROM activities WHERE dismissed_at IS NOT NULL AND dismissed_at < ?", [.real(cutoff)])
-            activities = db.changes
-        }
-        try db.execute("PRAGMA incremental_vacuum")
-        try db.checkpoint(truncate: true)
-        return (events, activities)
     }
 }

@@ -25,6 +25,8 @@ enum ServeCommand {
                   help: "File holding the bearer token /api/* requires."),
             .init(name: "durability", environment: "LAM_DURABILITY", valueName: "normal|full",
                   help: "normal: a commit survives a process crash; full: fsync each commit, survives power loss (default normal)."),
+            .init(name: "retention", environment: "LAM_RETENTION", valueName: "AGE",
+                  help: "Delete events older than AGE (30d, 12h, 90m) every hour, as prune does; counters are kept (default off)."),
             .init(name: "priority10-budget", environment: "LAM_PRIORITY10_BUDGET", valueName: "N",
                   help: "Priority-10 pushes per activity per hour above which it is heavy (default 15)."),
             .init(name: "max-body-bytes", environment: "LAM_MAX_BODY_BYTES", valueName: "N",
@@ -57,6 +59,12 @@ enum ServeCommand {
         if let d = parsed.values["durability"] {
             guard let durability = Durability(rawValue: d) else { throw UsageError("--durability must be normal or full, not '\(d)'") }
             c.durability = durability
+        }
+        if let r = parsed.values["retention"], r != "off" {
+            guard let seconds = CommandLineTool.duration(r) else {
+                throw UsageError("--retention must look like 30d, 12h or 90m (or off), not '\(r)'")
+            }
+            c.retention = seconds
         }
         c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
         c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes
@@ -96,7 +104,8 @@ enum ServeCommand {
             return 1
         }
         log("live-activity-monitor \(MonitorServer.version) listening on \(server.baseURL) "
-            + "(database \(configuration.databasePath), durability \(configuration.durability.rawValue))")
+            + "(database \(configuration.databasePath), durability \(configuration.durability.rawValue), "
+            + "retention \(configuration.retention.map(Retention.describe) ?? "off"))")
         if StaticFiles(webRoot: configuration.webRoot).root == nil {
             log("warning: web root \(configuration.webRoot) not found; the dashboard will answer 404")
         }

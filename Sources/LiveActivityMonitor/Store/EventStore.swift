@@ -19,6 +19,8 @@ public final class EventStore: Sendable {
     let commitSeconds = Mutex(HistogramValue(upperBounds: MonitorMetrics.commitSeconds.buckets))
     /// The last write failure, while the store cannot write (cleared by the next good commit).
     let writeFailure = Mutex<String?>(nil)
+    /// When `/-/ready` last probed a failing store (uptime nanoseconds), to probe at most once a second.
+    let lastProbe = Mutex<UInt64>(0)
     private let engine = StateEngine()
     private let queue = Mutex<(jobs: [WriteJob], stopping: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
@@ -37,6 +39,8 @@ public final class EventStore: Sendable {
         thread.start()
         // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
         _ = submit(.sweep)
+        // A file opened read-only, or a full disk, shows only on a real write: find out now.
+        _ = submit(.probe)
     }
 
     /// Stores a request's events whole or not at all; returns once they are durable.
@@ -68,7 +72,10 @@ public final class EventStore: Sendable {
         writerStopped.wait()
     }
 
-    private func submit(_ kind: WriteJob.Kind) -> Result<IngestSummary, APIError> {
+    /// True once `close` has begun: the store takes no more writes.
+    var isClosed: Bool { queue.withLock { $0.stopping } }
+
+    func submit(_ kind: WriteJob.Kind) -> Result<IngestSummary, APIError> {
         let job = WriteJob(kind)
         let accepted = queue.withLock { q in
             if q.stopping { return false }
@@ -94,7 +101,9 @@ public final class EventStore: Sendable {
                 defer { q.jobs = [] }
                 return (q.jobs, q.stopping)
             }
-            if !jobs.isEmpty { commit(jobs, db) }
+            let writes = jobs.filter { !$0.kind.isMaintenance }
+            if !writes.isEmpty { commit(writes, db) }
+            for job in jobs where job.kind.isMaintenance { maintain(job, db) }
             if stopping, queue.withLock({ $0.jobs.isEmpty }) { break }
         }
         writerStopped.signal()
@@ -192,10 +201,7 @@ public final class EventStore: Sendable {
     }
 
     static func unavailable(_ error: any Error) -> APIError {
-        guard let e = error as? SQLiteError else { return .unavailable("store error: \(error)") }
-        if e.isDiskFull { return .unavailable("the database is full; nothing from this request was stored") }
-        if e.isReadOnly { return .unavailable("the database is read-only; nothing from this request was stored") }
-        return .unavailable("the database could not commit (\(e.message)); nothing from this request was stored")
+        .unavailable(writeProblem(error) + "; nothing from this request was stored")
     }
 
     private static func write(counters: inout MonitorCounters, to db: Database) throws {
@@ -223,6 +229,8 @@ public final class EventStore: Sendable {
         }
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        // The WAL keeps its high-water size after a checkpoint; this trims it back after a burst.
+        try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         try db.execute("PRAGMA foreign_keys = OFF")
         try db.migrate(Schema.migrations)
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import SQLiteDB
 import Synchronization
 
 /// One unit of work for the single writer, and the handle its submitter waits on.
@@ -7,6 +8,19 @@ final class WriteJob: Sendable {
         case ingest([Event])
         /// Apply what time alone changes (stale dates, 8 h ends, dismissals) and persist it.
         case sweep
+        /// Prove the store can write again (see `EventStore+Health.swift`); never batched with writes.
+        case probe
+        /// Run `body` with the writer's connection, outside any transaction (test hooks such as
+        /// `PRAGMA max_page_count`, which is per connection).
+        case withConnection(@Sendable (Database) throws -> Void)
+
+        /// Runs alone on the writer's connection instead of joining the group commit.
+        var isMaintenance: Bool {
+            switch self {
+            case .ingest, .sweep: false
+            case .probe, .withConnection: true
+            }
+        }
     }
 
     let kind: Kind
