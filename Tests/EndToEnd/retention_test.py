@@ -75,7 +75,14 @@ def prune_while_ingesting(events_target):
         check(not changed, f"prune changed counters: {dict(list(changed.items())[:5])}")
         with read_only(db) as c:
             check(c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check is not ok")
+        # While ingest goes on, the final checkpoint can find the WAL in use and leave the file
+        # as it was until the next pass (as `serve --retention` would run it): allow two more.
         size_after = size(db)
+        for _ in range(2):
+            if size_after < size_before * 0.6:
+                break
+            run(["prune", "--older-than", "2h", "--db", db])
+            size_after = size(db)
         check(size_after < size_before * 0.6, f"the file did not shrink: {size_before} → {size_after}")
         check(server.stop() == 0, "unclean stop")
         server = None
