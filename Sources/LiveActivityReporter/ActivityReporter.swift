@@ -1,0 +1,287 @@
+import Foundation
+
+/// Sends `LiveActivityEvent`s to a Live Activity Monitor: in batches, in order, retrying
+/// failures with back-off and jitter, within bounded memory.
+///
+/// - `report(_:)` only encodes and buffers; sending happens in the background. A batch goes
+///   when it is full (`maxBatchEvents`), after `batchDelay`, or on `flush()`.
+/// - Timeouts, dropped connections and 5xx answers are retried after a back-off
+///   (`RetryPolicy`), resending the same events with the same `id`s: the monitor stores and
+///   counts an id once, so a retry whose first answer was lost is never double-counted.
+/// - 4xx answers are never retried. A 422 names the invalid events: those are dropped and the
+///   others of the batch, which the monitor did not store, go again. A 413 halves the batch.
+/// - While the monitor is unreachable, events wait in a buffer bounded by
+///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted.
+///
+/// One batch is in flight at a time, so events arrive in the order they were reported.
+@available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+public actor ActivityReporter {
+    /// Waits the given number of seconds; must end early, by throwing, when its task is
+    /// cancelled (the reporter cancels a wait to send at once on `flush()`).
+    public typealias Sleep = @Sendable (TimeInterval) async throws -> Void
+
+    public nonisolated let configuration: ReporterConfiguration
+    private let transport: any ReporterTransport
+    private let sleep: Sleep
+    private let random: @Sendable () -> Double
+    private let encoder = LiveActivityEvent.makeEncoder()
+
+    private var buffer: EventBuffer
+    private var stats = ReporterStatistics()
+    /// The background task sending the buffer; nil when the buffer is empty.
+    private var driver: Task<Void, Never>?
+    /// The driver's current wait, which `flush()` (and a full batch, while batching) cuts short.
+    private var wait: (task: Task<Void, Never>, isBackoff: Bool)?
+    private var flushRequested = false
+    private var flushWaiters: [CheckedContinuation<Bool, Never>] = []
+    /// Consecutive failed attempts.
+    private var failures = 0
+    /// Events per request; lowered when the server answers 413.
+    private var batchLimit: Int
+    private var closed = false
+
+    /// - Parameters:
+    ///   - transport: how to send HTTP; `URLSessionTransport` by default.
+    ///   - sleep: how to wait; tests pass a recording clock.
+    ///   - random: uniform in [0, 1), for jitter.
+    public init(configuration: ReporterConfiguration,
+                transport: any ReporterTransport = URLSessionTransport(),
+                sleep: @escaping Sleep = ActivityReporter.taskSleep,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.configuration = configuration
+        self.transport = transport
+        self.sleep = sleep
+        self.random = random
+        buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
+        batchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+    }
+
+    /// A reporter with the default configuration for `serverURL`.
+    public init(serverURL: URL, ingestToken: String? = nil, app: String? = nil) {
+        self.init(configuration: ReporterConfiguration(serverURL: serverURL, ingestToken: ingestToken, app: app))
+    }
+
+    /// `Task.sleep`, in seconds.
+    public static let taskSleep: Sleep = { seconds in
+        // Clamped so that a huge Retry-After cannot overflow the nanosecond count.
+        try await Task.sleep(nanoseconds: UInt64(min(max(seconds, 0), 86_400) * 1_000_000_000))
+    }
+
+    /// Counts so far.
+    public var statistics: ReporterStatistics {
+        var s = stats
+        s.buffered = buffer.count
+        return s
+    }
+
+    /// Queues an event to be sent. Returns at once; never throws. An event that cannot be
+    /// encoded (a NaN number) is counted as rejected and logged.
+    public func report(_ event: LiveActivityEvent) {
+        stats.reported += 1
+        guard !closed else {
+            stats.dropped += 1
+            log("dropped \(event.kind.rawValue) event \(event.id): the reporter is closed")
+            return
+        }
+        var event = event
+        if event.app == nil { event.app = configuration.app }
+        let body: Data
+        do {
+            body = try encoder.encode(event)
+        } catch {
+            stats.rejected += 1
+            log("rejected \(event.kind.rawValue) event \(event.id): it cannot be encoded as JSON (\(error))")
+            return
+        }
+        let dropped = buffer.append(EventBuffer.Entry(id: event.id, kind: event.kind.rawValue, body: body))
+        if !dropped.isEmpty {
+            stats.dropped += dropped.count
+            log("buffer full (\(buffer.count) events, \(buffer.bytes) bytes): dropped the \(dropped.count) oldest, first \(dropped[0].kind) \(dropped[0].id)")
+        }
+        if buffer.pendingCount >= batchLimit, let wait, !wait.isBackoff { wait.task.cancel() }
+        startDriver()
+    }
+
+    /// Queues several events, in order.
+    public func report(_ events: [LiveActivityEvent]) {
+        for event in events { report(event) }
+    }
+
+    /// Sends everything buffered now, without waiting for the batch delay or a back-off.
+    /// Returns true once the buffer is empty (every event accepted, a duplicate or rejected),
+    /// false as soon as an attempt fails; the events then stay buffered and are retried.
+    @discardableResult
+    public func flush() async -> Bool {
+        guard !buffer.isEmpty, !closed else { return buffer.isEmpty }
+        flushRequested = true
+        wait?.task.cancel()
+        startDriver()
+        return await withCheckedContinuation { flushWaiters.append($0) }
+    }
+
+    /// Flushes once, then stops sending. Events still buffered stay unsent (see `statistics`);
+    /// events reported later are dropped.
+    public func close() async {
+        _ = await flush()
+        closed = true
+        driver?.cancel()
+        wait?.task.cancel()
+    }
+
+    // MARK: - Sending
+
+    private enum Outcome {
+        /// Answered (whatever the answer); go on with the next batch.
+        case answered
+        /// Not answered, or answered 5xx: wait, then send the same events again.
+        case retry(after: TimeInterval?)
+    }
+
+    private func startDriver() {
+        guard driver == nil, !buffer.isEmpty, !closed else { return }
+        driver = Task { await self.drive() }
+    }
+
+    private func drive() async {
+        var behind = false
+        while !buffer.isEmpty, !closed {
+            // Full batches go at once; a partial one waits for company, up to `batchDelay`.
+            var drain = behind || flushRequested
+            if !drain, buffer.pendingCount < batchLimit {
+                drain = await pause(configuration.batchDelay, isBackoff: false)
+                if closed { break }
+            }
+            behind = false
+            switch await sendPending(drain: drain) {
+            case .answered:
+                failures = 0
+                if buffer.isEmpty { finishFlushes(true) }
+            case .retry(let retryAfter):
+                failures += 1
+                finishFlushes(false)
+                let delay = configuration.retry.delay(afterFailures: failures, random: random(), retryAfter: retryAfter)
+                _ = await pause(delay, isBackoff: true)
+                behind = true
+            }
+        }
+        driver = nil
+        finishFlushes(buffer.isEmpty)
+    }
+
+    /// Sends full batches, and with `drain` (or once `flush()` asks) the partial rest too, until
+    /// that is done or an attempt needs a retry.
+    private func sendPending(drain: Bool) async -> Outcome {
+        while !closed, buffer.pendingCount >= batchLimit || ((drain || flushRequested) && buffer.pendingCount > 0) {
+            let batch = buffer.takeBatch(maxEvents: batchLimit, maxBytes: configuration.maxBatchBytes)
+            let outcome = await send(batch)
+            if case .retry = outcome { return outcome }
+        }
+        if buffer.isEmpty { flushRequested = false }
+        return .answered
+    }
+
+    private func send(_ batch: [EventBuffer.Entry]) async -> Outcome {
+        var body = Data("[".utf8)
+        for (i, entry) in batch.enumerated() {
+            if i > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(entry.body)
+        }
+        body.append(UInt8(ascii: "]"))
+        var headers = ["Content-Type": "application/json"]
+        if let token = configuration.ingestToken { headers["Authorization"] = "Bearer " + token }
+        let request = TransportRequest(url: configuration.ingestURL, headers: headers, body: body,
+                                       timeout: configuration.requestTimeout)
+        stats.requests += 1
+        if failures > 0 { stats.retries += 1 }
+
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            buffer.release()
+            log("sending \(batch.count) event(s) failed (\(error)); they will be sent again")
+            return .retry(after: nil)
+        }
+        return handle(response, batch)
+    }
+
+    private func handle(_ response: TransportResponse, _ batch: [EventBuffer.Entry]) -> Outcome {
+        switch response.status {
+        case 200..<300:
+            let counts = IngestAnswer.counts(response.body)
+            stats.accepted += counts?.accepted ?? batch.count
+            stats.duplicates += counts?.duplicates ?? 0
+            buffer.complete()
+            return .answered
+        case 422:
+            let problems = IngestAnswer.problems(response.body).filter { $0.index >= 0 && $0.index < batch.count }
+            let invalid = Set(problems.map(\.index))
+            for problem in problems {
+                let entry = batch[problem.index]
+                log("the monitor rejected \(entry.kind) event \(entry.id): \(problem.field): \(problem.error)")
+            }
+            if invalid.isEmpty {
+                reject(batch, response)
+            } else {
+                // The monitor stores a request whole or not at all: the valid rest go again.
+                stats.rejected += invalid.count
+                buffer.complete(removing: invalid)
+            }
+            return .answered
+        case 413 where batch.count > 1:
+            batchLimit = max(1, batch.count / 2)
+            buffer.release()
+            log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request")
+            return .answered
+        case 500..<600:
+            buffer.release()
+            let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            log("the monitor answered \(response.status) (\(IngestAnswer.message(response.body))); \(batch.count) event(s) will be sent again")
+            return .retry(after: retryAfter)
+        default:
+            reject(batch, response)
+            return .answered
+        }
+    }
+
+    /// Drops a whole batch the monitor refused: sending it again would be refused again.
+    private func reject(_ batch: [EventBuffer.Entry], _ response: TransportResponse) {
+        stats.rejected += batch.count
+        buffer.complete()
+        var hint = ""
+        if response.status == 401 { hint = " (check the ingest token)" }
+        if response.status == 404 { hint = " (check the server URL)" }
+        log("the monitor answered \(response.status)\(hint): \(IngestAnswer.message(response.body)); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
+    }
+
+    /// Waits, unless cut short by `flush()`, `close()` or (while batching) a full batch.
+    /// Returns true when the whole time passed.
+    private func pause(_ seconds: TimeInterval, isBackoff: Bool) async -> Bool {
+        guard seconds > 0, !closed else { return !closed }
+        let sleep = self.sleep
+        let logLine: @Sendable (String) -> Void = { [configuration] in configuration.log?($0) }
+        let task = Task {
+            do {
+                try await sleep(seconds)
+            } catch is CancellationError {
+                // Cut short on purpose: send now.
+            } catch {
+                logLine("the sleep function failed (\(error)); continuing at once")
+            }
+        }
+        wait = (task, isBackoff)
+        await task.value
+        wait = nil
+        return !task.isCancelled
+    }
+
+    private func finishFlushes(_ result: Bool) {
+        let waiters = flushWaiters
+        flushWaiters = []
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    private func log(_ line: String) {
+        configuration.log?(line)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// `activity.started`: the app requested an activity (or one started by push-to-start
+/// appeared). Needs `activity_id`, `booking_id` and `attributes_type` on the event.
+public struct ActivityStarted: EventPayload, Hashable {
+    static let kind = LiveActivityEvent.Kind.activityStarted
+
+    /// How the activity came to be.
+    public enum Source: String, Sendable, Hashable, Encodable, CaseIterable {
+        case app
+        case pushToStart = "push_to_start"
+    }
+
+    /// The initial content state (required).
+    public var contentState: JSONContent
+    /// The static `ActivityAttributes`.
+    public var attributes: JSONContent?
+    public var staleDate: Date?
+    public var relevanceScore: Double?
+    /// The update token, when ActivityKit already has one (it usually arrives a moment later:
+    /// report it then with `activity.token_updated`).
+    public var pushToken: PushToken?
+    /// `app` when absent.
+    public var source: Source?
+
+    public init(contentState: JSONContent, attributes: JSONContent? = nil, staleDate: Date? = nil,
+                relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil) {
+        self.contentState = contentState
+        self.attributes = attributes
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+        self.pushToken = pushToken
+        self.source = source
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case contentState = "content_state"
+        case attributes
+        case staleDate = "stale_date"
+        case relevanceScore = "relevance_score"
+        case pushToken = "push_token"
+        case source
+    }
+    typealias Field = CodingKeys
+}

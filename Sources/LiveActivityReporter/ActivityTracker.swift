@@ -1,0 +1,143 @@
+#if canImport(ActivityKit) && os(iOS)
+import ActivityKit
+import Foundation
+
+/// Reports what ActivityKit says about your activities: the few lines to add next to
+/// `Activity.request`.
+///
+/// ```swift
+/// let activity = try Activity.request(attributes: attributes, content: content, pushType: .token)
+/// tracker.track(activity, bookingID: booking.id)
+/// ```
+///
+/// `track` reports `activity.started` at once, then, until the activity is dismissed:
+/// every new update token (`pushTokenUpdates` → `activity.token_updated`), every state change
+/// (`activityStateUpdates` → `activity.stale`, `activity.ended`, `activity.dismissed`), and,
+/// if asked, every content change (`contentUpdates` → `activity.updated`). End activities with
+/// `end(_:content:dismissalPolicy:dismissalDate:)` so that the monitor learns the dismissal
+/// policy too.
+///
+/// `activity.started`, `activity.ended` and `activity.dismissed` carry ids derived from the
+/// activity id, so tracking the same activity again (at the next launch, from
+/// `Activity<…>.activities`) is counted once.
+@available(iOS 16.2, *)
+@MainActor
+public final class ActivityTracker {
+    public let reporter: ActivityReporter
+    private var observations: [String: [Task<Void, Never>]] = [:]
+
+    public init(reporter: ActivityReporter) {
+        self.reporter = reporter
+    }
+
+    /// Starts reporting `activity`'s life (once per activity; later calls do nothing).
+    ///
+    /// - Parameters:
+    ///   - bookingID: your id for what the activity tracks (a ride's booking, a workout session);
+    ///     support looks activities up by it.
+    ///   - source: `.pushToStart` for an activity a push started (found in
+    ///     `Activity<…>.activityUpdates`).
+    ///   - reportsContentUpdates: also report each content change as `activity.updated`. Leave
+    ///     it off when content comes by push: the backend's `push.sent` already reports it.
+    public func track<Attributes: ActivityAttributes>(
+        _ activity: Activity<Attributes>, bookingID: String, source: ActivityStarted.Source = .app,
+        reportsContentUpdates: Bool = false
+    ) {
+        let activityID = activity.id
+        guard observations[activityID] == nil else { return }
+        let reporter = self.reporter
+        let content = activity.content
+        let started = LiveActivityEvent.started(
+            activityID: activityID, bookingID: bookingID, attributesType: String(describing: Attributes.self),
+            ActivityStarted(contentState: Self.encode(content.state, "content state", reporter),
+                            attributes: Self.encode(activity.attributes, "attributes", reporter),
+                            staleDate: content.staleDate, relevanceScore: content.relevanceScore,
+                            pushToken: activity.pushToken.map(PushToken.init), source: source),
+            id: activityID + ":started")
+        // Everything else waits for `started`: the monitor ignores events of an activity it
+        // does not know yet.
+        let start = Task { await reporter.report(started) }
+
+        let tokens = Task { @MainActor in
+            await start.value
+            for await token in activity.pushTokenUpdates {
+                await reporter.report(.tokenUpdated(activityID: activityID, pushToken: PushToken(token)))
+            }
+        }
+        let states = Task { @MainActor [weak self] in
+            await start.value
+            for await state in activity.activityStateUpdates {
+                switch state {
+                case .stale:
+                    await reporter.report(.stale(activityID: activityID))
+                case .ended:
+                    let final = activity.content
+                    await reporter.report(.ended(activityID: activityID,
+                                                 ActivityEnded(contentState: Self.encode(final.state, "content state", reporter)),
+                                                 id: activityID + ":ended"))
+                case .dismissed:
+                    await reporter.report(.dismissed(activityID: activityID, id: activityID + ":dismissed"))
+                    self?.stopTracking(activityID: activityID)
+                    return
+                default:
+                    // .active (again, after an update) and .pending (scheduled) change nothing to report.
+                    break
+                }
+            }
+        }
+        var tasks = [tokens, states]
+        if reportsContentUpdates {
+            tasks.append(Task { @MainActor in
+                await start.value
+                for await update in activity.contentUpdates {
+                    let state = Self.encode(update.state, "content state", reporter)
+                    await reporter.report(.updated(activityID: activityID,
+                                                   ActivityUpdated(contentState: state, staleDate: update.staleDate,
+                                                                   relevanceScore: update.relevanceScore)))
+                }
+            })
+        }
+        observations[activityID] = tasks
+    }
+
+    /// Ends `activity` like `Activity.end(_:dismissalPolicy:)`, first reporting
+    /// `activity.ended` with the dismissal policy (which ActivityKit does not tell observers).
+    /// Nonisolated, so that it runs where the caller holds the activity (like `Activity.end`).
+    nonisolated public func end<Attributes: ActivityAttributes>(
+        _ activity: Activity<Attributes>, content: ActivityContent<Attributes.ContentState>? = nil,
+        dismissalPolicy: ActivityEnded.DismissalPolicy = .default, dismissalDate: Date? = nil
+    ) async {
+        let policy: ActivityUIDismissalPolicy
+        var date: Date?
+        switch dismissalPolicy {
+        case .default: policy = .default
+        case .immediate: policy = .immediate
+        case .after:
+            let when = dismissalDate ?? Date()
+            date = when
+            policy = .after(when)
+        }
+        let fields = ActivityEnded(contentState: content.map { Self.encode($0.state, "content state", reporter) },
+                                   dismissalDate: date, dismissalPolicy: dismissalPolicy)
+        await reporter.report(.ended(activityID: activity.id, fields, id: activity.id + ":ended"))
+        await activity.end(content, dismissalPolicy: policy)
+    }
+
+    /// Stops observing an activity (it is no longer reported).
+    public func stopTracking(activityID: String) {
+        for task in observations[activityID] ?? [] { task.cancel() }
+        observations[activityID] = nil
+    }
+
+    /// The JSON of a `Codable` ActivityKit value. It cannot fail for ordinary content states; if
+    /// it does, the reporter's log says so and an empty object stands in.
+    private nonisolated static func encode(_ value: some Encodable, _ what: String, _ reporter: ActivityReporter) -> JSONContent {
+        do {
+            return try JSONContent(encoding: value)
+        } catch {
+            reporter.configuration.log?("could not encode the \(what) as JSON (\(error)); reporting {}")
+            return [:]
+        }
+    }
+}
+#endif

@@ -1,0 +1,183 @@
+import Foundation
+
+/// One event for `POST /v1/events` (DESIGN.md section 3): the fields every event has, plus the
+/// fields of its type. Encodes to exactly the JSON the monitor's decoder accepts.
+///
+/// Build one with the factory for its type, e.g.
+/// `.started(activityID:bookingID:attributesType:_:)`, `.tokenUpdated(activityID:pushToken:)`,
+/// `.pushSent(activityID:_:)`, or `pushSent(apnsPayload:…)` from an APNs request.
+public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
+    /// The event types, by their wire names.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case activityStarted = "activity.started"
+        case activityUpdated = "activity.updated"
+        case activityTokenUpdated = "activity.token_updated"
+        case activityStale = "activity.stale"
+        case activityEnded = "activity.ended"
+        case activityDismissed = "activity.dismissed"
+        case pushSent = "push.sent"
+    }
+
+    /// The type of the event with its own fields.
+    public enum Payload: Sendable, Hashable {
+        case started(ActivityStarted)
+        case updated(ActivityUpdated)
+        case tokenUpdated(ActivityTokenUpdated)
+        case stale
+        case ended(ActivityEnded)
+        case dismissed
+        case pushSent(PushSent)
+
+        public var kind: Kind {
+            switch self {
+            case .started: ActivityStarted.kind
+            case .updated: ActivityUpdated.kind
+            case .tokenUpdated: ActivityTokenUpdated.kind
+            case .stale: .activityStale
+            case .ended: ActivityEnded.kind
+            case .dismissed: .activityDismissed
+            case .pushSent: PushSent.kind
+            }
+        }
+    }
+
+    /// The idempotency key: the monitor stores and counts an event with a given id once, so
+    /// the reporter can resend a batch whose answer was lost. Random unless you choose one.
+    public var id: String
+    /// ActivityKit's `Activity.id`. Required, except on a `push.sent` with event `start`.
+    public var activityID: String?
+    /// Your booking, order or session id. Required on `activity.started` and on push-to-start;
+    /// later events of the activity inherit it.
+    public var bookingID: String?
+    /// The `ActivityAttributes` type name, e.g. `TimerWidgetAttributes`. Required on
+    /// `activity.started`.
+    public var attributesType: String?
+    /// When it happened (on the phone, or when the backend sent the push).
+    public var occurredAt: Date
+    /// The app's bundle id.
+    public var app: String?
+    public var payload: Payload
+
+    public var kind: Kind { payload.kind }
+
+    public init(_ payload: Payload, activityID: String?, bookingID: String? = nil,
+                attributesType: String? = nil, occurredAt: Date = Date(), app: String? = nil,
+                id: String? = nil) {
+        self.id = id ?? Self.newID()
+        self.payload = payload
+        self.activityID = activityID
+        self.bookingID = bookingID
+        self.attributesType = attributesType
+        self.occurredAt = occurredAt
+        self.app = app
+    }
+
+    /// A fresh random idempotency key.
+    public static func newID() -> String { UUID().uuidString.lowercased() }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, type
+        case activityID = "activity_id"
+        case bookingID = "booking_id"
+        case attributesType = "attributes_type"
+        case occurredAt = "occurred_at"
+        case app
+    }
+
+    /// The common fields, then the type's own fields into the same JSON object.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind.rawValue, forKey: .type)
+        try container.encodeIfPresent(activityID, forKey: .activityID)
+        try container.encodeIfPresent(bookingID, forKey: .bookingID)
+        try container.encodeIfPresent(attributesType, forKey: .attributesType)
+        try container.encode(occurredAt, forKey: .occurredAt)
+        try container.encodeIfPresent(app, forKey: .app)
+        switch payload {
+        case .started(let fields): try fields.encode(to: encoder)
+        case .updated(let fields): try fields.encode(to: encoder)
+        case .tokenUpdated(let fields): try fields.encode(to: encoder)
+        case .ended(let fields): try fields.encode(to: encoder)
+        case .pushSent(let fields): try fields.encode(to: encoder)
+        case .stale, .dismissed: break
+        }
+    }
+
+    /// The JSON the reporter sends: keys sorted, dates as RFC 3339 UTC.
+    public func jsonData() throws -> Data {
+        try Self.makeEncoder().encode(self)
+    }
+
+    static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = WireDate.strategy
+        return encoder
+    }
+
+    /// The wire names of the fields every event may carry.
+    static var commonFieldNames: [String] { CodingKeys.allCases.map(\.stringValue) }
+
+    /// The wire names of the fields a type adds to the common ones.
+    static func fieldNames(of kind: Kind) -> [String] {
+        switch kind {
+        case .activityStarted: ActivityStarted.fieldNames
+        case .activityUpdated: ActivityUpdated.fieldNames
+        case .activityTokenUpdated: ActivityTokenUpdated.fieldNames
+        case .activityEnded: ActivityEnded.fieldNames
+        case .pushSent: PushSent.fieldNames
+        case .activityStale, .activityDismissed: []
+        }
+    }
+}
+
+extension LiveActivityEvent {
+    /// `activity.started`: the app requested an activity.
+    public static func started(activityID: String, bookingID: String, attributesType: String,
+                               _ fields: ActivityStarted, occurredAt: Date = Date(), app: String? = nil,
+                               id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.started(fields), activityID: activityID, bookingID: bookingID,
+                          attributesType: attributesType, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.updated`: the app changed the content itself.
+    public static func updated(activityID: String, _ fields: ActivityUpdated, occurredAt: Date = Date(),
+                               app: String? = nil, id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.updated(fields), activityID: activityID, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.token_updated`: a new update token; send it before any push to it.
+    public static func tokenUpdated(activityID: String, pushToken: PushToken, occurredAt: Date = Date(),
+                                    app: String? = nil, id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.tokenUpdated(ActivityTokenUpdated(pushToken: pushToken)), activityID: activityID,
+                          occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.stale`: ActivityKit reported the activity stale.
+    public static func stale(activityID: String, occurredAt: Date = Date(), app: String? = nil,
+                             id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.stale, activityID: activityID, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.ended`: the activity ended; it stays visible until dismissed.
+    public static func ended(activityID: String, _ fields: ActivityEnded = ActivityEnded(),
+                             occurredAt: Date = Date(), app: String? = nil, id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.ended(fields), activityID: activityID, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.dismissed`: the activity left the lock screen.
+    public static func dismissed(activityID: String, occurredAt: Date = Date(), app: String? = nil,
+                                 id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.dismissed, activityID: activityID, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `push.sent`: one APNs request and its answer. `activityID` may be nil only for a
+    /// push-to-start (`event: start`), which then needs `bookingID` and `attributesType`.
+    public static func pushSent(activityID: String?, _ fields: PushSent, bookingID: String? = nil,
+                                attributesType: String? = nil, occurredAt: Date = Date(), app: String? = nil,
+                                id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.pushSent(fields), activityID: activityID, bookingID: bookingID,
+                          attributesType: attributesType, occurredAt: occurredAt, app: app, id: id)
+    }
+}

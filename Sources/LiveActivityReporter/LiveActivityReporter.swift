@@ -1,1 +1,0 @@
-// The reporter library (issue 7).

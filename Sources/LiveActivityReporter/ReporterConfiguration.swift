@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where and how an `ActivityReporter` sends events. The defaults suit both an app (a few
+/// events per activity) and a backend (one event per push).
+public struct ReporterConfiguration: Sendable {
+    /// The monitor's base URL, e.g. `https://monitor.example.com`; events go to `/v1/events`.
+    public var serverURL: URL
+    /// The monitor's ingest token (`--ingest-token-file`), sent as `Authorization: Bearer …`.
+    public var ingestToken: String?
+    /// Set as `app` on every event that has none (your bundle id).
+    public var app: String?
+    /// Events per request, at most. The monitor takes up to 1000.
+    public var maxBatchEvents = 100
+    /// Bytes per request, at most. The monitor takes up to 1 MiB by default.
+    public var maxBatchBytes = 512 * 1024
+    /// How long an event may wait for others to share its request. A full batch, or `flush()`,
+    /// goes at once.
+    public var batchDelay: TimeInterval = 1
+    /// Events kept while the monitor is unreachable; past this the oldest are dropped (counted).
+    public var maxBufferedEvents = 5_000
+    /// Bytes of encoded events kept while the monitor is unreachable; past this the oldest are
+    /// dropped (counted).
+    public var maxBufferedBytes = 4 * 1024 * 1024
+    /// Seconds to wait for one answer.
+    public var requestTimeout: TimeInterval = 10
+    public var retry = RetryPolicy()
+    /// Receives one line for each notable thing (a rejection, a drop, a failed attempt). Lines
+    /// name events by id and type; they never contain push tokens or the ingest token.
+    public var log: (@Sendable (String) -> Void)?
+
+    public init(serverURL: URL, ingestToken: String? = nil, app: String? = nil) {
+        self.serverURL = serverURL
+        self.ingestToken = ingestToken
+        self.app = app
+    }
+
+    /// `POST` target for batches.
+    var ingestURL: URL { serverURL.appendingPathComponent("v1").appendingPathComponent("events") }
+}

@@ -1,0 +1,23 @@
+/// What a reporter did so far. Every reported event ends up in exactly one of `accepted`,
+/// `duplicates`, `rejected` and `dropped`, or is still `buffered`.
+public struct ReporterStatistics: Sendable, Hashable {
+    /// Events handed to `report`.
+    public var reported = 0
+    /// Events the server stored.
+    public var accepted = 0
+    /// Events the server already had: a batch sent again after its answer was lost.
+    public var duplicates = 0
+    /// Events the server refused (4xx) or that could not be encoded; never sent again.
+    public var rejected = 0
+    /// Events discarded unsent to keep the buffer within its bounds (oldest first), or
+    /// reported after `close()`.
+    public var dropped = 0
+    /// HTTP attempts made.
+    public var requests = 0
+    /// Attempts that followed a failed one (timeout, dropped connection, 5xx).
+    public var retries = 0
+    /// Events waiting to be sent now.
+    public var buffered = 0
+
+    public init() {}
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Exponential back-off with jitter for failed sends (timeouts, dropped connections, 5xx).
+///
+/// After the n-th consecutive failure the reporter waits
+/// `min(maxDelay, initialDelay × multiplier^(n−1)) × (1 − jitter × r)`, r uniform in [0, 1), so
+/// that many phones or backend workers that failed together do not retry together. A server's
+/// `Retry-After` (the monitor sends 5 s with a 503) raises the wait to at least that long.
+public struct RetryPolicy: Sendable, Hashable {
+    public var initialDelay: TimeInterval
+    public var multiplier: Double
+    public var maxDelay: TimeInterval
+    /// The random fraction of each delay, 0…1.
+    public var jitter: Double
+
+    public init(initialDelay: TimeInterval = 0.5, multiplier: Double = 2, maxDelay: TimeInterval = 60,
+                jitter: Double = 0.5) {
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The wait after `failures` consecutive failures (1 for the first), given a random number
+    /// in [0, 1) and the server's `Retry-After`, if any.
+    public func delay(afterFailures failures: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
+        let exponent = Double(max(failures, 1) - 1)
+        let base = min(maxDelay, initialDelay * pow(multiplier, exponent))
+        let jittered = base * (1 - jitter * min(max(random, 0), 1))
+        guard let retryAfter, retryAfter > 0 else { return jittered }
+        return max(jittered, min(retryAfter, maxDelay))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import LiveActivityMonitor
+@testable import LiveActivityReporter
+
+/// The backend helper: one APNs request of the ride app (seed 001) becomes one `push.sent`.
+@Suite(.serialized)
+struct APNsEventTests {
+    static let token = PushToken(hex: "c0ffee" + String(repeating: "00112233445566778899aabbccddeeff", count: 2))
+
+    /// The seed's update payload, as its `curl` sends it.
+    static let update = Data("""
+        {"aps": {
+           "timestamp": 1795000100,
+           "event": "update",
+           "content-state": {
+              "driverName": "Ana",
+              "rating": "4.9",
+              "progress": 0.4,
+              "duration": 7
+           },
+           "stale-date": 1795000400,
+           "relevance-score": 25,
+           "alert": {"title": "Ana is on her way", "body": "7 minutes", "sound": "default"}
+        }}
+        """.utf8)
+
+    /// The seed's end payload with its dismissal-date 30 s later.
+    static let end = Data("""
+        {"aps": {"timestamp": 1795000200, "dismissal-date": 1795000230, "event": "end",
+                 "content-state": {"driverName": "Ana", "rating": "4.9", "progress": 1, "duration": 0}}}
+        """.utf8)
+
+    @Test func anUpdateRequestBecomesPushSent() throws {
+        let event = try LiveActivityEvent.pushSent(
+            apnsPayload: Self.update, pushToken: Self.token, priority: .high, status: 200,
+            apnsID: "0d4c3f2e-6f5a-4b1c-9d8e-7f6a5b4c3d2e", latencyMs: 38.2, activityID: "A1B2",
+            occurredAt: Samples.at(100), id: "push-1")
+        guard case .pushSent(let push) = event.payload else { Issue.record("not push.sent"); return }
+        #expect(push == PushSent(event: .update, status: 200, latencyMs: 38.2, pushToken: Self.token, priority: .high,
+                                 apnsID: "0d4c3f2e-6f5a-4b1c-9d8e-7f6a5b4c3d2e", payloadBytes: Self.update.count,
+                                 timestamp: Samples.at(100), contentState: Samples.ride, staleDate: Samples.at(400),
+                                 relevanceScore: 25, alert: ActivityAlert(title: "Ana is on her way", body: "7 minutes")))
+        #expect(event.activityID == "A1B2" && event.id == "push-1" && event.attributesType == nil)
+    }
+
+    @Test func aPushToStartCarriesItsAttributes() throws {
+        let payload = Data("""
+            {"aps": {"timestamp": 1795000000, "event": "start", "attributes-type": "LiveActivityAttributes",
+                     "attributes": {"name": "Live Activity"}, "content-state": {"driverName": "Ana", "rating": "4.9",
+                     "progress": 0, "duration": 12}, "alert": {"title": {"loc-key": "RIDE_START"}}}}
+            """.utf8)
+        let event = try LiveActivityEvent.pushSent(apnsPayload: payload, pushToken: Self.token, status: 200,
+                                                   latencyMs: 20, activityID: nil, bookingID: "BK-7")
+        guard case .pushSent(let push) = event.payload else { Issue.record("not push.sent"); return }
+        #expect(event.attributesType == "LiveActivityAttributes" && event.bookingID == "BK-7")
+        #expect(push.event == .start && push.attributes == ["name": "Live Activity"])
+        // A localized alert has no text to keep.
+        #expect(push.alert == nil)
+    }
+
+    @Test func aPayloadThatIsNotLiveActivityJSONIsRefused() {
+        func make(_ text: String) throws(APNsPayloadError) -> LiveActivityEvent {
+            try LiveActivityEvent.pushSent(apnsPayload: Data(text.utf8), pushToken: Self.token, status: 200,
+                                           latencyMs: 1, activityID: "A")
+        }
+        #expect(throws: APNsPayloadError.missingAPS) { try make(#"{"alert": "hi"}"#) }
+        #expect(throws: APNsPayloadError.badEvent("refresh")) { try make(#"{"aps": {"event": "refresh"}}"#) }
+        #expect(throws: APNsPayloadError.badEvent(nil)) { try make(#"{"aps": {}}"#) }
+        do {
+            _ = try make("not json")
+            Issue.record("accepted a body that is not JSON")
+        } catch {
+            guard case .notJSON = error else { Issue.record("wrong error \(error)"); return }
+        }
+    }
+
+    @Test func theReasonIsReadFromAnAPNsErrorBody() {
+        #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"BadDeviceToken"}"#.utf8)) == "BadDeviceToken")
+        #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"Unregistered","timestamp":1795000000000}"#.utf8)) == "Unregistered")
+        #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data()) == nil)
+        #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data("<html>".utf8)) == nil)
+    }
+
+    @Test func theRideBackendsPushesShowInTheMetrics() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: server.url, app: "com.example.ride"),
+                                        sleep: SleepRecorder().immediate)
+        await reporter.report(.started(activityID: "A1B2", bookingID: "BK-1042", attributesType: "LiveActivityAttributes",
+                                       ActivityStarted(contentState: Samples.ride), occurredAt: Samples.at(0)))
+        await reporter.report(.tokenUpdated(activityID: "A1B2", pushToken: Self.token, occurredAt: Samples.at(1)))
+        await reporter.report(try LiveActivityEvent.pushSent(apnsPayload: Self.update, pushToken: Self.token, status: 200,
+                                                             latencyMs: 38.2, activityID: "A1B2", occurredAt: Samples.at(100)))
+        await reporter.report(try LiveActivityEvent.pushSent(apnsPayload: Self.end, pushToken: Self.token, status: 410,
+                                                             reason: LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"Unregistered"}"#.utf8)),
+                                                             latencyMs: 51, activityID: "A1B2", occurredAt: Samples.at(200)))
+        #expect(await reporter.flush())
+        #expect(await reporter.statistics.accepted == 4)
+
+        let ok = #"liveactivity_push_requests_total{event="update",priority="10",reason="none",status="200"}"#
+        let gone = #"liveactivity_push_requests_total{event="end",priority="10",reason="Unregistered",status="410"}"#
+        #expect(try await server.metric(ok) == 1)
+        #expect(try await server.metric(gone) == 1)
+        #expect(try await server.metric(#"liveactivity_push_tokens_invalidated_total{reason="Unregistered"}"#) == 1)
+        let activity = try #require(try await server.json("/api/activities/A1B2").objectValue)
+        #expect(activity["app"] == "com.example.ride")
+        #expect(activity["content_state"] == Samples.ride)
+        #expect(activity["token"]?.objectValue?["invalidated"] == true)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import LiveActivityMonitor
+@testable import LiveActivityReporter
+
+/// What the typed events put on the wire, checked against the monitor's own decoder in process.
+struct EventEncodingTests {
+    static func object(_ event: LiveActivityEvent) throws -> [String: JSONContent] {
+        try #require(try JSONDecoder().decode(JSONContent.self, from: event.jsonData()).objectValue)
+    }
+
+    /// Every sample that sets all its type's fields, with every common field set too.
+    static var fullyPopulated: [LiveActivityEvent] {
+        Samples.everyKind().filter { $0.id != "ev-push-start" }.map { event in
+            var e = event
+            e.bookingID = e.bookingID ?? "BK-1042"
+            e.attributesType = e.attributesType ?? "LiveActivityAttributes"
+            e.app = e.app ?? "com.example.ride"
+            return e
+        }
+    }
+
+    @Test(arguments: fullyPopulated)
+    func everyFieldIsOnTheWireWhenSet(_ event: LiveActivityEvent) throws {
+        let type = try #require(EventType(rawValue: event.kind.rawValue))
+        let keys = Set(try Self.object(event).keys)
+        #expect(keys == EventValidator.commonFields.union(EventValidator.fieldsByType[type] ?? []))
+    }
+
+    @Test func theDecoderAcceptsEverySample() throws {
+        let body = try JSONEncoder().encode(Samples.everyKind().map { try Self.object($0) })
+        let events = try IngestDecoder().decode(Array(body), format: .json)
+        #expect(events.map(\.type.rawValue) == Samples.everyKind().map(\.kind.rawValue))
+        #expect(events.map(\.key) == Samples.everyKind().map(\.id))
+    }
+
+    @Test func unsetFieldsAreLeftOut() throws {
+        let event = LiveActivityEvent.stale(activityID: "A1", occurredAt: Samples.at(0), id: "s1")
+        let json = String(decoding: try event.jsonData(), as: UTF8.self)
+        #expect(json == #"{"activity_id":"A1","id":"s1","occurred_at":"2026-11-18T11:06:40Z","type":"activity.stale"}"#)
+    }
+
+    @Test func datesAreWrittenAsTheMonitorWritesThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, 946_684_800, LiveServer.base, LiveServer.base + 0.001, LiveServer.base + 0.9995,
+                                4_102_444_799.999, -1.5, 951_782_400]   // 951_782_400 is 2000-02-29
+        for _ in 0..<2000 { values.append(Double.random(in: 0..<4_102_444_800, using: &generator)) }
+        for seconds in values {
+            let written = WireDate.format(Date(timeIntervalSince1970: seconds))
+            // The monitor reads it back to the millisecond and echoes the very same text.
+            let read = try #require(RFC3339.parse(written), "\(written)")
+            #expect(abs(read - seconds) < 0.000_501, "\(seconds) → \(written)")
+            #expect(RFC3339.format(read) == written)
+        }
+        #expect(WireDate.format(Date(timeIntervalSince1970: LiveServer.base + 0.25)) == "2026-11-18T11:06:40.250Z")
+        #expect(WireDate.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+    }
+
+    @Test func aContentStateEncodesAsActivityKitDecodesIt() throws {
+        struct TimerState: Codable { var startedAt: Date? }
+        let state = try JSONContent(encoding: TimerState(startedAt: Date(timeIntervalSinceReferenceDate: 817_000_000.5)))
+        // A default JSONEncoder: Date as seconds since 2001, the form an APNs content-state needs.
+        #expect(state == ["startedAt": 817_000_000.5])
+
+        struct RideState: Codable { var driverName: String; var rating: String; var progress: Double; var duration: Int }
+        let ride = try JSONContent(encoding: RideState(driverName: "Ana", rating: "4.9", progress: 0.4, duration: 7))
+        #expect(ride == Samples.ride)
+    }
+
+    @Test func pushTokensNeverShowInDescriptions() throws {
+        let token = PushToken(Data([0x80, 0xa1, 0xff, 0x00, 0x12, 0x34, 0x56, 0x78]))
+        #expect(token.hex == "80a1ff0012345678")
+        var dumped = ""
+        dump(token, to: &dumped)
+        for text in ["\(token)", String(reflecting: token), dumped] {
+            #expect(!text.contains(token.hex), "\(text)")
+        }
+        for event in Samples.everyKind() {
+            var dumpedEvent = ""
+            dump(event, to: &dumpedEvent)
+            for text in ["\(event)", String(reflecting: event), dumpedEvent] {
+                #expect(!text.contains(Samples.token.hex) && !text.contains(Samples.rotatedToken.hex))
+            }
+        }
+        // The wire is the one place it appears.
+        let wire = String(decoding: try Samples.everyKind()[1].jsonData(), as: UTF8.self)
+        #expect(wire.contains(Samples.rotatedToken.hex))
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import LiveActivityReporter
-
-@Test func placeholderReporter() {}

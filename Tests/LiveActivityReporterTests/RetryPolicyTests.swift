@@ -1,0 +1,24 @@
+import Testing
+import LiveActivityReporter
+
+struct RetryPolicyTests {
+    @Test func delaysDoubleUpToTheCapWithJitterBelow() {
+        let policy = RetryPolicy(initialDelay: 1, multiplier: 2, maxDelay: 30, jitter: 0.5)
+        #expect((1...7).map { policy.delay(afterFailures: $0, random: 0) } == [1, 2, 4, 8, 16, 30, 30])
+        #expect((1...3).map { policy.delay(afterFailures: $0, random: 0.999_999) }.map { ($0 * 1000).rounded() / 1000 } == [0.5, 1, 2])
+    }
+
+    @Test func retryAfterIsAFloorButNotAboveTheCap() {
+        let policy = RetryPolicy(initialDelay: 0.5, multiplier: 2, maxDelay: 60, jitter: 0)
+        #expect(policy.delay(afterFailures: 1, random: 0.3, retryAfter: 5) == 5)
+        #expect(policy.delay(afterFailures: 8, random: 0.3, retryAfter: 5) == 60)
+        #expect(policy.delay(afterFailures: 1, random: 0.3, retryAfter: 600) == 60)
+    }
+
+    @Test func jitterSpreadsRetriesOfManyClients() {
+        let policy = RetryPolicy()
+        let delays = Set((0..<100).map { _ in policy.delay(afterFailures: 3, random: Double.random(in: 0..<1)) })
+        #expect(delays.count > 90)
+        #expect(delays.allSatisfy { $0 > 1 && $0 <= 2 })
+    }
+}
