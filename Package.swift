@@ -37,7 +37,7 @@ let package = Package(
                           dependencies: ["LiveActivityMonitor", "HTTPServer", "SQLiteDB", "JSON"]),
 
         // Client library for apps and backends: Foundation only, builds on Linux and Apple platforms.
-        .target(name: "LiveActivityReporter"),
+        .target(name: "LiveActivityReporter", exclude: ["INTEGRATION.md"]),
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),

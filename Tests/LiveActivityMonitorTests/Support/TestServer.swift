@@ -6,7 +6,7 @@ import JSON
 /// The real server on port 0 with a real SQLite file in a fresh temporary directory and a
 /// manual clock, plus a keep-alive client. Stopped and deleted by `stop()`.
 final class TestServer {
-    static let base = 1_795_000_000.0   // 2026-11-18T08:26:40Z: vector times are relative to it
+    static let base = 1_795_000_000.0   // 2026-11-18T11:06:40Z: vector times are relative to it
 
     let directory: String
     let time: ManualTime
