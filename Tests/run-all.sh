@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # The README's test command: installs test dependencies, builds with warnings as errors, runs
-# every Swift test, then the end-to-end checks against real Chromium and Prometheus.
-set -euo pipefail
+# every Swift test, then the end-to-end checks against the real binary, Chromium and Prometheus.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-Tests/install-dependencies.sh test
+Tests/install-dependencies.sh test || exit 1
+log=$(mktemp -d)
 
 echo "== build (warnings are errors)"
-swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | grep -v '^\[' || true
-swift build --build-tests -Xswiftc -warnings-as-errors >/dev/null
+if ! swift build --build-tests -Xswiftc -warnings-as-errors >"$log/build.log" 2>&1; then
+  grep -E "error|warning" "$log/build.log" | head -40; tail -20 "$log/build.log"; exit 1
+fi
 
 echo "== swift test"
 # Serial: blocking live-server tests would otherwise starve the async ones of the 2-core
 # cooperative thread pool; the whole suite still takes about 15 s.
-swift test --skip-build --no-parallel 2>&1 | tee /tmp/lam-swift-test.log | grep -E "^(✘|􀢄|.*(passed|failed).*after)" || true
-grep -q "Test run with .* passed" /tmp/lam-swift-test.log || { echo "swift test failed"; tail -50 /tmp/lam-swift-test.log; exit 1; }
+swift test --skip-build --no-parallel >"$log/test.log" 2>&1
+swift_status=$?
+grep -E "^✘|^✔ Test run|^✘ Test run" "$log/test.log"
+[ $swift_status -eq 0 ] || { echo "swift test failed (exit $swift_status)"; tail -40 "$log/test.log"; exit 1; }
 
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
-shopt -s nullglob
 status=0
 for t in Tests/EndToEnd/*_test.py; do
   echo "-- $t"
-  python3 "$t" || status=1
+  python3 "$t" || { echo "FAILED: $t"; status=1; }
 done
 exit $status
