@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs test dependencies, builds with warnings as errors, runs
-# every Swift test, then the end-to-end checks against real Chromium and Prometheus.
+# every Swift test, fuzzes the ingest decoder for a bounded time, then the end-to-end checks
+# against real Chromium and Prometheus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tests/install-dependencies.sh test
@@ -12,6 +13,9 @@ swift build --build-tests -Xswiftc -warnings-as-errors >/dev/null
 echo "== swift test"
 swift test --skip-build 2>&1 | tee /tmp/lam-swift-test.log | grep -E "^(✘|􀢄|.*(passed|failed).*after)" || true
 grep -q "Test run with .* passed" /tmp/lam-swift-test.log || { echo "swift test failed"; tail -50 /tmp/lam-swift-test.log; exit 1; }
+
+echo "== fuzz the ingest decoder (short; LAM_FUZZ_SECONDS=600 or Tests/fuzz.sh 600 for a long run)"
+Tests/fuzz.sh "${LAM_FUZZ_SECONDS:-30}"
 
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
