@@ -36,6 +36,10 @@ let package = Package(
         .executableTarget(name: "live-activity-monitor-bench",
                           dependencies: ["LiveActivityMonitor", "HTTPServer", "SQLiteDB", "JSON"]),
 
+        // libFuzzer target over the ingest decoder and validator: Tests/fuzz.sh builds it with
+        // -sanitize=fuzzer,address; a plain build replays inputs (`ingest-fuzzer FILE|DIR…`).
+        .executableTarget(name: "ingest-fuzzer", dependencies: ["LiveActivityMonitor", "JSON"]),
+
         // Client library for apps and backends: Foundation only, builds on Linux and Apple platforms.
         .target(name: "LiveActivityReporter", exclude: ["INTEGRATION.md"]),
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs test dependencies, builds with warnings as errors, runs
-# every Swift test, then the end-to-end checks against the real binary, Chromium and Prometheus.
+# every Swift test, fuzzes the ingest decoder for a bounded time, then the end-to-end checks
+# against the real binary, Chromium and Prometheus.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 Tests/install-dependencies.sh test || exit 1
@@ -18,6 +19,9 @@ swift test --skip-build --no-parallel >"$log/test.log" 2>&1
 swift_status=$?
 grep -E "^✘|^✔ Test run|^✘ Test run" "$log/test.log"
 [ $swift_status -eq 0 ] || { echo "swift test failed (exit $swift_status)"; tail -40 "$log/test.log"; exit 1; }
+
+echo "== fuzz the ingest decoder (short; LAM_FUZZ_SECONDS=600 or Tests/fuzz.sh 600 for a long run)"
+Tests/fuzz.sh "${LAM_FUZZ_SECONDS:-30}" || exit 1
 
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"

@@ -35,4 +35,21 @@ CMicroHTTPD_client_address(struct MHD_Connection *connection) {
   return info == NULL ? NULL : info->client_addr;
 }
 
+// MHD_get_connection_info is variadic. The connection's socket, or -1.
+static inline int
+CMicroHTTPD_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
+}
+
+// MHD_get_connection_info is variadic. What the connection-notify callback stored for this
+// connection when it started, or NULL.
+static inline void *
+CMicroHTTPD_socket_context(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return info == NULL ? NULL : info->socket_context;
+}
+
 #endif

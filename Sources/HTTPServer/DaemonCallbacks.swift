@@ -29,6 +29,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
             // never read, so the connection must close afterwards.
             context.bodyTooLarge = true
             context.responded = true
+            defer { core.watchdog.restart(connection) }
             return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
         }
         return .YES
@@ -65,9 +66,12 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     // Final call: the whole request is in.
     if context.responded { return .YES }
     context.responded = true
+    // The response's own deadline starts once it is queued; none while the handler runs.
+    defer { core.watchdog.restart(connection) }
     if context.bodyTooLarge {
         return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
     }
+    core.watchdog.handling(connection)
     let response = core.run(connection: connection,
                             method: method.map { String(cString: $0) } ?? "",
                             path: url.map { String(cString: $0) } ?? "",
@@ -81,10 +85,34 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
 func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                       requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                       termination: MHD_RequestTerminationCode) {
+    if let cls, let connection {
+        // The response is sent: the next request is due within the limit.
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
+    }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     Unmanaged<RequestContext>.fromOpaque(existing).release()
     requestContext.pointee = nil
     Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.withLock { $0 -= 1 }
+}
+
+/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds
+/// what the watchdog keeps for it, from start to close.
+func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                        socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                        code: MHD_ConnectionNotificationCode) {
+    guard let cls, let connection, let socketContext else { return }
+    let watchdog = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        socketContext.pointee = watchdog.opened(connection)
+    case .CONNECTION_NOTIFY_CLOSED:
+        if let watched = socketContext.pointee {
+            watchdog.closed(watched)
+            socketContext.pointee = nil
+        }
+    @unknown default:
+        break
+    }
 }
 
 /// `MHD_LogCallback`: formats libmicrohttpd's printf-style message and hands it to the core.

@@ -18,7 +18,10 @@ extension HTTPServer {
         /// Most connections open at once from one IP address; 0 means no per-address limit.
         public var maxConnectionsPerIP: Int = 0
         /// Seconds a connection may stay silent (idle keep-alive, or a client sending nothing)
-        /// before it is closed. A handler that is running is not timed out.
+        /// before it is closed; also the most a connection may take to send a whole request
+        /// (counted from when it opened or its previous response was sent) or to take a
+        /// response, however steadily it trickles bytes (see `ConnectionWatchdog`). A handler
+        /// that is running is not timed out.
         public var connectionTimeoutSeconds: Int = 30
         /// Headers added to every response, including the ones the server makes itself (413).
         /// A handler header with the same name (case-insensitively) replaces the default.

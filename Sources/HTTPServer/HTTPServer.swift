@@ -78,6 +78,9 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .NOTIFY_COMPLETED,
                                value: unsafeBitCast(requestCompletedCallback, to: Int.self),
                                ptr_value: coreAddress),
+                MHD_OptionItem(option: .NOTIFY_CONNECTION,
+                               value: unsafeBitCast(connectionNotifiedCallback, to: Int.self),
+                               ptr_value: coreAddress),
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
             return options.withUnsafeBufferPointer { items in
@@ -97,6 +100,7 @@ public final class HTTPServer: Sendable {
         self.core = core
         self.gracePeriodSeconds = configuration.shutdownGracePeriodSeconds
         self.daemon = Mutex(started)
+        core.watchdog.start()
     }
 
     deinit {
@@ -114,6 +118,7 @@ public final class HTTPServer: Sendable {
             guard let started = running else { return }
             running = nil
             core.stopping.store(true, ordering: .relaxed)
+            core.watchdog.stop()
             // Stop accepting first; the listening socket is ours to close, but only after
             // MHD_stop_daemon (a connection thread may still refer to it until then).
             let listening = MHD_quiesce_daemon(started)
@@ -149,6 +154,8 @@ public final class HTTPServer: Sendable {
     }
 }
 
-/// `requestCompleted` and `logMessage` as C function pointers, to be cast to `intptr_t`.
+/// `requestCompleted`, `logMessage` and `connectionNotified` as C function pointers, to be
+/// cast to `intptr_t`.
 private let requestCompletedCallback: MHD_RequestCompletedCallback = requestCompleted
 private let logCallback: MHD_LogCallback = logMessage
+private let connectionNotifiedCallback: MHD_NotifyConnectionCallback = connectionNotified

@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
     let inFlight = Mutex(0)
     /// Set by `stop()`: responses then carry `Connection: close` so keep-alive connections drain.
     let stopping = Atomic(false)
+    /// Closes connections too slow to send a request or take a response (slowloris).
+    let watchdog: ConnectionWatchdog
     /// libmicrohttpd's messages while the daemon starts (nil once started), for the thrown error.
     private let startupLog = Mutex<[String]?>([])
 
@@ -26,6 +28,8 @@ final class ServerCore: Sendable {
         self.maxDiscardedBytes = max(configuration.maxBodyBytes, 64 << 10)
         self.defaultHeaders = configuration.defaultHeaders
         self.errorLog = configuration.errorLog
+        let errorLog = configuration.errorLog
+        self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }
 
     /// Records one diagnostic from libmicrohttpd (or from this module).

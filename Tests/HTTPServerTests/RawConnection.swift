@@ -108,6 +108,19 @@ final class RawConnection {
         return RawResponse(status: status, headers: headers, body: body)
     }
 
+    /// One `recv` of at most `count` bytes, bypassing the response buffer: a slow reader.
+    /// Returns how many arrived; 0 once the peer has closed (or reset) the connection.
+    func receive(upTo count: Int) throws -> Int {
+        var chunk = [UInt8](repeating: 0, count: count)
+        while true {
+            let n = recv(fd, &chunk, count, 0)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            if errno == ECONNRESET { return 0 }
+            throw errno == EAGAIN || errno == EWOULDBLOCK ? Failure.timedOut : Failure.closed
+        }
+    }
+
     /// Waits until the peer closes the connection; true if it did within the receive timeout,
     /// false if data arrived or the wait timed out.
     func waitForClose() -> Bool {

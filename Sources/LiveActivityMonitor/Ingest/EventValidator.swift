@@ -187,7 +187,11 @@ struct FieldReader {
             return nil
         }
         guard seconds >= EventValidator.earliestDate, seconds < EventValidator.latestDate else {
-            fail(field, "outside 2000-01-01 … 2100-01-01: \(RFC3339.format(seconds))")
+            // Only years 0000–9999 have an RFC 3339 form, and RFC3339.format traps on numbers
+            // past Int64 milliseconds (e.g. 1e300): show anything else as the number it was.
+            let shown = (-62_167_219_200.0..<253_402_300_800.0).contains(seconds)
+                ? RFC3339.format(seconds) : JSONNumber(seconds).description
+            fail(field, "outside 2000-01-01 … 2100-01-01: \(shown)")
             return nil
         }
         return seconds

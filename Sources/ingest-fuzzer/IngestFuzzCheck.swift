@@ -1,0 +1,83 @@
+import JSON
+import LiveActivityMonitor
+
+/// What must hold for any byte string sent to `POST /v1/events`, checked by traps so that
+/// libFuzzer reports a violation as a crash:
+/// - the decoder's cheap event count equals what the parser finds, on any valid input;
+/// - the decoder never crashes, and answers either events or a 4xx ``APIError`` whose body is
+///   JSON with nothing that HTML could read (`<`, `>`, `&` are escaped);
+/// - every value the JSON parser accepts is written back by `JSONWriter` to text that parses to
+///   an equal value, and that text is HTML-safe;
+/// - every accepted event has its dates inside the validator's window, formats them back to
+///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document.
+enum IngestFuzzCheck {
+    static let decoder = IngestDecoder()
+    /// The validator's date window (EventValidator: 2000-01-01 … 2100-01-01).
+    static let dates = 946_684_800.0..<4_102_444_800.0
+    static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
+
+    static func run(_ bytes: [UInt8]) {
+        // The pre-parse event count must agree with the parser on valid input, or a valid
+        // request could be refused (413) or a too-large one parsed.
+        if let value = try? JSONParser.parse(bytes) {
+            roundTrip(value)
+            let expected: Int
+            if case .array(let items) = value { expected = items.count } else { expected = 1 }
+            let counted = IngestDecoder.topLevelCount(bytes, format: .json)
+            require(counted == expected, "JSON count \(counted), parser found \(expected)")
+        }
+        let lines = JSONParser.parseLines(bytes)
+        if lines.allSatisfy({ if case .success = $0.result { true } else { false } }) {
+            let counted = IngestDecoder.topLevelCount(bytes, format: .ndjson)
+            require(counted == lines.count, "NDJSON count \(counted), parser found \(lines.count) lines")
+        }
+        for format in [IngestDecoder.Format.json, .ndjson] {
+            do {
+                let events = try decoder.decode(bytes, format: format)
+                require(!events.isEmpty && events.count <= decoder.maxEvents, "accepted \(events.count) events")
+                events.forEach(check)
+            } catch {
+                check(error)
+            }
+        }
+    }
+
+    static func roundTrip(_ value: JSONValue) {
+        let written = value.jsonBytes
+        require(!written.contains(where: htmlSpecial.contains), "writer output is not HTML-safe")
+        guard let again = try? JSONParser.parse(written) else {
+            fail("writer output does not parse: \(String(decoding: written.prefix(200), as: UTF8.self))")
+        }
+        require(again == value, "round trip changed the value")
+    }
+
+    static func check(_ event: Event) {
+        for (name, seconds) in [("occurred_at", event.occurredAt), ("timestamp", event.timestamp)]
+            + [("stale_date", event.staleDate), ("dismissal_date", event.dismissalDate)].compactMap({ n, s in s.map { (n, $0) } }) {
+            require(dates.contains(seconds), "\(name) \(seconds) accepted outside the window")
+            guard let parsed = RFC3339.parse(RFC3339.format(seconds)) else { fail("\(name) \(seconds) does not format to RFC 3339") }
+            require(abs(parsed - seconds) <= 0.0005 + 1e-6, "\(name) \(seconds) formats back as \(parsed)")
+        }
+        require(event.document["push_token"] == nil, "raw push_token kept in the stored document")
+        if let fingerprint = event.tokenFingerprint {
+            require(fingerprint.utf8.count == 16 && fingerprint.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) },
+                    "bad fingerprint \(fingerprint)")
+        }
+        roundTrip(.object(event.document))
+    }
+
+    static func check(_ error: APIError) {
+        require((400..<500).contains(error.status), "status \(error.status) for bad input")
+        let body = error.response.body
+        require(!body.contains(where: htmlSpecial.contains), "error body is not HTML-safe")
+        guard case .object? = try? JSONParser.parse(body) else { fail("error body is not a JSON object") }
+    }
+
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fail(message()) }
+    }
+
+    static func fail(_ message: String) -> Never {
+        fatalError("ingest invariant violated: \(message)")
+    }
+}

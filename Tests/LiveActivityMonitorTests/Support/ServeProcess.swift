@@ -1,0 +1,51 @@
+import Foundation
+
+/// The real `live-activity-monitor serve` binary on port 0, with its stderr log captured.
+final class ServeProcess {
+    let process = Process()
+    let port: Int
+    private let stderr = Pipe()
+    private var logSoFar = ""
+
+    /// Starts `serve --port 0` with `arguments` and waits for its "listening on" line.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            logSoFar += String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self)
+            if let range = logSoFar.range(of: "listening on http://127.0.0.1:") {
+                found = Int(logSoFar[range.upperBound...].prefix { $0.isNumber })
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw RawConnection.Failure("serve did not start: \(logSoFar)")
+        }
+        port = found
+    }
+
+    /// The server's resident memory now and at its peak (VmRSS, VmHWM), in bytes.
+    func memory() -> (resident: Int, peak: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        func value(_ name: String) -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+                  let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+            return kB * 1024
+        }
+        return (value("VmRSS"), value("VmHWM"))
+    }
+
+    /// Stops the server with SIGTERM; returns its exit status and whole stderr log.
+    func stop() -> (status: Int32, log: String) {
+        process.terminate()
+        process.waitUntilExit()
+        logSoFar += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, logSoFar)
+    }
+}
