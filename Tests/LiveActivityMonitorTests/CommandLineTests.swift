@@ -50,6 +50,7 @@ import Testing
         (["serve", "--port", "70000"], "--port must be an integer"),
         (["serve", "--port"], "needs a value"),
         (["serve", "--durability", "sometimes"], "--durability must be normal or full"),
+        (["serve", "--max-connections-per-address", "-1"], "--max-connections-per-address must be an integer"),
         (["serve", "--retention", "soon"], "--retention must look like 30d"),
         (["prune", "--older-than", "soon"], "--older-than must look like"),
         (["prune"], "--older-than is required"),

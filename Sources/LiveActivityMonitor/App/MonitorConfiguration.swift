@@ -18,6 +18,8 @@ public struct MonitorConfiguration: Sendable {
     public var maxBodyBytes = 1 << 20
     public var maxEventsPerRequest = 1000
     public var maxConnections = 512
+    /// Connections one client address may hold at once; 0 = no per-address limit.
+    public var maxConnectionsPerAddress = 0
     public var connectionTimeoutSeconds = 30
     /// Priority-10 pushes per activity per hour above which it counts as heavy.
     public var priority10Budget = 15

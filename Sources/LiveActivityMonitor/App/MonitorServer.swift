@@ -46,6 +46,7 @@ public final class MonitorServer: Sendable {
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
         http.maxConnections = configuration.maxConnections
+        http.maxConnectionsPerIP = configuration.maxConnectionsPerAddress
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
         http.defaultHeaders = Self.securityHeaders
         do {

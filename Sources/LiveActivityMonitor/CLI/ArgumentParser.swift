@@ -72,12 +72,12 @@ struct ArgumentParser {
             lines += ["", "Options:"]
             for o in options {
                 let flag = "--\(o.name)" + (o.valueName.map { " \($0)" } ?? "")
-                var line = "  " + flag.padding(toLength: max(flag.count + 2, 30), withPad: " ", startingAt: 0) + o.help
+                var line = "  " + flag.padding(toLength: max(flag.count + 2, 34), withPad: " ", startingAt: 0) + o.help
                 if let env = o.environment { line += " [env: \(env)]" }
                 lines.append(line)
             }
         }
-        lines.append("  " + "--help".padding(toLength: 30, withPad: " ", startingAt: 0) + "Show this help.")
+        lines.append("  " + "--help".padding(toLength: 34, withPad: " ", startingAt: 0) + "Show this help.")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -33,6 +33,8 @@ enum ServeCommand {
                   help: "Largest request body accepted (default 1048576)."),
             .init(name: "max-connections", environment: "LAM_MAX_CONNECTIONS", valueName: "N",
                   help: "Concurrent connections accepted (default 512)."),
+            .init(name: "max-connections-per-address", environment: "LAM_MAX_CONNECTIONS_PER_ADDRESS", valueName: "N",
+                  help: "Connections one client address may hold at once (default 0 = no limit)."),
             .init(name: "connection-timeout", environment: "LAM_CONNECTION_TIMEOUT", valueName: "SECONDS",
                   help: "Idle or slow connections are closed after this long (default 30)."),
             .init(name: "demo", environment: "LAM_DEMO", valueName: nil,
@@ -69,6 +71,8 @@ enum ServeCommand {
         c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
         c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes
         c.maxConnections = try CommandLineTool.integer(parsed, "max-connections", range: 1...10_000) ?? c.maxConnections
+        c.maxConnectionsPerAddress = try CommandLineTool.integer(parsed, "max-connections-per-address", range: 0...10_000)
+            ?? c.maxConnectionsPerAddress
         c.connectionTimeoutSeconds = try CommandLineTool.integer(parsed, "connection-timeout", range: 1...3600) ?? c.connectionTimeoutSeconds
         if let demo = parsed.values["demo"] {
             guard let on = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][demo] else {
