@@ -86,20 +86,22 @@ struct ReadHandlers: Sendable {
             } catch { throw EventStore.unavailable(error) }
         } else {
             page = store.withState { s in
-                var matching: [ActivityRecord] = []
-                for r in s.records.values where query.matches(r) {
-                    let state = r.state(at: now)
-                    switch state {
-                    case .active: counts[0] += 1
-                    case .stale: counts[1] += 1
-                    case .ended: counts[2] += 1
-                    default: continue
+                s.records.withRecords { records in
+                    var matching: [ActivityRecord] = []
+                    for i in records.indices where query.matches(records[i]) {
+                        let state = records[i].state(at: now)
+                        switch state {
+                        case .active: counts[0] += 1
+                        case .stale: counts[1] += 1
+                        case .ended: counts[2] += 1
+                        default: continue
+                        }
+                        if let wanted = query.state, wanted != state { continue }
+                        if let after = query.after, !after.precedes(records[i]) { continue }
+                        matching.append(records[i])
                     }
-                    if let wanted = query.state, wanted != state { continue }
-                    if let after = query.after, !after.precedes(r) { continue }
-                    matching.append(r)
+                    return matching
                 }
-                return matching
             }
             page.sort(by: ActivityRecord.phoneOrder)
         }
