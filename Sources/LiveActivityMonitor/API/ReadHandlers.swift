@@ -85,9 +85,10 @@ struct ReadHandlers: Sendable {
                     .filter(query.matches)
             } catch { throw EventStore.unavailable(error) }
         } else {
+            // Records are read in place (indexing the buffer copies none) and only the page is copied out.
             page = store.withState { s in
                 s.records.withRecords { records in
-                    var matching: [ActivityRecord] = []
+                    var selection = PhoneOrderSelection(limit: query.limit + 1)
                     for i in records.indices where query.matches(records[i]) {
                         let state = records[i].state(at: now)
                         switch state {
@@ -98,12 +99,11 @@ struct ReadHandlers: Sendable {
                         }
                         if let wanted = query.state, wanted != state { continue }
                         if let after = query.after, !after.precedes(records[i]) { continue }
-                        matching.append(records[i])
+                        selection.offer(i, in: records)
                     }
-                    return matching
+                    return selection.sorted(in: records).map { records[$0] }
                 }
             }
-            page.sort(by: ActivityRecord.phoneOrder)
         }
         let more = page.count > query.limit
         page = Array(page.prefix(query.limit))
