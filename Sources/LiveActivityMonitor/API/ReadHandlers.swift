@@ -78,23 +78,25 @@ struct ReadHandlers: Sendable {
         let query = try ListQuery(request.query)
         let now = store.clock.now()
         var counts = [0, 0, 0]
+        // Records are read in place (indexing the buffer copies none) and only the page is copied out.
         var page = store.withState { s in
-            var matching: [ActivityRecord] = []
-            for r in s.records.values where query.matches(r) {
-                let state = r.state(at: now)
-                switch state {
-                case .active: counts[0] += 1
-                case .stale: counts[1] += 1
-                case .ended: counts[2] += 1
-                default: continue
+            s.records.withRecords { records in
+                var selection = PhoneOrderSelection(limit: query.limit + 1)
+                for i in records.indices where query.matches(records[i]) {
+                    let state = records[i].state(at: now)
+                    switch state {
+                    case .active: counts[0] += 1
+                    case .stale: counts[1] += 1
+                    case .ended: counts[2] += 1
+                    default: continue
+                    }
+                    if let wanted = query.state, wanted != state { continue }
+                    if let after = query.after, !after.precedes(records[i]) { continue }
+                    selection.offer(i, in: records)
                 }
-                if let wanted = query.state, wanted != state { continue }
-                if let after = query.after, !after.precedes(r) { continue }
-                matching.append(r)
+                return selection.sorted(in: records).map { records[$0] }
             }
-            return matching
         }
-        page.sort(by: ActivityRecord.phoneOrder)
         if query.state == .dismissed {
             // Dismissed activities are not kept in memory: they come from the database.
             do {

@@ -4,6 +4,8 @@ import Prometheus
 /// counters from the persisted totals. Its cost grows with live activities, never with events.
 struct MetricsCollector: Sendable {
     typealias M = MonitorMetrics
+    /// Distinct raw attributes types tallied by scan before falling back to hashing.
+    static let maxTallies = 64
     let store: EventStore
     let priority10Budget: Int
     let version: String
@@ -31,17 +33,36 @@ struct MetricsCollector: Sendable {
     }
 
     private func activitiesFamily(_ s: MonitorState, now: Double) -> MetricFamily {
+        // Tally by raw type first: records share a few interned type strings, so a short scan
+        // comparing by identity beats hashing every record's type into the label set.
+        var tallies: [(type: String, counts: [Int])] = []
         var counts: [String: [Int]] = [:]
         for type in s.labels.known { counts[type] = [0, 0, 0] }
-        for record in s.records.values {
-            let index: Int
-            switch record.state(at: now) {
-            case .active: index = 0
-            case .stale: index = 1
-            case .ended: index = 2
-            default: continue
+        s.records.withRecords { records in
+            for i in records.indices {
+                let index: Int
+                switch records[i].state(at: now) {
+                case .active: index = 0
+                case .stale: index = 1
+                case .ended: index = 2
+                default: continue
+                }
+                if let k = tallies.firstIndex(where: { $0.type == records[i].attributesType }) {
+                    tallies[k].counts[index] += 1
+                } else if tallies.count < Self.maxTallies {
+                    var fresh = [0, 0, 0]
+                    fresh[index] = 1
+                    tallies.append((records[i].attributesType, fresh))
+                } else {
+                    counts[s.labels.label(for: records[i].attributesType), default: [0, 0, 0]][index] += 1
+                }
             }
-            counts[s.labels.label(for: record.attributesType), default: [0, 0, 0]][index] += 1
+        }
+        for (type, tally) in tallies {
+            let label = s.labels.label(for: type)
+            var total = counts[label] ?? [0, 0, 0]
+            for i in 0..<3 { total[i] += tally[i] }
+            counts[label] = total
         }
         var samples: [Sample] = []
         for (type, values) in counts {
@@ -55,9 +76,11 @@ struct MetricsCollector: Sendable {
 
     private func heavyFamily(_ s: MonitorState, now: Double) -> MetricFamily {
         var heavy = 0
-        for record in s.records.values where record.priority10Times.count > priority10Budget {
-            let state = record.state(at: now)
-            if state == .active || state == .stale, record.priority10Count(at: now) > priority10Budget { heavy += 1 }
+        s.records.withRecords { records in
+            for i in records.indices where records[i].priority10Times.count > priority10Budget {
+                let state = records[i].state(at: now)
+                if state == .active || state == .stale, records[i].priority10Count(at: now) > priority10Budget { heavy += 1 }
+            }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
     }

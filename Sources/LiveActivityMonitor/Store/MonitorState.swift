@@ -2,7 +2,7 @@
 /// and the attributes-type label set. Gauges and the read API are computed from it; the writer
 /// replaces parts of it only after a commit.
 struct MonitorState: Sendable {
-    var records: [String: ActivityRecord] = [:]
+    var records = ActivityTable()
     var counters = MonitorCounters()
     var labels = AttributesTypeLabels()
     var deadlines = DeadlineQueue()

@@ -1,0 +1,81 @@
+/// What to run and how big (`--quick` for the smoke run that `Tests/run-all.sh` does).
+struct BenchOptions {
+    static let usage = """
+        Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE] [--no-full-durability]
+
+        Measures the monitor against the HTTP limit (a fixed-200 server on our HTTPServer), the
+        storage limit (prepared inserts into our schema) and Prometheus Pushgateway, in one run;
+        prints a table and writes it as JSON (default .build/bench/results.json).
+        Needs wrk and prometheus-pushgateway: Tests/install-dependencies.sh bench
+
+          --quick               small sizes and 1-second rounds (a smoke run, under a minute)
+          --rounds N            rounds per throughput figure (default 5; quick 2)
+          --seconds N           seconds per wrk round (default 5; quick 1)
+          --out FILE            where to write the JSON
+          --no-full-durability  skip the extra single-event run with --durability full
+          --keep                keep the databases (printed), e.g. to profile a server on them
+          --only PHASES         run only these phases: throughput,growth,scrape (comma-separated)
+
+        """
+
+    var quick = false
+    var rounds = 5
+    var seconds = 5
+    var output: String?
+    var fullDurability = true
+    var keep = false
+    var phases: Set<String> = ["throughput", "growth", "scrape"]
+
+    /// Live activities at the three growth checkpoints; each has a start and `pushesPerActivity` updates.
+    var liveCheckpoints = [1_000, 10_000, 100_000]
+    var pushesPerActivity = 9
+    /// The events-only check: this many live activities, then history up to `historyEvents` events.
+    var ratioLive = 10_000
+    var ratioEvents = 1_000_000
+    /// Activities the wrk scripts push to.
+    var wrkActivities = 1_000
+    /// Rows per storage-baseline round.
+    var storageRows = 200_000
+    /// Timed GETs per read figure.
+    var probes = 21
+
+    init(_ arguments: [String]) throws {
+        var args = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let v = args.popFirst() else { throw BenchError("\(flag) needs a value") }
+            return v
+        }
+        func positive(_ flag: String) throws -> Int {
+            guard let n = Int(try value(flag)), n > 0 else { throw BenchError("\(flag) needs a positive integer") }
+            return n
+        }
+        var rounds: Int?, seconds: Int?
+        while let arg = args.popFirst() {
+            switch arg {
+            case "--quick": quick = true
+            case "--rounds": rounds = try positive(arg)
+            case "--seconds": seconds = try positive(arg)
+            case "--out": output = try value(arg)
+            case "--no-full-durability": fullDurability = false
+            case "--keep": keep = true
+            case "--only":
+                phases = Set(try value(arg).split(separator: ",").map(String.init))
+                guard phases.isSubset(of: ["throughput", "growth", "scrape"]) else { throw BenchError("--only takes throughput, growth, scrape") }
+            case "--help", "-h": throw BenchError(Self.usage)
+            default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
+            }
+        }
+        if quick {
+            self.rounds = 2
+            self.seconds = 1
+            liveCheckpoints = [100, 300, 1_000]
+            ratioLive = 200
+            ratioEvents = 5_000
+            wrkActivities = 100
+            storageRows = 5_000
+            probes = 5
+        }
+        if let rounds { self.rounds = rounds }
+        if let seconds { self.seconds = seconds }
+    }
+}

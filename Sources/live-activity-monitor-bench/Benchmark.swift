@@ -1,0 +1,258 @@
+import Foundation
+import LiveActivityMonitor
+
+/// The phases of one run. Every server is a child process on a free port with its own
+/// database in a temporary directory; each phase stops its servers before the next starts.
+final class Benchmark {
+    let options: BenchOptions
+    let results: Results
+    let directory: String
+    /// Unix seconds at the start: datasets are placed relative to it.
+    let unixNow = Date().timeIntervalSince1970
+    private var children: [ChildProcess] = []
+
+    init(options: BenchOptions, results: Results) throws {
+        self.options = options
+        self.results = results
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lam-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func run() throws {
+        if options.phases.contains("throughput") {
+            log("throughput: \(options.rounds) rounds of \(options.seconds) s per server")
+            try throughput()
+        }
+        if options.phases.contains("growth") {
+            log("growth: \(options.liveCheckpoints.map { "\($0 * (1 + options.pushesPerActivity)) events" }.joined(separator: ", "))")
+            try growth()
+        }
+        if options.phases.contains("scrape") {
+            log("scrape cost against stored events: \(options.ratioLive) live activities, \(options.ratioEvents) events")
+            try eventsOnlyScrape()
+        }
+        addTargets()
+    }
+
+    func cleanUp() {
+        children.forEach { $0.stop() }
+        children = []
+        if options.keep {
+            log("databases kept in \(directory)")
+        } else {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    // MARK: Servers
+
+    private func monitor(_ name: String, database: String, durability: Durability = .normal) throws -> ChildProcess {
+        let child = try ChildProcess.bench(name, arguments: [
+            "serve", "--port", "0", "--db", directory + "/" + database, "--web-root", directory + "/no-web",
+            "--durability", durability.rawValue,
+        ])
+        children.append(child)
+        return child
+    }
+
+    private func stop(_ child: ChildProcess) {
+        child.stop()
+        children.removeAll { $0 === child }
+    }
+
+    private func log(_ message: String) {
+        FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
+    }
+
+    // MARK: Throughput
+
+    /// Single-event ingest against the HTTP limit and Pushgateway; batched ingest against the
+    /// storage limit. Round by round, so that each ratio compares neighbours in time.
+    private func throughput() throws {
+        let ours = try monitor("monitor", database: "throughput.sqlite")
+        let full = options.fullDurability ? try monitor("monitor-full", database: "throughput-full.sqlite", durability: .full) : nil
+        let http = try ChildProcess.bench("http-baseline", arguments: ["http-baseline"])
+        children.append(http)
+        let peer = try Pushgateway.start()
+        children.append(peer)
+
+        // The activities the wrk scripts push to, started through the real path.
+        let wrkSet = Dataset(prefix: "w", now: unixNow)
+        let activities = options.wrkActivities
+        for server in [ours, full].compactMap({ $0 }) {
+            try Populator(port: server.port).post(batches: (activities + 999) / 1000) { j in
+                (j * 1000..<min(j * 1000 + 1000, activities)).map { wrkSet.start($0, age: 3600) }
+            }
+        }
+        let storage = try StorageBaseline(
+            path: directory + "/storage.sqlite", durability: .normal,
+            events: (0..<options.storageRows).map {
+                Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
+            })
+
+        let wrk = Wrk(seconds: options.seconds)
+        let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
+        var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
+        var batchRate: [Double] = [], storageRate: [Double] = []
+        var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
+        var acknowledged = 0
+        for round in 1...options.rounds {
+            let base = String(Int(unixNow) + round * 600)
+            func load(_ server: ChildProcess, _ script: String, _ args: [String], cpu: inout [Double]) throws -> Wrk.Result {
+                let before = server.cpuSeconds
+                let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: script, args)
+                cpu.append((server.cpuSeconds - before) / Double(options.seconds) * 100)
+                server.waitUntilIdle()
+                guard result.failures == 0 else {
+                    throw BenchError("\(server.name): \(result.failures) failed requests\n\(result.output)\n\(server.output.contents.suffix(2000))")
+                }
+                return result
+            }
+            var unused: [Double] = []
+            httpRate.append(try load(http, single, ["h\(round)", "wa", String(activities), base], cpu: &httpCPU).requestsPerSecond)
+            let s = try load(ours, single, ["s\(round)", "wa", String(activities), base], cpu: &singleCPU)
+            singleRate.append(s.requestsPerSecond)
+            acknowledged += s.requests
+            if let full {
+                fullRate.append(try load(full, single, ["f\(round)", "wa", String(activities), base], cpu: &unused).requestsPerSecond)
+            }
+            peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
+                .requestsPerSecond)
+            let b = try load(ours, batch, ["b\(round)", "wa", String(activities), base, "500"], cpu: &batchCPU)
+            batchRate.append(b.requestsPerSecond * 500)
+            acknowledged += b.requests * 500
+            storageRate.append(try storage.insertAll())
+            log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
+                + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
+                + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
+        }
+        // Every acknowledged event must be stored (a few more may be: wrk stops mid-request).
+        let stored = try storedEvents(port: ours.port)
+        guard stored >= acknowledged else {
+            throw BenchError("the monitor acknowledged \(acknowledged) events but stored \(stored)")
+        }
+        results.add("http_limit", "HTTP limit (fixed 200, same HTTPServer)", "req/s", httpRate)
+        results.add("single", "single-event ingest (durability normal)", "events/s", singleRate)
+        if full != nil { results.add("single_full", "single-event ingest (durability full)", "events/s", fullRate) }
+        results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
+        results.add("batched", "batched ingest (NDJSON, 500 per request)", "events/s", batchRate)
+        results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
+        results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
+        results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
+        results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
+        results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
+        for child in [ours, full, http, peer].compactMap({ $0 }) { stop(child) }
+    }
+
+    /// `liveactivity_ingest_events_total`, summed over types.
+    private func storedEvents(port: Int) throws -> Int {
+        let text = try HTTPProbe.text(port: port, path: "/metrics")
+        return text.split(separator: "\n").filter { $0.hasPrefix("liveactivity_ingest_events_total{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
+    }
+
+    // MARK: Growth
+
+    /// Loads live activities (a start and 9 pushes each) up to each checkpoint, measuring the
+    /// reads there; then restarts on the largest database for start-up, reads and peak memory.
+    private func growth() throws {
+        var server = try monitor("monitor", database: "growth.sqlite")
+        let data = Dataset(prefix: "g", now: unixNow)
+        let pushes = options.pushesPerActivity
+        let perBatch = 1000 / (1 + pushes)
+        var loaded = 0
+        for live in options.liveCheckpoints {
+            let from = loaded
+            let batches = (live - from + perBatch - 1) / perBatch
+            let rate = try Populator(port: server.port).post(batches: batches) { j in
+                let lo = from + j * perBatch
+                return (lo..<min(lo + perBatch, live)).flatMap { data.activity($0, pushes: pushes, age: 7200 - Double($0) * 0.01) }
+            }
+            loaded = live
+            let reads = try probeReads(server, data: data, live: live)
+            results.growth.append(.init(events: live * (1 + pushes), liveActivities: live, ingestEventsPerSecond: rate,
+                                        scrapeMs: reads.scrape * 1000, bookingMs: reads.booking * 1000,
+                                        listMs: reads.list * 1000,
+                                        residentMB: Double(server.memoryBytes("VmRSS") ?? 0) / 1e6))
+            log("\(live * (1 + pushes)) events, \(live) live: ingest \(Int(rate)) ev/s, scrape \(Results.format(reads.scrape * 1000)) ms")
+        }
+        let loadingPeak = Double(server.memoryBytes("VmHWM") ?? 0) / 1e6
+        stop(server)
+
+        server = try monitor("monitor", database: "growth.sqlite")
+        let startUp = server.startSeconds
+        let reads = try probeReads(server, data: data, live: loaded)
+        let peak = Double(server.memoryBytes("VmHWM") ?? 0) / 1e6
+        stop(server)
+        let events = loaded * (1 + pushes)
+        results.add("startup", "start-up until /-/ready (\(events) events, \(loaded) live)", "s", [startUp])
+        results.add("scrape", "/metrics scrape, \(loaded) live activities", "ms", [reads.scrape * 1000])
+        results.add("booking", "/api/bookings/{id}, \(events) events", "ms", [reads.booking * 1000])
+        results.add("list", "/api/activities?limit=100, \(loaded) live", "ms", [reads.list * 1000])
+        results.add("peak_rss", "peak RSS after restart, start-up + reads", "MB", [peak])
+        results.add("peak_rss_loading", "peak RSS of the process that ingested them", "MB", [loadingPeak])
+    }
+
+    private func probeReads(_ server: ChildProcess, data: Dataset, live: Int) throws -> (scrape: Double, booking: Double, list: Double) {
+        let n = options.probes
+        let scrape = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/metrics" }.median
+        let booking = try HTTPProbe.medianSeconds(port: server.port, count: n) { i in
+            "/api/bookings/\(data.bookingID((i * 7919 + 13) % live))"
+        }.median
+        let list = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/api/activities?limit=100" }.median
+        return (scrape, booking, list)
+    }
+
+    // MARK: Scrape against stored events
+
+    /// The same live activities, scraped at `ratioLive` events and again after history (activities
+    /// started 16 h ago, so ended and dismissed) has brought the store to `ratioEvents` events.
+    private func eventsOnlyScrape() throws {
+        let server = try monitor("monitor", database: "scrape.sqlite")
+        defer { stop(server) }
+        let data = Dataset(prefix: "r", now: unixNow)
+        let live = options.ratioLive
+        try Populator(port: server.port).post(batches: (live + 999) / 1000) { j in
+            (j * 1000..<min(j * 1000 + 1000, live)).map { data.start($0, age: 3600 - Double($0) * 0.01) }
+        }
+        let small = try HTTPProbe.medianSeconds(port: server.port, count: options.probes * 2) { _ in "/metrics" }.median
+        let history = (options.ratioEvents - live) / 10
+        try Populator(port: server.port).post(batches: (history + 99) / 100) { j in
+            let lo = live + j * 100
+            return (lo..<min(lo + 100, live + history)).flatMap { data.activity($0, pushes: 9, age: 16 * 3600) }
+        }
+        let large = try HTTPProbe.medianSeconds(port: server.port, count: options.probes * 2) { _ in "/metrics" }.median
+        results.add("scrape_small", "/metrics, \(live) live, \(live) events", "ms", [small * 1000])
+        results.add("scrape_large", "/metrics, \(live) live, \(live + history * 10) events", "ms", [large * 1000])
+    }
+
+    // MARK: Targets
+
+    private func addTargets() {
+        let r = results
+        r.targets = [
+            .init(label: "single-event ingest / HTTP limit", measured: r.pairedRatio("single", "http_limit"), limit: 0.30,
+                  atLeast: true, detail: "\(Results.format(r.median("single"))) ev/s vs \(Results.format(r.median("http_limit"))) req/s"),
+            .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 5,
+                  atLeast: true, detail: "vs \(Results.format(r.median("pushgateway"))) pushes/s"),
+            .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.50,
+                  atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"),
+            .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
+                  detail: "median of \(options.probes)"),
+            .init(label: "/metrics at 1M events / at 10k events", measured: r.median("scrape_large") / r.median("scrape_small"),
+                  limit: 1.2, atLeast: false,
+                  detail: "\(Results.format(r.median("scrape_large"))) ms vs \(Results.format(r.median("scrape_small"))) ms"),
+            .init(label: "/api/bookings/{id} at 1M events, ms", measured: r.median("booking"), limit: 5, atLeast: false,
+                  detail: "median of \(options.probes), 10 events each"),
+            .init(label: "/api/activities?limit=100 at 1M events, ms", measured: r.median("list"), limit: 20, atLeast: false,
+                  detail: "median of \(options.probes)"),
+            .init(label: "peak RSS, 100k live + 1M events, MB", measured: r.median("peak_rss"), limit: 150, atLeast: false,
+                  detail: "VmHWM of the restarted server"),
+            .init(label: "start-up until /-/ready, s", measured: r.median("startup"), limit: 2, atLeast: false,
+                  detail: "process launch to first 200"),
+        ]
+        if options.quick { r.notes.append("quick mode: small sizes, so the targets' sizes are not met; it proves the bench runs") }
+        r.notes.append("wrk (2 threads) and the server under test share the machine's \(r.machine.processors) CPUs")
+    }
+}

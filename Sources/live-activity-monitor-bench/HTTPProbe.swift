@@ -1,0 +1,47 @@
+import HTTPServer
+
+/// Timed requests from one keep-alive connection: what one client (Prometheus, the dashboard)
+/// sees, one request at a time.
+enum HTTPProbe {
+    /// The status of one GET, or nil when nothing answered.
+    static func status(port: Int, path: String) -> Int? {
+        let client = HTTPClient(port: port, timeoutSeconds: 5)
+        defer { client.close() }
+        return try? client.request("GET", path).status
+    }
+
+    /// Median seconds of `count` GETs (after one untimed warm-up), each checked for a 200.
+    /// `path(i)` may vary the request (e.g. a different booking each time).
+    static func medianSeconds(port: Int, count: Int, path: (Int) -> String) throws -> (median: Double, bytes: Int) {
+        let client = HTTPClient(port: port, timeoutSeconds: 60)
+        defer { client.close() }
+        _ = try get(client, path(count))
+        var times: [Double] = []
+        var bytes = 0
+        for i in 0..<count {
+            let (seconds, body) = try Stopwatch.time { try get(client, path(i)) }
+            times.append(seconds)
+            bytes = body
+        }
+        return (Stats.median(times), bytes)
+    }
+
+    private static func get(_ client: HTTPClient, _ path: String) throws -> Int {
+        let response = try client.request("GET", path)
+        guard response.status == 200 else {
+            throw BenchError("GET \(path) answered \(response.status): \(response.text.prefix(200))")
+        }
+        return response.body.count
+    }
+}
+
+extension HTTPProbe {
+    /// The body of one GET that must answer 200.
+    static func text(port: Int, path: String) throws -> String {
+        let client = HTTPClient(port: port, timeoutSeconds: 60)
+        defer { client.close() }
+        let response = try client.request("GET", path)
+        guard response.status == 200 else { throw BenchError("GET \(path) answered \(response.status)") }
+        return response.text
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import JSON
+import LiveActivityMonitor
+import SQLiteDB
+
+/// The storage limit: the rows the batched ingest stores (same events, same table, same
+/// indexes, same `journal_mode=WAL` and `synchronous`), inserted through one prepared
+/// statement in large transactions, with no HTTP, no parsing and no state.
+final class StorageBaseline {
+    struct Row {
+        var key: String?
+        var type: String
+        var activityID: String?
+        var bookingID: String?
+        var occurredAt: Double
+        var body: String
+    }
+
+    static let rowsPerTransaction = 10_000
+    private let db: Database
+    private let rows: [Row]
+    private var round = 0
+
+    /// Creates the schema by opening (and closing) an `EventStore` at `path`: the real migrations.
+    /// `events` are decoded and normalised by the real decoder before any timing.
+    init(path: String, durability: Durability, events lines: [String]) throws {
+        try EventStore(path: path, durability: durability).close()
+        db = try Database(path: path)
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        var rows: [Row] = []
+        rows.reserveCapacity(lines.count)
+        let decoder = IngestDecoder()
+        for chunk in stride(from: 0, to: lines.count, by: 1000) {
+            let body = Array(lines[chunk..<min(chunk + 1000, lines.count)].joined(separator: "\n").utf8)
+            for var event in try decoder.decode(body, format: .ndjson) {
+                // The server inherits the booking from the activity; store one here as well.
+                let booking = "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
+                event.document["booking_id"] = .string(booking)
+                rows.append(Row(key: event.key, type: event.type.rawValue, activityID: event.activityID,
+                                bookingID: booking, occurredAt: event.occurredAt,
+                                body: JSONValue.object(event.document).jsonString))
+            }
+        }
+        self.rows = rows
+    }
+
+    var count: Int { rows.count }
+
+    /// Inserts every row once more (under new event ids) and returns rows per second.
+    func insertAll() throws -> Double {
+        round += 1
+        let prefix = "r\(round)-"
+        let insert = try db.prepare("""
+            INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        let now = Date().timeIntervalSince1970
+        let (seconds, _) = try Stopwatch.time {
+            for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
+                try db.transaction(.immediate) {
+                    for row in rows[start..<min(start + Self.rowsPerTransaction, rows.count)] {
+                        try insert.bind(row.key.map { prefix + $0 }, at: 1)
+                        try insert.bind(row.type, at: 2)
+                        try insert.bind(row.activityID, at: 3)
+                        try insert.bind(row.bookingID, at: 4)
+                        try insert.bind(row.occurredAt, at: 5)
+                        try insert.bind(now, at: 6)
+                        try insert.bind(row.body, at: 7)
+                        _ = try insert.step()
+                        insert.reset()
+                    }
+                }
+            }
+        }
+        return Double(rows.count) / seconds
+    }
+}
