@@ -161,12 +161,15 @@ public final class EventStore: Sendable {
                     if let r = try record(id) { working[id] = r }
                 }
                 let upsert = try db.cached(ActivityRecord.upsertSQL)
+                let update = try db.cached(ActivityRecord.updateSQL)
                 for id in working.keys {
                     engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
                     guard working[id] != originals[id] ?? nil else { continue }
-                    try working[id]!.bind(to: upsert)
-                    _ = try upsert.step()
-                    upsert.reset()
+                    // A record known before this commit has its row (memory holds only committed records).
+                    let statement = (originals[id] ?? nil) == nil ? upsert : update
+                    try working[id]!.bind(to: statement, update: statement === update)
+                    _ = try statement.step()
+                    statement.reset()
                 }
                 try Self.write(counters: &counters, to: db)
             }
