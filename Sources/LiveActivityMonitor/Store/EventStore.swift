@@ -41,7 +41,8 @@ public final class EventStore: Sendable {
 
     /// Stores a request's events whole or not at all; returns once they are durable.
     public func ingest(_ events: [Event]) -> Result<IngestSummary, APIError> {
-        submit(.ingest(events))
+        // Serialised here, on the request's own thread, so that the one writer only binds text.
+        submit(.ingest(events, bodies: events.map { JSONValue.object($0.document).jsonString }))
     }
 
     /// Applies and persists what time alone changed, if anything is due.
@@ -129,12 +130,12 @@ public final class EventStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 for (j, job) in jobs.enumerated() {
-                    guard case .ingest(let events) = job.kind else { continue }
-                    for var event in events {
+                    guard case .ingest(let events, let bodies) = job.kind else { continue }
+                    for (var event, var body) in zip(events, bodies) {
                         var current = try event.activityID.flatMap(record)
                         if event.bookingID == nil, let booking = current?.bookingID {
                             event.bookingID = booking
-                            event.document["booking_id"] = .string(booking)
+                            body = Self.body(body, inheriting: booking, document: &event.document)
                         }
                         try insert.bind(event.key, at: 1)
                         try insert.bind(event.type.rawValue, at: 2)
@@ -142,7 +143,7 @@ public final class EventStore: Sendable {
                         try insert.bind(event.bookingID, at: 4)
                         try insert.bind(event.occurredAt, at: 5)
                         try insert.bind(now, at: 6)
-                        try insert.bind(JSONValue.object(event.document).jsonString, at: 7)
+                        try insert.bind(body, at: 7)
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
@@ -192,6 +193,16 @@ public final class EventStore: Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+    }
+
+    /// The stored text once `booking_id` is inherited: the member a document without one gets
+    /// appended at its end, spliced into the text rather than serialising the document again.
+    static func body(_ body: String, inheriting booking: String, document: inout JSONObject) -> String {
+        let absent = !document.contains("booking_id")
+        document["booking_id"] = .string(booking)
+        guard absent, body.hasSuffix("}") else { return JSONValue.object(document).jsonString }
+        let member = "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
+        return String(body.dropLast()) + (document.count > 1 ? "," : "") + member
     }
 
     static func unavailable(_ error: any Error) -> APIError {
