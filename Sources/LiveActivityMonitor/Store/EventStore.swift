@@ -30,6 +30,8 @@ public final class EventStore: Sendable {
         let db = try Database(path: path)
         try Self.prepare(db, durability: durability)
         state = Mutex(try Self.load(db))
+        // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
+        try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
         let writer = ConnectionBox(db)
         let thread = Thread { [self] in runWriter(writer.database) }
@@ -239,6 +241,18 @@ public final class EventStore: Sendable {
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         try db.execute("PRAGMA foreign_keys = OFF")
         try db.migrate(Schema.migrations)
+    }
+
+    /// The writer's cache and checkpoint interval. A group commit dirties a leaf page per activity
+    /// in each events index: with SQLite's 2 MiB default cache a large commit spilled pages to
+    /// the WAL mid-transaction and read them back, and the default 1000-page WAL made nearly
+    /// every commit a checkpoint (copy back + fsync). Perf: 15-20% of batched-ingest CPU.
+    static let writerCacheKiB = 16 * 1024
+    static let walAutocheckpointPages = 4000
+
+    static func tuneWriter(_ db: Database) throws {
+        try db.execute("PRAGMA cache_size = -\(writerCacheKiB)")
+        try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
     }
 
     /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
