@@ -23,6 +23,9 @@ final class Benchmark {
             log("throughput: \(options.rounds) rounds of \(options.seconds) s per server")
             try throughput()
         }
+        if options.phases.contains("stages") {
+            try stagesOnly()
+        }
         if options.phases.contains("growth") {
             log("growth: \(options.liveCheckpoints.map { "\($0 * (1 + options.pushesPerActivity)) events" }.joined(separator: ", "))")
             try growth()
@@ -84,11 +87,13 @@ final class Benchmark {
                 (j * 1000..<min(j * 1000 + 1000, activities)).map { wrkSet.start($0, age: 3600) }
             }
         }
-        let storage = try StorageBaseline(
-            path: directory + "/storage.sqlite", durability: .normal,
-            events: (0..<options.storageRows).map {
-                Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
-            })
+        let storageLines = (0..<options.storageRows).map {
+            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
+        }
+        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: storageLines)
+        let stages = StageProfile(directory: directory, lines: Array(storageLines.prefix(options.storageRows / 4)),
+                                  activities: activities, now: unixNow)
+        var decodeRate: [Double] = [], storeRate: [Double] = []
 
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
@@ -122,6 +127,9 @@ final class Benchmark {
             batchRate.append(b.requestsPerSecond * 500)
             acknowledged += b.requests * 500
             storageRate.append(try storage.insertAll())
+            let stage = try stages.run()
+            decodeRate.append(stage.decode)
+            storeRate.append(stage.store)
             log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
                 + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
                 + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
@@ -137,12 +145,33 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, 500 per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
         results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
         for child in [ours, full, http, peer].compactMap({ $0 }) { stop(child) }
+    }
+
+    /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
+    private func stagesOnly() throws {
+        let lines = (0..<options.storageRows).map {
+            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: options.wrkActivities, base: unixNow)
+        }
+        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: lines)
+        let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
+        var decodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
+        for _ in 1...options.rounds {
+            let stage = try stages.run()
+            decodeRate.append(stage.decode)
+            storeRate.append(stage.store)
+            storageRate.append(try storage.insertAll())
+        }
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
+        results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
     }
 
     /// `liveactivity_ingest_events_total`, summed over types.
