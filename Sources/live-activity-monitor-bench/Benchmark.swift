@@ -100,6 +100,7 @@ final class Benchmark {
         var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
+        var wrkCPU: [String: [Double]] = [:]
         var acknowledged = 0
         for round in 1...options.rounds {
             let base = String(Int(unixNow) + round * 600)
@@ -107,6 +108,7 @@ final class Benchmark {
                 let before = server.cpuSeconds
                 let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: script, args)
                 cpu.append((server.cpuSeconds - before) / Double(options.seconds) * 100)
+                wrkCPU[server.name + " " + script, default: []].append(result.cpuSeconds / Double(options.seconds) * 100)
                 server.waitUntilIdle()
                 guard result.failures == 0 else {
                     throw BenchError("\(server.name): \(result.failures) failed requests\n\(result.output)\n\(server.output.contents.suffix(2000))")
@@ -151,6 +153,9 @@ final class Benchmark {
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
+        results.add("cpu_wrk_http", "wrk CPU, loading the HTTP limit", "% of 1 core", wrkCPU["http-baseline " + single] ?? [])
+        results.add("cpu_wrk_single", "wrk CPU, single-event load", "% of 1 core", wrkCPU["monitor " + single] ?? [])
+        results.add("cpu_wrk_batched", "wrk CPU, batched load", "% of 1 core", wrkCPU["monitor " + batch] ?? [])
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
         for child in [ours, full, http, peer].compactMap({ $0 }) { stop(child) }
     }
