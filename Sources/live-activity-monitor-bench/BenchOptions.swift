@@ -14,7 +14,8 @@ struct BenchOptions {
           --out FILE            where to write the JSON
           --no-full-durability  skip the extra single-event run with --durability full
           --keep                keep the databases (printed), e.g. to profile a server on them
-          --only PHASES         run only these phases: throughput,growth,scrape (comma-separated)
+          --only PHASES         run only these phases: throughput,growth,scrape (comma-separated), or
+                                stages: the ingest stages without HTTP and the storage limit
 
         """
 
@@ -60,7 +61,7 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--only":
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "growth", "scrape"]) else { throw BenchError("--only takes throughput, growth, scrape") }
+                guard phases.isSubset(of: ["throughput", "growth", "scrape", "stages"]) else { throw BenchError("--only takes throughput, growth, scrape, stages") }
             case "--help", "-h": throw BenchError(Self.usage)
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }

@@ -23,6 +23,9 @@ final class Benchmark {
             log("throughput: \(options.rounds) rounds of \(options.seconds) s per server")
             try throughput()
         }
+        if options.phases.contains("stages") {
+            try stagesOnly()
+        }
         if options.phases.contains("growth") {
             log("growth: \(options.liveCheckpoints.map { "\($0 * (1 + options.pushesPerActivity)) events" }.joined(separator: ", "))")
             try growth()
@@ -84,17 +87,20 @@ final class Benchmark {
                 (j * 1000..<min(j * 1000 + 1000, activities)).map { wrkSet.start($0, age: 3600) }
             }
         }
-        let storage = try StorageBaseline(
-            path: directory + "/storage.sqlite", durability: .normal,
-            events: (0..<options.storageRows).map {
-                Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
-            })
+        let storageLines = (0..<options.storageRows).map {
+            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
+        }
+        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: storageLines)
+        let stages = StageProfile(directory: directory, lines: Array(storageLines.prefix(options.storageRows / 4)),
+                                  activities: activities, now: unixNow)
+        var decodeRate: [Double] = [], storeRate: [Double] = []
 
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
         var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
+        var wrkCPU: [String: [Double]] = [:]
         var acknowledged = 0
         for round in 1...options.rounds {
             let base = String(Int(unixNow) + round * 600)
@@ -102,6 +108,7 @@ final class Benchmark {
                 let before = server.cpuSeconds
                 let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: script, args)
                 cpu.append((server.cpuSeconds - before) / Double(options.seconds) * 100)
+                wrkCPU[server.name + " " + script, default: []].append(result.cpuSeconds / Double(options.seconds) * 100)
                 server.waitUntilIdle()
                 guard result.failures == 0 else {
                     throw BenchError("\(server.name): \(result.failures) failed requests\n\(result.output)\n\(server.output.contents.suffix(2000))")
@@ -122,6 +129,9 @@ final class Benchmark {
             batchRate.append(b.requestsPerSecond * 500)
             acknowledged += b.requests * 500
             storageRate.append(try storage.insertAll())
+            let stage = try stages.run()
+            decodeRate.append(stage.decode)
+            storeRate.append(stage.store)
             log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
                 + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
                 + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
@@ -137,12 +147,36 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, 500 per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
         results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
+        results.add("cpu_wrk_http", "wrk CPU, loading the HTTP limit", "% of 1 core", wrkCPU["http-baseline " + single] ?? [])
+        results.add("cpu_wrk_single", "wrk CPU, single-event load", "% of 1 core", wrkCPU["monitor " + single] ?? [])
+        results.add("cpu_wrk_batched", "wrk CPU, batched load", "% of 1 core", wrkCPU["monitor " + batch] ?? [])
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
         for child in [ours, full, http, peer].compactMap({ $0 }) { stop(child) }
+    }
+
+    /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
+    private func stagesOnly() throws {
+        let lines = (0..<options.storageRows).map {
+            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: options.wrkActivities, base: unixNow)
+        }
+        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: lines)
+        let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
+        var decodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
+        for _ in 1...options.rounds {
+            let stage = try stages.run()
+            decodeRate.append(stage.decode)
+            storeRate.append(stage.store)
+            storageRate.append(try storage.insertAll())
+        }
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
+        results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
     }
 
     /// `liveactivity_ingest_events_total`, summed over types.

@@ -4,7 +4,7 @@ import LiveActivityMonitor
 import SQLiteDB
 
 /// The storage limit: the rows the batched ingest stores (same events, same table, same
-/// indexes, same `journal_mode=WAL` and `synchronous`), inserted through one prepared
+/// indexes, same `journal_mode=WAL`, `synchronous`, cache and checkpoint interval), inserted through one prepared
 /// statement in large transactions, with no HTTP, no parsing and no state.
 final class StorageBaseline {
     struct Row {
@@ -28,6 +28,9 @@ final class StorageBaseline {
         db = try Database(path: path)
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        // The monitor's writer settings (EventStore.tuneWriter): the same cache and checkpoint interval.
+        try db.execute("PRAGMA cache_size = -16384")
+        try db.execute("PRAGMA wal_autocheckpoint = 4000")
         var rows: [Row] = []
         rows.reserveCapacity(lines.count)
         let decoder = IngestDecoder()

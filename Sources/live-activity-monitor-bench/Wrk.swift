@@ -13,6 +13,8 @@ struct Wrk {
         var requestsPerSecond: Double
         /// Answers other than 2xx/3xx, and connect/read/write/timeout errors: must be 0.
         var failures: Int
+        /// CPU seconds wrk itself used (it shares the machine with the server it loads).
+        var cpuSeconds: Double
         var output: String
     }
 
@@ -24,9 +26,11 @@ struct Wrk {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let before = Self.childrenCPU()
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let cpu = Self.childrenCPU() - before
         let output = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0,
               let rate = Self.number(after: "Requests/sec:", in: output),
@@ -36,7 +40,15 @@ struct Wrk {
         if let line = output.split(separator: "\n").first(where: { $0.contains("Socket errors:") }) {
             failures += line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }.reduce(0, +)
         }
-        return Result(requests: Int(requests), requestsPerSecond: rate, failures: failures, output: output)
+        return Result(requests: Int(requests), requestsPerSecond: rate, failures: failures, cpuSeconds: cpu, output: output)
+    }
+
+    /// CPU seconds of this process's finished children (wrk, once waited for; servers still run).
+    private static func childrenCPU() -> Double {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_CHILDREN.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     private static func number(after marker: String, in text: String) -> Double? {

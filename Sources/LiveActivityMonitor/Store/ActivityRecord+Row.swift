@@ -15,11 +15,21 @@ extension ActivityRecord {
     static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
         + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
 
-    func bind(to s: Statement) throws {
+    /// Rewrites a stored row in place. Unlike `INSERT OR REPLACE` (a delete and an insert, each
+    /// through the primary key and both indexes), it leaves the key and booking index entries
+    /// alone: an activity's id and booking never change.
+    static let updateSQL = "UPDATE activities SET " + columns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
+        + " WHERE activity_id = ?"
+
+    /// Binds every column for `upsertSQL`, or (`update`) every column but the key and booking
+    /// and then the key, for `updateSQL`.
+    func bind(to s: Statement, update: Bool = false) throws {
         var i: Int32 = 0
         func next() -> Int32 { i += 1; return i }
-        try s.bind(activityID, at: next())
-        try s.bind(bookingID, at: next())
+        if !update {
+            try s.bind(activityID, at: next())
+            try s.bind(bookingID, at: next())
+        }
         try s.bind(attributesType, at: next())
         try s.bind(app, at: next())
         try s.bind(source.rawValue, at: next())
@@ -46,6 +56,7 @@ extension ActivityRecord {
         try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
         try s.bindOptional(lastPush?.at, at: next())
         try s.bind(priority10Times.map { String($0) }.joined(separator: ","), at: next())
+        if update { try s.bind(activityID, at: next()) }
     }
 
     /// Reads a row selected with `selectSQL`.

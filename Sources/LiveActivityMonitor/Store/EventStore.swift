@@ -32,6 +32,8 @@ public final class EventStore: Sendable {
         let db = try Database(path: path)
         try Self.prepare(db, durability: durability)
         state = Mutex(try Self.load(db))
+        // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
+        try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
         let writer = ConnectionBox(db)
         let thread = Thread { [self] in runWriter(writer.database) }
@@ -45,7 +47,8 @@ public final class EventStore: Sendable {
 
     /// Stores a request's events whole or not at all; returns once they are durable.
     public func ingest(_ events: [Event]) -> Result<IngestSummary, APIError> {
-        submit(.ingest(events))
+        // Serialised here, on the request's own thread, so that the one writer only binds text.
+        submit(.ingest(events, bodies: events.map { JSONValue.object($0.document).jsonString }))
     }
 
     /// Applies and persists what time alone changed, if anything is due.
@@ -138,12 +141,12 @@ public final class EventStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 for (j, job) in jobs.enumerated() {
-                    guard case .ingest(let events) = job.kind else { continue }
-                    for var event in events {
+                    guard case .ingest(let events, let bodies) = job.kind else { continue }
+                    for (var event, var body) in zip(events, bodies) {
                         var current = try event.activityID.flatMap(record)
                         if event.bookingID == nil, let booking = current?.bookingID {
                             event.bookingID = booking
-                            event.document["booking_id"] = .string(booking)
+                            body = Self.body(body, inheriting: booking, document: &event.document)
                         }
                         try insert.bind(event.key, at: 1)
                         try insert.bind(event.type.rawValue, at: 2)
@@ -151,7 +154,7 @@ public final class EventStore: Sendable {
                         try insert.bind(event.bookingID, at: 4)
                         try insert.bind(event.occurredAt, at: 5)
                         try insert.bind(now, at: 6)
-                        try insert.bind(JSONValue.object(event.document).jsonString, at: 7)
+                        try insert.bind(body, at: 7)
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
@@ -170,12 +173,15 @@ public final class EventStore: Sendable {
                     if let r = try record(id) { working[id] = r }
                 }
                 let upsert = try db.cached(ActivityRecord.upsertSQL)
+                let update = try db.cached(ActivityRecord.updateSQL)
                 for id in working.keys {
                     engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
                     guard working[id] != originals[id] ?? nil else { continue }
-                    try working[id]!.bind(to: upsert)
-                    _ = try upsert.step()
-                    upsert.reset()
+                    // A record known before this commit has its row (memory holds only committed records).
+                    let statement = (originals[id] ?? nil) == nil ? upsert : update
+                    try working[id]!.bind(to: statement, update: statement === update)
+                    _ = try statement.step()
+                    statement.reset()
                 }
                 try Self.write(counters: &counters, to: db)
             }
@@ -198,6 +204,16 @@ public final class EventStore: Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+    }
+
+    /// The stored text once `booking_id` is inherited: the member a document without one gets
+    /// appended at its end, spliced into the text rather than serialising the document again.
+    static func body(_ body: String, inheriting booking: String, document: inout JSONObject) -> String {
+        let absent = !document.contains("booking_id")
+        document["booking_id"] = .string(booking)
+        guard absent, body.hasSuffix("}") else { return JSONValue.object(document).jsonString }
+        let member = "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
+        return String(body.dropLast()) + (document.count > 1 ? "," : "") + member
     }
 
     static func unavailable(_ error: any Error) -> APIError {
@@ -233,6 +249,18 @@ public final class EventStore: Sendable {
         try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         try db.execute("PRAGMA foreign_keys = OFF")
         try db.migrate(Schema.migrations)
+    }
+
+    /// The writer's cache and checkpoint interval. A group commit dirties a leaf page per activity
+    /// in each events index: with SQLite's 2 MiB default cache a large commit spilled pages to
+    /// the WAL mid-transaction and read them back, and the default 1000-page WAL made nearly
+    /// every commit a checkpoint (copy back + fsync). Perf: 15-20% of batched-ingest CPU.
+    static let writerCacheKiB = 16 * 1024
+    static let walAutocheckpointPages = 4000
+
+    static func tuneWriter(_ db: Database) throws {
+        try db.execute("PRAGMA cache_size = -\(writerCacheKiB)")
+        try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
     }
 
     /// Rebuilds memory from the current-state and counters tables (no replay of the event log).

@@ -1,0 +1,43 @@
+import Foundation
+import LiveActivityMonitor
+
+/// Where batched ingest time goes, without HTTP: the decoder alone (parse, validate,
+/// fingerprint), then the store alone (one submitter, 500-event requests, group commit).
+/// Both in this process, one thread each, on the events of the batched wrk script.
+struct StageProfile {
+    let directory: String
+    let lines: [String]
+    let activities: Int
+    let now: Double
+
+    /// CPU microseconds per event, measured with CPU clocks (steadier than wall time on a
+    /// shared machine): decode on this thread; store on the whole process (writer included).
+    func run() throws -> (decode: Double, store: Double) {
+        let bodies = stride(from: 0, to: lines.count, by: 500).map {
+            Array(lines[$0..<min($0 + 500, lines.count)].joined(separator: "\n").utf8)
+        }
+        let decoder = IngestDecoder()
+        var batches: [[Event]] = []
+        let decodeStart = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
+        for body in bodies { batches.append(try decoder.decode(body, format: .ndjson)) }
+        let decodeSeconds = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - decodeStart
+        let path = directory + "/stages-\(UUID().uuidString).sqlite"
+        let store = try EventStore(path: path)
+        defer { store.close() }
+        let set = Dataset(prefix: "w", now: now)
+        for chunk in stride(from: 0, to: activities, by: 1000) {
+            let starts = (chunk..<min(chunk + 1000, activities)).map { set.start($0, age: 3600) }
+            guard case .success = store.ingest(try decoder.decode(Array(starts.joined(separator: "\n").utf8), format: .ndjson)) else {
+                throw BenchError("stage profile: could not start activities")
+            }
+        }
+        let storeStart = Stopwatch.cpu(CLOCK_PROCESS_CPUTIME_ID)
+        for batch in batches {
+            guard case .success(let summary) = store.ingest(batch), summary.accepted == batch.count else {
+                throw BenchError("stage profile: a batch was not stored whole")
+            }
+        }
+        let storeSeconds = Stopwatch.cpu(CLOCK_PROCESS_CPUTIME_ID) - storeStart
+        return (decodeSeconds / Double(lines.count) * 1e6, storeSeconds / Double(lines.count) * 1e6)
+    }
+}
