@@ -13,6 +13,12 @@ echo "== swift test"
 swift test --skip-build 2>&1 | tee /tmp/lam-swift-test.log | grep -E "^(✘|􀢄|.*(passed|failed).*after)" || true
 grep -q "Test run with .* passed" /tmp/lam-swift-test.log || { echo "swift test failed"; tail -50 /tmp/lam-swift-test.log; exit 1; }
 
+echo "== bench --quick (proves the benchmark runs; asserts no target: see README, Performance)"
+Tests/install-dependencies.sh bench
+.build/debug/live-activity-monitor-bench --quick > /tmp/lam-bench-quick.log 2>&1 \
+  || { echo "bench --quick failed"; tail -30 /tmp/lam-bench-quick.log; exit 1; }
+grep -q "results written to" /tmp/lam-bench-quick.log || { echo "bench --quick wrote no results"; exit 1; }
+
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
 status=0
