@@ -23,6 +23,12 @@ grep -E "^✘|^✔ Test run|^✘ Test run" "$log/test.log"
 echo "== fuzz the ingest decoder (short; LAM_FUZZ_SECONDS=600 or Tests/fuzz.sh 600 for a long run)"
 Tests/fuzz.sh "${LAM_FUZZ_SECONDS:-30}" || exit 1
 
+echo "== bench --quick (proves the benchmark runs; asserts no target: see README, Performance)"
+Tests/install-dependencies.sh bench
+.build/debug/live-activity-monitor-bench --quick > /tmp/lam-bench-quick.log 2>&1 \
+  || { echo "bench --quick failed"; tail -30 /tmp/lam-bench-quick.log; exit 1; }
+grep -q "results written to" /tmp/lam-bench-quick.log || { echo "bench --quick wrote no results"; exit 1; }
+
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
 passed=0 failed=0

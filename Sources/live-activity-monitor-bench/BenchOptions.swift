@@ -30,8 +30,9 @@ struct BenchOptions {
     /// Live activities at the three growth checkpoints; each has a start and `pushesPerActivity` updates.
     var liveCheckpoints = [1_000, 10_000, 100_000]
     var pushesPerActivity = 9
-    /// The events-only check: this many live activities, then history up to `historyEvents` events.
-    var ratioLive = 10_000
+    /// The events-only check: the same live activities, with history up to each total.
+    var ratioLive = 500
+    var ratioSmallEvents = 10_000
     var ratioEvents = 1_000_000
     /// Activities the wrk scripts push to.
     var wrkActivities = 1_000
@@ -70,7 +71,8 @@ struct BenchOptions {
             self.rounds = 2
             self.seconds = 1
             liveCheckpoints = [100, 300, 1_000]
-            ratioLive = 200
+            ratioLive = 20
+            ratioSmallEvents = 400
             ratioEvents = 5_000
             wrkActivities = 100
             storageRows = 5_000

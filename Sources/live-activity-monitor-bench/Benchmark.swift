@@ -73,6 +73,9 @@ final class Benchmark {
     /// storage limit. Round by round, so that each ratio compares neighbours in time.
     private func throughput() throws {
         let ours = try monitor("monitor", database: "throughput.sqlite")
+        // Batched load on its own server, so that the single-event servers (normal and full)
+        // grow their databases alike and compare with each other.
+        let batched = try monitor("monitor-batched", database: "batched.sqlite")
         let full = options.fullDurability ? try monitor("monitor-full", database: "throughput-full.sqlite", durability: .full) : nil
         let http = try ChildProcess.bench("http-baseline", arguments: ["http-baseline"])
         children.append(http)
@@ -82,7 +85,7 @@ final class Benchmark {
         // The activities the wrk scripts push to, started through the real path.
         let wrkSet = Dataset(prefix: "w", now: unixNow)
         let activities = options.wrkActivities
-        for server in [ours, full].compactMap({ $0 }) {
+        for server in [ours, full, batched].compactMap({ $0 }) {
             try Populator(port: server.port).post(batches: (activities + 999) / 1000) { j in
                 (j * 1000..<min(j * 1000 + 1000, activities)).map { wrkSet.start($0, age: 3600) }
             }
@@ -125,7 +128,7 @@ final class Benchmark {
             }
             peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
                 .requestsPerSecond)
-            let b = try load(ours, batch, ["b\(round)", "wa", String(activities), base, "500"], cpu: &batchCPU)
+            let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, "500"], cpu: &batchCPU)
             batchRate.append(b.requestsPerSecond * 500)
             acknowledged += b.requests * 500
             storageRate.append(try storage.insertAll())
@@ -137,7 +140,7 @@ final class Benchmark {
                 + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
         }
         // Every acknowledged event must be stored (a few more may be: wrk stops mid-request).
-        let stored = try storedEvents(port: ours.port)
+        let stored = try storedEvents(port: ours.port) + storedEvents(port: batched.port) - 2 * activities
         guard stored >= acknowledged else {
             throw BenchError("the monitor acknowledged \(acknowledged) events but stored \(stored)")
         }
@@ -155,9 +158,9 @@ final class Benchmark {
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
         results.add("cpu_wrk_http", "wrk CPU, loading the HTTP limit", "% of 1 core", wrkCPU["http-baseline " + single] ?? [])
         results.add("cpu_wrk_single", "wrk CPU, single-event load", "% of 1 core", wrkCPU["monitor " + single] ?? [])
-        results.add("cpu_wrk_batched", "wrk CPU, batched load", "% of 1 core", wrkCPU["monitor " + batch] ?? [])
+        results.add("cpu_wrk_batched", "wrk CPU, batched load", "% of 1 core", wrkCPU["monitor-batched " + batch] ?? [])
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
-        for child in [ours, full, http, peer].compactMap({ $0 }) { stop(child) }
+        for child in [ours, full, batched, http, peer].compactMap({ $0 }) { stop(child) }
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
@@ -240,25 +243,33 @@ final class Benchmark {
 
     // MARK: Scrape against stored events
 
-    /// The same live activities, scraped at `ratioLive` events and again after history (activities
-    /// started 16 h ago, so ended and dismissed) has brought the store to `ratioEvents` events.
+    /// The same live activities on two servers, with the same kinds of history (activities
+    /// started 16 h ago, so ended and dismissed, which adds their counters' series): one at
+    /// `ratioSmallEvents` events in all, one at `ratioEvents`. Scraped alternately, round by
+    /// round, so drift hits both alike. Each activity is a start and 9 pushes.
     private func eventsOnlyScrape() throws {
-        let server = try monitor("monitor", database: "scrape.sqlite")
-        defer { stop(server) }
+        let small = try monitor("monitor-small", database: "scrape-small.sqlite")
+        let large = try monitor("monitor-large", database: "scrape-large.sqlite")
+        defer { stop(small); stop(large) }
         let data = Dataset(prefix: "r", now: unixNow)
         let live = options.ratioLive
-        try Populator(port: server.port).post(batches: (live + 999) / 1000) { j in
-            (j * 1000..<min(j * 1000 + 1000, live)).map { data.start($0, age: 3600 - Double($0) * 0.01) }
+        for (server, events) in [(small, options.ratioSmallEvents), (large, options.ratioEvents)] {
+            let end = events / 10
+            try Populator(port: server.port).post(batches: (end + 99) / 100) { j in
+                (j * 100..<min(j * 100 + 100, end)).flatMap { i in
+                    i < live ? data.activity(i, pushes: 9, age: 3600 - Double(i) * 0.01) : data.activity(i, pushes: 9, age: 16 * 3600)
+                }
+            }
+            server.waitUntilIdle()
         }
-        let small = try HTTPProbe.medianSeconds(port: server.port, count: options.probes * 2) { _ in "/metrics" }.median
-        let history = (options.ratioEvents - live) / 10
-        try Populator(port: server.port).post(batches: (history + 99) / 100) { j in
-            let lo = live + j * 100
-            return (lo..<min(lo + 100, live + history)).flatMap { data.activity($0, pushes: 9, age: 16 * 3600) }
+        var smallTimes: [Double] = [], largeTimes: [Double] = []
+        for _ in 1...options.rounds {
+            let (a, b) = try HTTPProbe.alternatingMedians(ports: (small.port, large.port), count: options.probes, path: "/metrics")
+            smallTimes.append(a * 1000)
+            largeTimes.append(b * 1000)
         }
-        let large = try HTTPProbe.medianSeconds(port: server.port, count: options.probes * 2) { _ in "/metrics" }.median
-        results.add("scrape_small", "/metrics, \(live) live, \(live) events", "ms", [small * 1000])
-        results.add("scrape_large", "/metrics, \(live) live, \(live + history * 10) events", "ms", [large * 1000])
+        results.add("scrape_small", "/metrics, \(live) live, \(options.ratioSmallEvents) events", "ms", smallTimes)
+        results.add("scrape_large", "/metrics, \(live) live, \(options.ratioEvents) events", "ms", largeTimes)
     }
 
     // MARK: Targets
@@ -274,7 +285,7 @@ final class Benchmark {
                   atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"),
             .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
                   detail: "median of \(options.probes)"),
-            .init(label: "/metrics at 1M events / at 10k events", measured: r.median("scrape_large") / r.median("scrape_small"),
+            .init(label: "/metrics at 1M events / at 10k events", measured: r.pairedRatio("scrape_large", "scrape_small"),
                   limit: 1.2, atLeast: false,
                   detail: "\(Results.format(r.median("scrape_large"))) ms vs \(Results.format(r.median("scrape_small"))) ms"),
             .init(label: "/api/bookings/{id} at 1M events, ms", measured: r.median("booking"), limit: 5, atLeast: false,

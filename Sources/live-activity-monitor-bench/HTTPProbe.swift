@@ -26,7 +26,7 @@ enum HTTPProbe {
         return (Stats.median(times), bytes)
     }
 
-    private static func get(_ client: HTTPClient, _ path: String) throws -> Int {
+    fileprivate static func get(_ client: HTTPClient, _ path: String) throws -> Int {
         let response = try client.request("GET", path)
         guard response.status == 200 else {
             throw BenchError("GET \(path) answered \(response.status): \(response.text.prefix(200))")
@@ -43,5 +43,22 @@ extension HTTPProbe {
         let response = try client.request("GET", path)
         guard response.status == 200 else { throw BenchError("GET \(path) answered \(response.status)") }
         return response.text
+    }
+}
+
+extension HTTPProbe {
+    /// Median seconds of `count` GETs of `path` on each of two servers, request by request in
+    /// turn, so that both see the same moments of a busy machine.
+    static func alternatingMedians(ports: (Int, Int), count: Int, path: String) throws -> (Double, Double) {
+        let clients = (HTTPClient(port: ports.0, timeoutSeconds: 60), HTTPClient(port: ports.1, timeoutSeconds: 60))
+        defer { clients.0.close(); clients.1.close() }
+        _ = try get(clients.0, path)
+        _ = try get(clients.1, path)
+        var first: [Double] = [], second: [Double] = []
+        for _ in 0..<count {
+            first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
+            second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
+        }
+        return (Stats.median(first), Stats.median(second))
     }
 }

@@ -90,7 +90,14 @@ extension ActivityRecord {
             lastPush = LastPush(status: Int(s.int64(22)), reason: s.text(23), latencyMs: s.double(24),
                                 priority: Int(s.int64(25)), at: s.double(26))
         }
-        priority10Times = (s.text(27) ?? "").split(separator: ",").compactMap { Double($0) }
+        priority10Times = Self.times(s.text(27))
+    }
+
+    /// The `priority10_times` column. Split on UTF-8 bytes: `String.split` walks grapheme
+    /// clusters, which made this a third of start-up with 100,000 live activities.
+    static func times(_ text: String?) -> [Double] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.utf8.split(separator: UInt8(ascii: ",")).compactMap { Double(Substring($0)) }
     }
 }
 
