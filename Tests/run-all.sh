@@ -14,7 +14,7 @@ fi
 
 echo "== swift test"
 # Serial: blocking live-server tests would otherwise starve the async ones of the 2-core
-# cooperative thread pool; the whole suite still takes about 15 s.
+# cooperative thread pool; the whole suite still takes about 30 s.
 swift test --skip-build --no-parallel >"$log/test.log" 2>&1
 swift_status=$?
 grep -E "^✘|^✔ Test run|^✘ Test run" "$log/test.log"
@@ -24,10 +24,10 @@ echo "== fuzz the ingest decoder (short; LAM_FUZZ_SECONDS=600 or Tests/fuzz.sh 6
 Tests/fuzz.sh "${LAM_FUZZ_SECONDS:-30}" || exit 1
 
 echo "== bench --quick (proves the benchmark runs; asserts no target: see README, Performance)"
-Tests/install-dependencies.sh bench
-.build/debug/live-activity-monitor-bench --quick > /tmp/lam-bench-quick.log 2>&1 \
-  || { echo "bench --quick failed"; tail -30 /tmp/lam-bench-quick.log; exit 1; }
-grep -q "results written to" /tmp/lam-bench-quick.log || { echo "bench --quick wrote no results"; exit 1; }
+Tests/install-dependencies.sh bench || exit 1
+.build/debug/live-activity-monitor-bench --quick > "$log/bench.log" 2>&1 \
+  || { echo "bench --quick failed"; tail -30 "$log/bench.log"; exit 1; }
+grep -q "results written to" "$log/bench.log" || { echo "bench --quick wrote no results"; exit 1; }
 
 echo "== end-to-end"
 export LAM_BIN="$PWD/.build/debug/live-activity-monitor"
