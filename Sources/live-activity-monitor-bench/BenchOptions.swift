@@ -36,6 +36,9 @@ struct BenchOptions {
     var ratioEvents = 1_000_000
     /// Activities the wrk scripts push to.
     var wrkActivities = 1_000
+    /// Events per batched request (the 500; fewer in quick mode, where a debug build
+    /// could not answer 64 requests of 500 within a 1-second round).
+    var eventsPerBatch = 500
     /// Rows per storage-baseline round.
     var storageRows = 200_000
     /// Timed GETs per read figure.
@@ -76,6 +79,7 @@ struct BenchOptions {
             ratioEvents = 5_000
             wrkActivities = 100
             storageRows = 5_000
+            eventsPerBatch = 50
             probes = 5
         }
         if let rounds { self.rounds = rounds }
