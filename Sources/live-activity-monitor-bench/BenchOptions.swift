@@ -1,7 +1,8 @@
 /// What to run and how big (`--quick` for the smoke run that `Tests/run-all.sh` does).
 struct BenchOptions {
     static let usage = """
-        Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE] [--no-full-durability]
+        Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
+                                           [--no-full-durability] [--keep] [--only PHASES]
 
         Measures the monitor against the HTTP limit (a fixed-200 server on our HTTPServer), the
         storage limit (prepared inserts into our schema) and Prometheus Pushgateway, in one run;
@@ -66,7 +67,6 @@ struct BenchOptions {
             case "--only":
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
                 guard phases.isSubset(of: ["throughput", "growth", "scrape", "stages"]) else { throw BenchError("--only takes throughput, growth, scrape, stages") }
-            case "--help", "-h": throw BenchError(Self.usage)
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
         }
