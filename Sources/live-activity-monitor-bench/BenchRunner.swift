@@ -12,6 +12,10 @@ enum BenchRunner {
         .deletingLastPathComponent().deletingLastPathComponent().path
 
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(BenchOptions.usage, terminator: "")
+            return 0
+        }
         let options: BenchOptions
         do { options = try BenchOptions(arguments) } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))

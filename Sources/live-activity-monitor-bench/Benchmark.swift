@@ -128,9 +128,10 @@ final class Benchmark {
             }
             peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
                 .requestsPerSecond)
-            let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, "500"], cpu: &batchCPU)
-            batchRate.append(b.requestsPerSecond * 500)
-            acknowledged += b.requests * 500
+            let per = options.eventsPerBatch
+            let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
+            batchRate.append(b.requestsPerSecond * Double(per))
+            acknowledged += b.requests * per
             storageRate.append(try storage.insertAll())
             let stage = try stages.run()
             decodeRate.append(stage.decode)
@@ -148,7 +149,7 @@ final class Benchmark {
         results.add("single", "single-event ingest (durability normal)", "events/s", singleRate)
         if full != nil { results.add("single_full", "single-event ingest (durability full)", "events/s", fullRate) }
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
-        results.add("batched", "batched ingest (NDJSON, 500 per request)", "events/s", batchRate)
+        results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
         results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
         results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
