@@ -37,11 +37,12 @@ final class StorageBaseline {
         for chunk in stride(from: 0, to: lines.count, by: 1000) {
             let body = Array(lines[chunk..<min(chunk + 1000, lines.count)].joined(separator: "\n").utf8)
             for var event in try decoder.decode(body, format: .ndjson) {
-                // The server inherits the booking from the activity; store one here as well.
+                // The server inherits the booking from the activity into the stored body (the
+                // column keeps only a booking the client gave); store the same here.
                 let booking = "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
                 event.document["booking_id"] = .string(booking)
                 rows.append(Row(key: event.key, type: event.type.rawValue, activityID: event.activityID,
-                                bookingID: booking, occurredAt: event.occurredAt,
+                                bookingID: event.bookingID, occurredAt: event.occurredAt,
                                 body: JSONValue.object(event.document).jsonString))
             }
         }

@@ -6,6 +6,7 @@ struct IngestHandler: Sendable {
     let store: EventStore
     let decoder: IngestDecoder
     let token: String?
+    let decoding = ConcurrencyLimit.decoding()
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         switch ingest(request) {
@@ -29,7 +30,11 @@ struct IngestHandler: Sendable {
                 "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")"))
         }
         let events: [Event]
-        do { events = try decoder.decode(request.body, format: format) } catch { return .failure(error) }
+        do {
+            events = try decoding.run { () throws(APIError) in try decoder.decode(request.body, format: format) }
+        } catch {
+            return .failure(error)
+        }
         return store.ingest(events)
     }
 

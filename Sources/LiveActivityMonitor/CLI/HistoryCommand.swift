@@ -37,7 +37,7 @@ enum HistoryCommand {
             if let fp = r.tokenFingerprint { line += ", token \(fp)\(r.tokenInvalidated ? " (invalidated)" : "")" }
             lines.append(line)
         }
-        let events = try db.prepare("SELECT body, received_at FROM events WHERE booking_id = ? ORDER BY occurred_at, seq")
+        let events = try db.prepare(EventStore.bookingEventsSQL)
         try events.bind(booking, at: 1)
         var timeline: [String] = []
         while try events.step() {

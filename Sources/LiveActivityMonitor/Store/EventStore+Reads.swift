@@ -44,16 +44,27 @@ extension EventStore {
 
     /// Stored events (as JSON object texts with `received_at`) in `occurred_at` order, ties in arrival order.
     public func eventDocuments(activityID: String) throws -> [String] {
-        try eventDocuments(where: "activity_id", equals: activityID)
+        try eventDocuments(sql: "SELECT body, received_at FROM events WHERE activity_id = ?1 ORDER BY occurred_at, seq",
+                           value: activityID)
     }
 
     public func eventDocuments(bookingID: String) throws -> [String] {
-        try eventDocuments(where: "booking_id", equals: bookingID)
+        try eventDocuments(sql: Self.bookingEventsSQL, value: bookingID)
     }
 
-    private func eventDocuments(where column: String, equals value: String) throws -> [String] {
+    /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
+    /// and every event of the booking's activities (which inherit it without naming it), once each.
+    static let bookingEventsSQL = """
+        SELECT body, received_at, occurred_at, seq FROM events WHERE booking_id = ?1
+        UNION
+        SELECT body, received_at, occurred_at, seq FROM events
+        WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
+        ORDER BY occurred_at, seq
+        """
+
+    private func eventDocuments(sql: String, value: String) throws -> [String] {
         try readers.read { db in
-            let s = try db.cached("SELECT body, received_at FROM events WHERE \(column) = ? ORDER BY occurred_at, seq")
+            let s = try db.cached(sql)
             defer { s.reset() }
             try s.bind(value, at: 1)
             var out: [String] = []

@@ -144,8 +144,10 @@ public final class EventStore: Sendable {
                     guard case .ingest(let events, let bodies) = job.kind else { continue }
                     for (var event, var body) in zip(events, bodies) {
                         var current = try event.activityID.flatMap(record)
+                        // An inherited booking goes into the stored document only: the column
+                        // (and its index) holds bookings the client gave. A lookup by booking
+                        // finds the rest through the booking's activities (EventStore+Reads).
                         if event.bookingID == nil, let booking = current?.bookingID {
-                            event.bookingID = booking
                             body = Self.body(body, inheriting: booking, document: &event.document)
                         }
                         try insert.bind(event.key, at: 1)
@@ -211,9 +213,12 @@ public final class EventStore: Sendable {
     static func body(_ body: String, inheriting booking: String, document: inout JSONObject) -> String {
         let absent = !document.contains("booking_id")
         document["booking_id"] = .string(booking)
-        guard absent, body.hasSuffix("}") else { return JSONValue.object(document).jsonString }
-        let member = "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
-        return String(body.dropLast()) + (document.count > 1 ? "," : "") + member
+        guard absent, body.utf8.last == UInt8(ascii: "}") else { return JSONValue.object(document).jsonString }
+        // `removeLast` steps back one character; `dropLast()` counted the whole string from its start.
+        var text = body
+        text.removeLast()
+        text += (document.count > 1 ? "," : "") + "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
+        return text
     }
 
     static func unavailable(_ error: any Error) -> APIError {

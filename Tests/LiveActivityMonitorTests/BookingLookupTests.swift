@@ -1,0 +1,75 @@
+import Foundation
+import JSON
+import SQLiteDB
+import Testing
+@testable import LiveActivityMonitor
+
+/// A booking's timeline: events that name the booking, and events of its activities that only
+/// inherit it (their `booking_id` column stays empty so that the index skips them).
+@Suite struct BookingLookupTests {
+    @Test func findsEventsThatNameTheBookingAndEventsOfItsActivities() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let t = TestServer.base
+        // Before its start is known, so nothing to inherit; found through the activity later.
+        _ = try server.post(events: [Scenario.push("a", "early", at: t - 500, token: IngestTests.token)])
+        _ = try server.post(events: [IngestTests.started("a", at: t - 400)])
+        _ = try server.post(events: [Scenario.push("a", "late", at: t - 300, token: IngestTests.token)])
+        // A push-to-start names the booking but no activity.
+        _ = try server.post(events: [Scenario.push("", "pts", at: t - 200, event: "start", token: IngestTests.token,
+                                                   extra: ["activity_id": NSNull(), "booking_id": "BK-a",
+                                                           "attributes_type": "TimerWidgetAttributes"])])
+        _ = try server.post(events: [IngestTests.started("other", at: t - 100)])
+
+        let events = try server.json("/api/bookings/BK-a")["events"]
+        guard case .array(let items)? = events else { Issue.record("no events array"); return }
+        #expect(items.map { $0["id"]?.stringValue ?? $0["type"]?.stringValue } == ["early", "activity.started", "late", "pts"])
+        #expect(items[2]["booking_id"]?.stringValue == "BK-a", "an inherited booking is in the stored event")
+        #expect(try server.json("/api/bookings/BK-other")["events"]?[0]?["activity_id"]?.stringValue == "other")
+    }
+
+    @Test func lookupSearchesIndexesAndNeverScansTheEventLog() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try EventStore(path: dir + "/db.sqlite").close()
+        let db = try Database(path: dir + "/db.sqlite")
+        let plan = try db.query("EXPLAIN QUERY PLAN " + EventStore.bookingEventsSQL, [.text("BK-1")])
+            .compactMap { row in row.last.flatMap { if case .text(let s) = $0 { s } else { nil } } }
+        #expect(!plan.isEmpty)
+        #expect(!plan.contains { $0.hasPrefix("SCAN events") || $0.hasPrefix("SCAN activities") }, "\(plan)")
+    }
+
+    @Test func versionOneDatabasesGetThePartialIndex() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/db.sqlite"
+        do {
+            let db = try Database(path: path)
+            try db.migrate(Array(Schema.migrations.prefix(1)))
+            #expect(try db.userVersion == 1)
+        }
+        try EventStore(path: path).close()
+        let db = try Database(path: path)
+        #expect(try db.userVersion == Schema.migrations.count)
+        let sql = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'events_by_booking'")
+        guard case .text(let text)? = sql else { Issue.record("events_by_booking is missing"); return }
+        #expect(text.contains("WHERE booking_id IS NOT NULL"))
+    }
+}
+
+/// `priority10_times` is stored as 8-byte little-endian doubles; older rows hold decimal text.
+@Suite struct PriorityTimesColumnTests {
+    @Test func blobRoundTripsExactly() {
+        let times = [1_795_000_000.123456, 1_795_000_001.5, 0.1 + 0.2, -0.0]
+        let blob = ActivityRecord.timesBlob(times)
+        #expect(blob.count == times.count * 8)
+        #expect(ActivityRecord.times(blob: blob).map(\.bitPattern) == times.map(\.bitPattern))
+        #expect(ActivityRecord.times(blob: []) == [])
+        #expect(Array(ActivityRecord.timesBlob([1])) == [0, 0, 0, 0, 0, 0, 0xF0, 0x3F], "little-endian")
+    }
+
+    @Test func legacyTextStillReads() {
+        #expect(ActivityRecord.times(text: "1795000000.5,1795000060") == [1_795_000_000.5, 1_795_000_060])
+        #expect(ActivityRecord.times(text: "") == [])
+    }
+}
