@@ -36,14 +36,13 @@ final class StorageBaseline {
         let decoder = IngestDecoder()
         for chunk in stride(from: 0, to: lines.count, by: 1000) {
             let body = Array(lines[chunk..<min(chunk + 1000, lines.count)].joined(separator: "\n").utf8)
-            for var event in try decoder.decode(body, format: .ndjson) {
+            for event in try decoder.decode(body, format: .ndjson) {
                 // The server inherits the booking from the activity into the stored body (the
                 // column keeps only a booking the client gave); store the same here.
                 let booking = "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
-                event.document["booking_id"] = .string(booking)
                 rows.append(Row(key: event.key, type: event.type.rawValue, activityID: event.activityID,
                                 bookingID: event.bookingID, occurredAt: event.occurredAt,
-                                body: JSONValue.object(event.document).jsonString))
+                                body: EventStore.body(event.body, inheriting: booking)))
             }
         }
         self.rows = rows

@@ -2,8 +2,8 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// The writer splices an inherited `booking_id` into an event's serialised text instead of
-/// serialising the document again: the text must be exactly what serialising would give.
+/// The writer splices an inherited `booking_id` into an event's stored text instead of
+/// serialising the event again: the text must be exactly what serialising would give.
 @Suite struct InheritedBookingBodyTests {
     @Test(arguments: ["BK-1042", "b\"</script>\u{2028}é", ""])
     func splicedTextEqualsSerialisedDocument(booking: String) throws {
@@ -13,12 +13,17 @@ import Testing
             [:],
         ]
         for original in documents {
-            var document = original
-            let spliced = EventStore.body(JSONValue.object(original).jsonString, inheriting: booking, document: &document)
+            let stored = EventValidator.storedBody(original, fingerprint: nil)
             var expected = original
+            expected["booking_id"] = nil
             expected["booking_id"] = .string(booking)
-            #expect(document == expected)
-            #expect(spliced == JSONValue.object(expected).jsonString)
+            #expect(EventStore.body(stored, inheriting: booking) == JSONValue.object(expected).jsonString)
         }
+    }
+
+    @Test func storedBodySwapsTheTokenAndFormatsDates() throws {
+        let object: JSONObject = ["type": "push.sent", "occurred_at": 1_795_000_000, "push_token": "abcd", "booking_id": .null]
+        #expect(EventValidator.storedBody(object, fingerprint: "0123456789abcdef")
+            == #"{"type":"push.sent","occurred_at":"2026-11-18T11:06:40Z","token_fingerprint":"0123456789abcdef"}"#)
     }
 }

@@ -95,23 +95,29 @@ public enum EventValidator {
             }
         }
         guard reader.errors.isEmpty else { return .invalid(reader.errors) }
-        event.document = normalisedDocument(object, fingerprint: event.tokenFingerprint)
+        event.body = storedBody(object, fingerprint: event.tokenFingerprint)
         return .valid(event)
     }
 
-    /// The stored form: dates as RFC 3339 UTC, the raw token swapped for its fingerprint.
-    static func normalisedDocument(_ object: JSONObject, fingerprint: String?) -> JSONObject {
-        var out = JSONObject()
+    /// The stored text: dates as RFC 3339 UTC, the raw token swapped for its fingerprint, a null
+    /// `booking_id` left out (so that the writer can append an inherited one). Written straight
+    /// from the parsed object: building a normalised copy first cost a sixth of batched decoding.
+    static func storedBody(_ object: JSONObject, fingerprint: String?) -> String {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
         for (key, value) in object.entries {
             if key == "push_token" {
-                out["token_fingerprint"] = fingerprint.map(JSONValue.string) ?? .null
+                w.key("token_fingerprint"); w.string(fingerprint)
+            } else if key == "booking_id", value == .null {
+                continue
             } else if dateFields.contains(key), let seconds = FieldReader.dateValue(value) {
-                out[key] = .string(RFC3339.format(seconds))
+                w.key(key); w.string(RFC3339.format(seconds))
             } else {
-                out[key] = value
+                w.key(key); w.write(value)
             }
         }
-        return out
+        w.endObject()
+        return w.string
     }
 }
 

@@ -22,14 +22,14 @@ public struct Event: Sendable {
     public var dismissalDate: Double?
     public var dismissalPolicy: DismissalPolicy?
     public var push: PushResult?
-    /// The event as ingested, normalised for storage and the read API: dates as RFC 3339,
-    /// `push_token` replaced by `token_fingerprint`.
-    public var document: JSONObject
+    /// The event as ingested, as the JSON object text stored and served by the read API: dates
+    /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
+    public var body: String
 
-    public init(type: EventType, occurredAt: Double, document: JSONObject = JSONObject()) {
+    public init(type: EventType, occurredAt: Double, body: String = "{}") {
         self.type = type
         self.occurredAt = occurredAt
         self.timestamp = occurredAt
-        self.document = document
+        self.body = body
     }
 }

@@ -47,8 +47,7 @@ public final class EventStore: Sendable {
 
     /// Stores a request's events whole or not at all; returns once they are durable.
     public func ingest(_ events: [Event]) -> Result<IngestSummary, APIError> {
-        // Serialised here, on the request's own thread, so that the one writer only binds text.
-        submit(.ingest(events, bodies: events.map { JSONValue.object($0.document).jsonString }))
+        submit(.ingest(events))
     }
 
     /// Applies and persists what time alone changed, if anything is due.
@@ -141,14 +140,15 @@ public final class EventStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 for (j, job) in jobs.enumerated() {
-                    guard case .ingest(let events, let bodies) = job.kind else { continue }
-                    for (var event, var body) in zip(events, bodies) {
+                    guard case .ingest(let events) = job.kind else { continue }
+                    for event in events {
+                        var body = event.body
                         var current = try event.activityID.flatMap(record)
                         // An inherited booking goes into the stored document only: the column
                         // (and its index) holds bookings the client gave. A lookup by booking
                         // finds the rest through the booking's activities (EventStore+Reads).
                         if event.bookingID == nil, let booking = current?.bookingID {
-                            body = Self.body(body, inheriting: booking, document: &event.document)
+                            body = Self.body(body, inheriting: booking)
                         }
                         try insert.bind(event.key, at: 1)
                         try insert.bind(event.type.rawValue, at: 2)
@@ -208,16 +208,13 @@ public final class EventStore: Sendable {
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
     }
 
-    /// The stored text once `booking_id` is inherited: the member a document without one gets
-    /// appended at its end, spliced into the text rather than serialising the document again.
-    static func body(_ body: String, inheriting booking: String, document: inout JSONObject) -> String {
-        let absent = !document.contains("booking_id")
-        document["booking_id"] = .string(booking)
-        guard absent, body.utf8.last == UInt8(ascii: "}") else { return JSONValue.object(document).jsonString }
-        // `removeLast` steps back one character; `dropLast()` counted the whole string from its start.
+    /// The stored text once `booking_id` is inherited: the member appended at the object's end
+    /// (the text has none: `EventValidator.storedBody` leaves a null one out).
+    public static func body(_ body: String, inheriting booking: String) -> String {
         var text = body
+        // `removeLast` steps back one character; `dropLast()` counted the whole string from its start.
         text.removeLast()
-        text += (document.count > 1 ? "," : "") + "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
+        text += (text.utf8.count > 1 ? "," : "") + "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
         return text
     }
 

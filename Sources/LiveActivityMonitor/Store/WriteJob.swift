@@ -5,8 +5,7 @@ import Synchronization
 /// One unit of work for the single writer, and the handle its submitter waits on.
 final class WriteJob: Sendable {
     enum Kind: Sendable {
-        /// The events and their stored JSON text (`bodies[i]` for `events[i]`).
-        case ingest([Event], bodies: [String])
+        case ingest([Event])
         /// Apply what time alone changes (stale dates, 8 h ends, dismissals) and persist it.
         case sweep
         /// Prove the store can write again (see `EventStore+Health.swift`); never batched with writes.
