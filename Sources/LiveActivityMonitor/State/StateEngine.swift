@@ -131,6 +131,8 @@ public struct StateEngine: Sendable {
             if push.accepted, push.kind != .start { counters.inc(M.pushesWithoutEffect, M.NoEffect.unknownActivity.rawValue) }
             return
         }
+        // Let go of the caller's copy, so that `priority10Times` grows in place instead of being copied.
+        record = nil
         defer { record = r }
         // The last push is the latest sent, not the latest reported.
         if t >= r.lastPush?.at ?? -.infinity {
@@ -194,8 +196,9 @@ public struct StateEngine: Sendable {
     private func recordPriority10(_ t: Double, in r: inout ActivityRecord) {
         let index = r.priority10Times.lastIndex(where: { $0 <= t }).map { $0 + 1 } ?? 0
         r.priority10Times.insert(t, at: index)
-        let newest = r.priority10Times.last ?? t
-        if let firstKept = r.priority10Times.firstIndex(where: { $0 > newest - LockScreenRules.priority10Window }) {
+        let from = (r.priority10Times.last ?? t) - LockScreenRules.priority10Window
+        guard let oldest = r.priority10Times.first, oldest <= from else { return }
+        if let firstKept = r.priority10Times.firstIndex(where: { $0 > from }) {
             r.priority10Times.removeFirst(firstKept)
         }
     }
