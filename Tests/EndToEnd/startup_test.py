@@ -94,13 +94,15 @@ def build(db, events_target):
         c.execute(f"""INSERT INTO activities ({', '.join(columns)})
                       SELECT {', '.join(renamed.get(col, col) for col in columns)} FROM n, activities a
                       WHERE a.activity_id NOT LIKE '%-c%' ORDER BY n.i""")
+        # An inherited booking is in the body only (the column holds bookings the client gave).
         c.execute("""INSERT INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
                      SELECT event_id || '-c' || n.i, type, activity_id || '-c' || n.i, booking_id || '-c' || n.i,
                             occurred_at, received_at,
                             replace(replace(replace(body, '"' || event_id || '"', '"' || event_id || '-c' || n.i || '"'),
                                             '"' || activity_id || '"', '"' || activity_id || '-c' || n.i || '"'),
-                                    '"' || booking_id || '"', '"' || booking_id || '-c' || n.i || '"')
-                     FROM n, events e WHERE e.event_id NOT LIKE '%-c%' ORDER BY n.i, e.seq""")
+                                    '"' || e.booking || '"', '"' || e.booking || '-c' || n.i || '"')
+                     FROM n, (SELECT *, json_extract(body, '$.booking_id') AS booking FROM events) e
+                     WHERE e.event_id NOT LIKE '%-c%' ORDER BY n.i, e.seq""")
         c.execute("COMMIT")
         events = c.execute("SELECT count(*) FROM events").fetchone()[0]
         activities = c.execute("SELECT count(*) FROM activities").fetchone()[0]
