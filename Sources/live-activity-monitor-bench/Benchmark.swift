@@ -277,13 +277,20 @@ final class Benchmark {
 
     private func addTargets() {
         let r = results
+        /// Each round's ratio, so that a median near the line shows how the rounds spread.
+        func perRound(_ a: String, _ b: String) -> String {
+            let ratios = r.roundRatios(a, b)
+            return ratios.isEmpty ? "" : "; rounds " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
+        }
         r.targets = [
             .init(label: "single-event ingest / HTTP limit", measured: r.pairedRatio("single", "http_limit"), limit: 0.30,
-                  atLeast: true, detail: "\(Results.format(r.median("single"))) ev/s vs \(Results.format(r.median("http_limit"))) req/s"),
+                  atLeast: true, detail: "\(Results.format(r.median("single"))) ev/s vs \(Results.format(r.median("http_limit"))) req/s"
+                    + perRound("single", "http_limit")),
             .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 5,
                   atLeast: true, detail: "vs \(Results.format(r.median("pushgateway"))) pushes/s"),
             .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.50,
-                  atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"),
+                  atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"
+                    + perRound("batched", "storage_limit")),
             .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
                   detail: "median of \(options.probes)"),
             .init(label: "/metrics at 1M events / at 10k events", measured: r.pairedRatio("scrape_large", "scrape_small"),

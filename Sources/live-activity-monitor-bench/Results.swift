@@ -50,9 +50,15 @@ final class Results {
 
     /// The median of per-round ratios `a[i] / b[i]` (rounds measured side by side).
     func pairedRatio(_ a: String, _ b: String) -> Double {
+        let ratios = roundRatios(a, b)
+        return ratios.isEmpty ? median(a) / median(b) : Stats.median(ratios)
+    }
+
+    /// `a / b` round by round (empty unless both have the same rounds).
+    func roundRatios(_ a: String, _ b: String) -> [Double] {
         guard let x = figures.first(where: { $0.key == a })?.rounds, let y = figures.first(where: { $0.key == b })?.rounds,
-              x.count == y.count else { return median(a) / median(b) }
-        return Stats.median(zip(x, y).map { $0 / $1 })
+              x.count == y.count else { return [] }
+        return zip(x, y).map { $0 / $1 }
     }
 
     // MARK: Output
