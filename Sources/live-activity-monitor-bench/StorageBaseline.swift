@@ -28,9 +28,8 @@ final class StorageBaseline {
         db = try Database(path: path)
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
-        // The monitor's writer settings (EventStore.tuneWriter): the same cache and checkpoint interval.
-        try db.execute("PRAGMA cache_size = -16384")
-        try db.execute("PRAGMA wal_autocheckpoint = 4000")
+        // The monitor's writer settings: the same cache and checkpoint interval.
+        try EventStore.tuneWriter(db)
         var rows: [Row] = []
         rows.reserveCapacity(lines.count)
         let decoder = IngestDecoder()

@@ -262,10 +262,12 @@ public final class EventStore: Sendable {
     /// in each events index: with SQLite's 2 MiB default cache a large commit spilled pages to
     /// the WAL mid-transaction and read them back, and the default 1000-page WAL made nearly
     /// every commit a checkpoint (copy back + fsync). Perf: 15-20% of batched-ingest CPU.
-    static let writerCacheKiB = 16 * 1024
+    /// 8 MiB rather than 16: the same ingest rates, and 9 MB less peak memory while ingesting.
+    static let writerCacheKiB = 8 * 1024
     static let walAutocheckpointPages = 4000
 
-    static func tuneWriter(_ db: Database) throws {
+    /// Applies the writer's settings to `db` (public for the benchmark's storage baseline).
+    public static func tuneWriter(_ db: Database) throws {
         try db.execute("PRAGMA cache_size = -\(writerCacheKiB)")
         try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
     }
