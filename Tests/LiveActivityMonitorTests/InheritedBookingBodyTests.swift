@@ -5,7 +5,7 @@ import Testing
 /// The writer splices an inherited `booking_id` into an event's stored text instead of
 /// serialising the event again: the text must be exactly what serialising would give.
 @Suite struct InheritedBookingBodyTests {
-    @Test(arguments: ["BK-1042", "b\"</script>\u{2028}é", ""])
+    @Test(arguments: ["BK-1042", "b\"</script>\u{2028}é", "", "a\\b", "tab\there", "x&y", "x>y", "\u{2029}", "é€", "\u{1}"])
     func splicedTextEqualsSerialisedDocument(booking: String) throws {
         let documents: [JSONObject] = [
             ["type": "push.sent", "activity_id": "A1", "content_state": ["progress": 0.4]],

@@ -126,6 +126,7 @@ public final class EventStore: Sendable {
         var working: [String: ActivityRecord] = [:]
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
+        var acceptedByType: [EventType: Double] = [:]
 
         func record(_ id: String) throws -> ActivityRecord? {
             if let r = working[id] { return r }
@@ -170,11 +171,13 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        counters.inc(MonitorMetrics.ingestEvents, event.type.rawValue)
+                        acceptedByType[event.type, default: 0] += 1
                         engine.apply(event, to: &current, counters: &counters, labels: &labels)
                         if let current { working[current.activityID] = current }
                     }
                 }
+                // Counted once per type and commit: a series key per event cost more than the count.
+                for (type, count) in acceptedByType { counters.inc(MonitorMetrics.ingestEvents, type.rawValue, by: count) }
                 due = state.withLock { $0.deadlines.popDue(now) }
                 for id in due where working[id] == nil {
                     if let r = try record(id) { working[id] = r }
@@ -217,9 +220,15 @@ public final class EventStore: Sendable {
     /// (the text has none: `EventValidator.storedBody` leaves a null one out).
     public static func body(_ body: String, inheriting booking: String) -> String {
         var text = body
+        text.reserveCapacity(body.utf8.count + booking.utf8.count + 20)
         // `removeLast` steps back one character; `dropLast()` counted the whole string from its start.
         text.removeLast()
-        text += (text.utf8.count > 1 ? "," : "") + "\"booking_id\":" + JSONValue.string(booking).jsonString + "}"
+        if text.utf8.count > 1 { text += "," }
+        text += "\"booking_id\":"
+        // Most ids need no escaping; the JSON writer (an allocation per event) only for those that do.
+        let plain = !booking.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C || $0 == 0x3E || $0 == 0x26 || $0 == 0xE2 }
+        text += plain ? "\"" + booking + "\"" : JSONValue.string(booking).jsonString
+        text += "}"
         return text
     }
 
