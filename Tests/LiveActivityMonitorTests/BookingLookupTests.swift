@@ -39,16 +39,34 @@ import Testing
         #expect(!plan.contains { $0.hasPrefix("SCAN events") || $0.hasPrefix("SCAN activities") }, "\(plan)")
     }
 
-    @Test func versionOneDatabasesGetThePartialIndex() throws {
+    /// A database written before migration 2: inherited bookings in the column, priority-10
+    /// times as decimal text. It upgrades in place and reads as before.
+    @Test func versionOneDatabasesUpgradeAndReadAsBefore() throws {
         let dir = TestServer.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/db.sqlite"
+        let t = TestServer.base
         do {
             let db = try Database(path: path)
             try db.migrate(Array(Schema.migrations.prefix(1)))
             #expect(try db.userVersion == 1)
+            try db.run("""
+                INSERT INTO activities (activity_id, booking_id, attributes_type, source, started_at, content_timestamp,
+                                        reported_stale, stale_counted, token_rotations, priority10_times)
+                VALUES ('a', 'BK-a', 'TimerWidgetAttributes', 'app', ?1, ?1, 0, 0, 0, ?2)
+                """, [.real(t - 600), .text("\(t - 300),\(t - 200.5)")])
+            for (n, (type, booking)) in [("activity.started", "BK-a"), ("push.sent", "BK-a")].enumerated() {
+                try db.run("""
+                    INSERT INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
+                    VALUES (?1, ?2, 'a', ?3, ?4, ?4, ?5)
+                    """, [.text("e\(n)"), .text(type), .text(booking), .real(t - 600 + Double(n)),
+                          .text(#"{"id":"e\#(n)","type":"\#(type)","booking_id":"\#(booking)"}"#)])
+            }
         }
-        try EventStore(path: path).close()
+        let store = try EventStore(path: path, clock: Clock.manual(t).0)
+        defer { store.close() }
+        #expect(try store.record("a")?.priority10Times == [t - 300, t - 200.5])
+        #expect(try store.eventDocuments(bookingID: "BK-a").count == 2, "each event once")
         let db = try Database(path: path)
         #expect(try db.userVersion == Schema.migrations.count)
         let sql = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'events_by_booking'")
