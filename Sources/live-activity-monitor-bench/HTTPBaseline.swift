@@ -10,6 +10,7 @@ enum HTTPBaseline {
 
     /// Serves on a free port until SIGTERM; logs the port like `serve` does.
     static func run() -> Int32 {
+        let signals = TerminationSignals()
         let monitor = MonitorConfiguration()
         var configuration = HTTPServer.Configuration()
         configuration.host = "127.0.0.1"
@@ -28,7 +29,7 @@ enum HTTPBaseline {
             return 1
         }
         FileHandle.standardError.write(Data("http-baseline listening on http://127.0.0.1:\(server.port)\n".utf8))
-        SignalWait.untilTerminated()
+        signals.wait()
         server.stop()
         return 0
     }

@@ -92,16 +92,7 @@ enum ServeCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let configuration = try configuration(parsed)
 
-        // Handle SIGTERM/SIGINT on a dispatch queue, never in a signal handler or an MHD thread.
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
+        let signals = TerminationSignals()
         let server: MonitorServer
         do { server = try MonitorServer(configuration) } catch {
             CommandLineTool.printError("error: cannot start: \(error)")
@@ -122,11 +113,10 @@ enum ServeCommand {
                 + "\(JSONNumber(configuration.demoRate)) activities/min, seed \(options.seed)")
             demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
         }
-        stop.wait()
+        signals.wait()
         log("stopping: no new connections, finishing requests, flushing the store")
         demo?.stop()
         server.stop()
-        sources.forEach { $0.cancel() }
         log("stopped")
         return 0
     }
