@@ -103,14 +103,17 @@ final class Benchmark {
         var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
-        var wrkCPU: [String: [Double]] = [:]
+        var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
         var acknowledged = 0
         for round in 1...options.rounds {
             let base = String(Int(unixNow) + round * 600)
             func load(_ server: ChildProcess, _ script: String, _ args: [String], cpu: inout [Double]) throws -> Wrk.Result {
-                let before = server.cpuSeconds
+                let before = server.cpuSeconds, machineBefore = Machine.cpuTimes()
                 let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: script, args)
                 cpu.append((server.cpuSeconds - before) / Double(options.seconds) * 100)
+                let machineAfter = Machine.cpuTimes()
+                machineCPU[server.name + " " + script, default: []].append(
+                    (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) * 100)
                 wrkCPU[server.name + " " + script, default: []].append(result.cpuSeconds / Double(options.seconds) * 100)
                 server.waitUntilIdle()
                 guard result.failures == 0 else {
@@ -160,6 +163,9 @@ final class Benchmark {
         results.add("cpu_wrk_http", "wrk CPU, loading the HTTP limit", "% of 1 core", wrkCPU["http-baseline " + single] ?? [])
         results.add("cpu_wrk_single", "wrk CPU, single-event load", "% of 1 core", wrkCPU["monitor " + single] ?? [])
         results.add("cpu_wrk_batched", "wrk CPU, batched load", "% of 1 core", wrkCPU["monitor-batched " + batch] ?? [])
+        results.add("cpu_machine_http", "machine busy, loading the HTTP limit", "% of all CPUs", machineCPU["http-baseline " + single] ?? [])
+        results.add("cpu_machine_single", "machine busy, single-event load", "% of all CPUs", machineCPU["monitor " + single] ?? [])
+        results.add("cpu_machine_batched", "machine busy, batched load", "% of all CPUs", machineCPU["monitor-batched " + batch] ?? [])
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
         for child in [ours, full, batched, http, peer].compactMap({ $0 }) { stop(child) }
     }

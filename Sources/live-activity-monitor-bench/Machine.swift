@@ -11,6 +11,18 @@ struct Machine {
     var wrk = Machine.firstLine(of: Wrk.path, ["--version"])
     var pushgateway = Machine.firstLine(of: Pushgateway.path, ["--version"])
 
+    /// Jiffies spent busy and in total by all processors so far (/proc/stat), for the share of
+    /// the whole machine a load kept busy: the server, wrk and the kernel's own threads (e.g.
+    /// writeback), which per-process figures miss.
+    static func cpuTimes() -> (busy: Double, total: Double) {
+        let text = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)) ?? ""
+        // "cpu  user nice system idle iowait irq softirq steal …"
+        let fields = text.prefix { $0 != "\n" }.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard fields.count >= 5 else { return (.nan, .nan) }
+        let total = fields.prefix(8).reduce(0, +)
+        return (total - fields[3] - fields[4], total)
+    }
+
     private static func cpuModel() -> String {
         let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }

@@ -18,6 +18,9 @@ final class Results {
         var atLeast: Bool
         var detail: String
         var pass: Bool { atLeast ? measured >= limit : measured <= limit }
+        /// Not measured in this run (a phase left out with `--only`): neither met nor missed.
+        var measuredInThisRun: Bool { measured.isFinite }
+        var verdict: String { !measuredInThisRun ? "—" : pass ? "pass" : "MISS" }
     }
 
     struct GrowthRow {
@@ -76,7 +79,7 @@ final class Results {
         out += "\n" + Self.columns(["target", "measured", "required", "", "detail"], [52, 12, 12, 6, 0])
         for t in targets {
             out += Self.columns([t.label, Self.format(t.measured), (t.atLeast ? "≥ " : "≤ ") + Self.format(t.limit),
-                                 t.pass ? "pass" : "MISS", t.detail], [52, 12, 12, 6, 0])
+                                 t.verdict, t.detail], [52, 12, 12, 6, 0])
         }
         out += "\ngrowth (live activities = events / 10):\n"
         out += Self.columns(["events", "live", "ingest ev/s", "scrape ms", "booking ms", "list ms", "RSS MB"], [10, 9, 13, 11, 12, 9, 0])
@@ -133,7 +136,7 @@ final class Results {
             w.key("measured"); w.number(t.measured.isFinite ? t.measured : nil)
             w.key("limit"); w.number(t.limit)
             w.key("comparison"); w.string(t.atLeast ? ">=" : "<=")
-            w.key("pass"); w.bool(t.pass)
+            w.key("pass"); w.bool(t.measuredInThisRun ? t.pass : nil)
             w.key("detail"); w.string(t.detail)
             w.endObject()
         }
