@@ -65,29 +65,12 @@ import Testing
         }
         let store = try EventStore(path: path, clock: Clock.manual(t).0)
         defer { store.close() }
-        #expect(try store.record("a")?.priority10Times == [t - 300, t - 200.5])
+        #expect(try store.record("a")?.priority10Count(at: t) == 2)
         #expect(try store.eventDocuments(bookingID: "BK-a").count == 2, "each event once")
         let db = try Database(path: path)
         #expect(try db.userVersion == Schema.migrations.count)
         let sql = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'events_by_booking'")
         guard case .text(let text)? = sql else { Issue.record("events_by_booking is missing"); return }
         #expect(text.contains("WHERE booking_id IS NOT NULL"))
-    }
-}
-
-/// `priority10_times` is stored as 8-byte little-endian doubles; older rows hold decimal text.
-@Suite struct PriorityTimesColumnTests {
-    @Test func blobRoundTripsExactly() {
-        let times = [1_795_000_000.123456, 1_795_000_001.5, 0.1 + 0.2, -0.0]
-        let blob = ActivityRecord.timesBlob(times)
-        #expect(blob.count == times.count * 8)
-        #expect(ActivityRecord.times(blob: blob).map(\.bitPattern) == times.map(\.bitPattern))
-        #expect(ActivityRecord.times(blob: []) == [])
-        #expect(Array(ActivityRecord.timesBlob([1])) == [0, 0, 0, 0, 0, 0, 0xF0, 0x3F], "little-endian")
-    }
-
-    @Test func legacyTextStillReads() {
-        #expect(ActivityRecord.times(text: "1795000000.5,1795000060") == [1_795_000_000.5, 1_795_000_060])
-        #expect(ActivityRecord.times(text: "") == [])
     }
 }

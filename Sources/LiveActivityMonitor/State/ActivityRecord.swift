@@ -31,8 +31,8 @@ public struct ActivityRecord: Sendable, Equatable {
     public var tokenInvalidReason: String?
 
     public var lastPush: LastPush?
-    /// When the priority-10 pushes of the last hour were sent (oldest first).
-    public var priority10Times: [Double] = []
+    /// The priority-10 pushes of the last hour, per minute.
+    public var priority10 = Priority10Minutes()
 
     /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
     public var staleCounted = false
@@ -94,15 +94,9 @@ public struct ActivityRecord: Sendable, Equatable {
         return now >= systemEndAt ? systemEndAt + LockScreenRules.maxEndedVisibility : nil
     }
 
-    /// Priority-10 pushes sent in the hour before `now`.
+    /// Priority-10 pushes sent in the hour before `now` (to the minute).
     public func priority10Count(at now: Double) -> Int {
-        let from = now - LockScreenRules.priority10Window
-        var count = 0
-        for t in priority10Times.reversed() {
-            if t <= from { break }
-            if t <= now { count += 1 }
-        }
-        return count
+        priority10.count(at: now)
     }
 
     /// The next instant at which time alone changes this activity's state, if any.

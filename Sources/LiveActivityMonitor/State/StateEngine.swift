@@ -131,14 +131,14 @@ public struct StateEngine: Sendable {
             if push.accepted, push.kind != .start { counters.inc(M.pushesWithoutEffect, M.NoEffect.unknownActivity.rawValue) }
             return
         }
-        // Let go of the caller's copy, so that `priority10Times` grows in place instead of being copied.
+        // Let go of the caller's copy, so that the record's arrays change in place instead of being copied.
         record = nil
         defer { record = r }
         // The last push is the latest sent, not the latest reported.
         if t >= r.lastPush?.at ?? -.infinity {
             r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
         }
-        if push.priority == 10 { recordPriority10(t, in: &r) }
+        if push.priority == 10 { r.priority10.record(t) }
         let toCurrentToken = r.tokenFingerprint == nil || event.tokenFingerprint == r.tokenFingerprint
         if push.invalidatesToken, toCurrentToken, !r.tokenInvalidated {
             r.tokenInvalidReason = push.reason ?? "HTTP \(push.status)"
@@ -190,16 +190,5 @@ public struct StateEngine: Sendable {
         r.dismissalPolicy = policy
         r.dismissalDate = dismissalDate
         counters.inc(M.ended, labels.label(for: r.attributesType), by.rawValue)
-    }
-
-    /// Keeps the priority-10 send times of the last hour, in order.
-    private func recordPriority10(_ t: Double, in r: inout ActivityRecord) {
-        let index = r.priority10Times.lastIndex(where: { $0 <= t }).map { $0 + 1 } ?? 0
-        r.priority10Times.insert(t, at: index)
-        let from = (r.priority10Times.last ?? t) - LockScreenRules.priority10Window
-        guard let oldest = r.priority10Times.first, oldest <= from else { return }
-        if let firstKept = r.priority10Times.firstIndex(where: { $0 > from }) {
-            r.priority10Times.removeFirst(firstKept)
-        }
     }
 }

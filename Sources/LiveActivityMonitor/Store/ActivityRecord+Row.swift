@@ -55,7 +55,7 @@ extension ActivityRecord {
         try s.bindOptional(lastPush?.latencyMs, at: next())
         try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
         try s.bindOptional(lastPush?.at, at: next())
-        try s.bind(Self.timesBlob(priority10Times), at: next())
+        try s.bind(priority10.blob, at: next())
         if update { try s.bind(activityID, at: next()) }
     }
 
@@ -90,36 +90,11 @@ extension ActivityRecord {
             lastPush = LastPush(status: Int(s.int64(22)), reason: s.text(23), latencyMs: s.double(24),
                                 priority: Int(s.int64(25)), at: s.double(26))
         }
-        priority10Times = switch s.value(27) {
-        case .blob(let bytes): Self.times(blob: bytes)
-        case .text(let text): Self.times(text: text)
-        default: []
+        priority10 = switch s.value(27) {
+        case .blob(let bytes): Priority10Minutes(blob: bytes)
+        case .text(let text): Priority10Minutes(text: text)
+        default: Priority10Minutes()
         }
-    }
-
-    /// The `priority10_times` column: 8-byte little-endian doubles. A busy activity has
-    /// thousands, and formatting them as decimal text took 15% of the writer's time per commit.
-    static func timesBlob(_ times: [Double]) -> [UInt8] {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(times.count * 8)
-        for t in times {
-            withUnsafeBytes(of: t.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-        return bytes
-    }
-
-    static func times(blob bytes: [UInt8]) -> [Double] {
-        bytes.withUnsafeBytes { raw in
-            (0..<raw.count / 8).map { i in
-                Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)))
-            }
-        }
-    }
-
-    /// The text form (comma-separated decimals) that databases written before the blob form hold.
-    /// Split on UTF-8 bytes: `String.split` walks grapheme clusters.
-    static func times(text: String) -> [Double] {
-        text.utf8.split(separator: UInt8(ascii: ",")).compactMap { Double(Substring($0)) }
     }
 }
 

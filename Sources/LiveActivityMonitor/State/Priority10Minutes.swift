@@ -1,0 +1,110 @@
+/// The priority-10 pushes of an activity's last hour, counted per minute.
+///
+/// Bounded whatever the push rate: at most 61 minutes are kept. A list of send times grew by
+/// one per push (a ride whose every GPS fix went out at priority 10, one every 2 s, carried
+/// 1,800 of them, in memory and in the row rewritten at each of its events). APNs does not
+/// publish the budget these pushes spend, so a count to the minute says as much as an exact one.
+public struct Priority10Minutes: Hashable, Sendable {
+    struct Minute: Hashable {
+        /// Minutes since the Unix epoch.
+        var index: Int32
+        var pushes: UInt32
+    }
+
+    /// Minutes with at least one push, oldest first, none more than `span` before the newest.
+    private(set) var minutes: [Minute] = []
+    /// Pushes in `minutes`: what `count(at:)` returns at most (a cheap first test for scrapes).
+    public private(set) var total = 0
+
+    /// The window: the minute of `now` and the 60 before it, so every push of the exact hour
+    /// before `now` counts (and at most one minute's more).
+    static let span: Int32 = Int32(LockScreenRules.priority10Window / 60)
+
+    public init() {}
+
+    static func minute(of t: Double) -> Int32 {
+        Int32(clamping: Int64((t / 60).rounded(.down)))
+    }
+
+    /// Counts a push sent at `t` (in any order; one older than the window is dropped).
+    public mutating func record(_ t: Double) {
+        add(Self.minute(of: t), pushes: 1)
+    }
+
+    private mutating func add(_ index: Int32, pushes: UInt32) {
+        if let newest = minutes.last?.index, index < newest - Self.span { return }
+        // Pushes arrive nearly in order: look from the newest end.
+        var i = minutes.endIndex
+        while i > minutes.startIndex, minutes[i - 1].index > index { i -= 1 }
+        if i > minutes.startIndex, minutes[i - 1].index == index {
+            minutes[i - 1].pushes &+= pushes
+        } else {
+            minutes.insert(Minute(index: index, pushes: pushes), at: i)
+        }
+        total += Int(pushes)
+        let oldestKept = minutes[minutes.count - 1].index - Self.span
+        while let first = minutes.first, first.index < oldestKept {
+            total -= Int(first.pushes)
+            minutes.removeFirst()
+        }
+    }
+
+    /// Priority-10 pushes sent in the hour before `now` (to the minute: see `span`).
+    public func count(at now: Double) -> Int {
+        let current = Self.minute(of: now)
+        var count = 0
+        for m in minutes.reversed() {
+            if m.index < current - Self.span { break }
+            if m.index <= current { count += Int(m.pushes) }
+        }
+        return count
+    }
+}
+
+// MARK: Stored form
+
+extension Priority10Minutes {
+    /// Marks the stored form: a version byte, then (minute Int32, pushes UInt32) little-endian
+    /// pairs. Its odd length tells it from the forms written before it (below).
+    static let blobVersion: UInt8 = 1
+
+    /// The `priority10_times` column.
+    var blob: [UInt8] {
+        var bytes = [Self.blobVersion]
+        bytes.reserveCapacity(1 + minutes.count * 8)
+        for m in minutes {
+            withUnsafeBytes(of: m.index.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: m.pushes.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return bytes
+    }
+
+    /// Reads the column: this form, or the send times that earlier versions stored (8-byte
+    /// little-endian doubles; before those, comma-separated decimal text).
+    init(blob bytes: [UInt8]) {
+        self.init()
+        if bytes.first == Self.blobVersion, bytes.count % 8 == 1 {
+            bytes.withUnsafeBytes { raw in
+                for i in 0..<(raw.count / 8) {
+                    let index = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 1 + i * 8, as: Int32.self))
+                    let pushes = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 5 + i * 8, as: UInt32.self))
+                    add(index, pushes: pushes)
+                }
+            }
+        } else if bytes.count % 8 == 0 {
+            bytes.withUnsafeBytes { raw in
+                for i in 0..<(raw.count / 8) {
+                    record(Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))))
+                }
+            }
+        }
+    }
+
+    init(text: String) {
+        self.init()
+        // Split on UTF-8 bytes: `String.split` walks grapheme clusters.
+        for part in text.utf8.split(separator: UInt8(ascii: ",")) {
+            if let t = Double(Substring(part)) { record(t) }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import JSON
+import SQLiteDB
+import Testing
+@testable import LiveActivityMonitor
+
+/// Priority-10 pushes per activity: the last hour, counted per minute, in bounded space.
+@Suite struct Priority10MinutesTests {
+    /// 30 s into a minute, so that the window's edges fall inside minutes.
+    let now = (TestServer.base / 60).rounded(.down) * 60 + 30
+
+    @Test func countsTheLastHourToTheMinute() {
+        var w = Priority10Minutes()
+        w.record(now - 3599)           // inside the exact hour
+        w.record(now - 3629)           // 60 minutes back, in the minute the window starts with
+        w.record(now - 3631)           // 61 minutes back: out
+        w.record(now)
+        #expect(w.count(at: now) == 3)
+        #expect(w.count(at: now + 60) == 1, "a minute later, the minute that was 60 back has left")
+        #expect(w.count(at: now + 3 * 3600) == 0)
+
+        var ahead = Priority10Minutes()
+        ahead.record(now)
+        ahead.record(now + 60)         // reported ahead of the clock: counted once its minute comes
+        #expect(ahead.count(at: now) == 1)
+        #expect(ahead.count(at: now + 60) == 2)
+    }
+
+    @Test func outOfOrderPushesLandInTheirMinute() {
+        var w = Priority10Minutes()
+        for t in [now, now - 600, now - 5, now - 1200, now - 601] { w.record(t) }
+        #expect(w.minutes.map(\.index) == w.minutes.map(\.index).sorted())
+        // Minutes N-20, N-10 (now - 600 and now - 601) and N (now and now - 5).
+        #expect(w.minutes.map(\.pushes) == [1, 2, 2], "\(w.minutes)")
+        #expect(w.count(at: now) == 5)
+        #expect(w.total == 5)
+    }
+
+    @Test func staysBoundedWhateverTheRate() {
+        var w = Priority10Minutes()
+        // Every GPS fix at priority 10, one every 2 s, for three hours.
+        for i in 0..<5400 { w.record(now - 3 * 3600 + Double(i) * 2) }
+        #expect(w.minutes.count <= 61)
+        #expect(w.total == w.minutes.reduce(0) { $0 + Int($1.pushes) })
+        #expect(w.count(at: now) == 30 * 60 + 15, "60 whole minutes and the half of the current one")
+        #expect(w.blob.count <= 1 + 61 * 8)
+        // A push older than the newest minute's window is dropped rather than kept.
+        w.record(now - 5 * 3600)
+        #expect(w.minutes.count <= 61)
+        #expect(w.count(at: now) == 30 * 60 + 15)
+    }
+
+    @Test func storedFormRoundTripsAndOlderFormsStillRead() {
+        var w = Priority10Minutes()
+        for t in [now - 3000, now - 2999, now - 100, now] { w.record(t) }
+        #expect(Priority10Minutes(blob: w.blob) == w)
+        #expect(w.blob.first == Priority10Minutes.blobVersion && w.blob.count == 1 + 3 * 8)
+        #expect(Priority10Minutes(blob: []) == Priority10Minutes())
+        #expect(Priority10Minutes(blob: Priority10Minutes().blob) == Priority10Minutes())
+
+        // Earlier versions stored the send times: 8-byte little-endian doubles, or decimal text.
+        let times = [now - 3000, now - 2999, now - 100, now]
+        var doubles = [UInt8]()
+        for t in times { withUnsafeBytes(of: t.bitPattern.littleEndian) { doubles.append(contentsOf: $0) } }
+        #expect(Priority10Minutes(blob: doubles) == w)
+        #expect(Priority10Minutes(text: times.map { String($0) }.joined(separator: ",")) == w)
+        #expect(Priority10Minutes(text: "") == Priority10Minutes())
+    }
+
+    /// Through the real server: a storm of priority-10 pushes leaves a small row, counted in
+    /// the read API and the heavy gauge, and the count survives a restart.
+    @Test func aStormKeepsTheRowSmallAndIsCounted() throws {
+        let server = try TestServer(now: now)
+        defer { server.stop() }
+        _ = try server.post(events: [IngestTests.started("storm", at: now - 4000)])
+        let pushes = (0..<1800).map { i in
+            Scenario.push("storm", "p\(i)", at: now - 3600 + Double(i) * 2, token: IngestTests.token)
+        }
+        for chunk in stride(from: 0, to: pushes.count, by: 600) {
+            #expect(try server.post(events: Array(pushes[chunk..<chunk + 600])).status == 200)
+        }
+        let expected = 1800
+        #expect(try server.json("/api/activities/storm")["priority10_last_hour"]?.int64Value == Int64(expected))
+        #expect(try server.metric("liveactivity_priority10_heavy_activities") == 1)
+
+        let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
+        let size = try db.scalar("SELECT length(priority10_times) FROM activities WHERE activity_id = 'storm'")
+        #expect(size == .integer(1 + 61 * 8) || size == .integer(1 + 60 * 8), "\(String(describing: size))")
+
+        try server.restart()
+        #expect(try server.json("/api/activities/storm")["priority10_last_hour"]?.int64Value == Int64(expected))
+    }
+}
