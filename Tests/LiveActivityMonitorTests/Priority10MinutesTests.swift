@@ -67,6 +67,35 @@ import Testing
         #expect(Priority10Minutes(text: "") == Priority10Minutes())
     }
 
+    /// A database written before migration 3 holds send times as 8-byte doubles: it upgrades,
+    /// reads them, and writes the new form at the activity's next change.
+    @Test func versionTwoDatabasesUpgrade() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/db.sqlite"
+        do {
+            let db = try Database(path: path)
+            try db.migrate(Array(Schema.migrations.prefix(2)))
+            var doubles = [UInt8]()
+            for t in [now - 300, now - 200.5] { withUnsafeBytes(of: t.bitPattern.littleEndian) { doubles.append(contentsOf: $0) } }
+            try db.run("""
+                INSERT INTO activities (activity_id, booking_id, attributes_type, source, started_at, content_timestamp,
+                                        reported_stale, stale_counted, token_rotations, priority10_times)
+                VALUES ('a', 'BK-a', 'TimerWidgetAttributes', 'app', ?1, ?1, 0, 0, 0, ?2)
+                """, [.real(now - 600), .blob(doubles)])
+        }
+        let store = try EventStore(path: path, clock: Clock.manual(now).0)
+        #expect(try store.record("a")?.priority10Count(at: now) == 2)
+        let push = try #require(try IngestDecoder().decode(
+            Array(Scenario.push("a", "p", at: now - 1, token: IngestTests.token).jsonString.utf8), format: .json).first)
+        _ = store.ingest([push])
+        #expect(try store.record("a")?.priority10Count(at: now) == 3)
+        store.close()
+        let db = try Database(path: path)
+        #expect(try db.userVersion == 3)
+        #expect(try db.scalar("SELECT length(priority10_times) FROM activities") == .integer(1 + 3 * 8), "three minutes")
+    }
+
     /// Through the real server: a storm of priority-10 pushes leaves a small row, counted in
     /// the read API and the heavy gauge, and the count survives a restart.
     @Test func aStormKeepsTheRowSmallAndIsCounted() throws {

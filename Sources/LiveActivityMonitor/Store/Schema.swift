@@ -63,5 +63,11 @@ enum Schema {
         DROP INDEX events_by_booking;
         CREATE INDEX events_by_booking ON events(booking_id, occurred_at, seq) WHERE booking_id IS NOT NULL;
         """,
+        // No SQL: `activities.priority10_times` now holds per-minute counts (Priority10Minutes).
+        // Rows in the older forms are read as they are and rewritten at their next change; the
+        // version keeps earlier programs, which would misread the new form, from opening the file.
+        """
+        -- priority10_times: per-minute counts
+        """,
     ]
 }
