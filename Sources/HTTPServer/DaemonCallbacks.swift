@@ -30,7 +30,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
             context.bodyTooLarge = true
             context.responded = true
             defer { core.watchdog.restart(connection) }
-            return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
+            return core.queueBodyTooLarge(on: connection, path: url)
         }
         return .YES
     }
@@ -69,7 +69,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     // The response's own deadline starts once it is queued; none while the handler runs.
     defer { core.watchdog.restart(connection) }
     if context.bodyTooLarge {
-        return core.queue(core.bodyTooLargeResponse, on: connection, closeConnection: true)
+        return core.queueBodyTooLarge(on: connection, path: url)
     }
     core.watchdog.handling(connection)
     let response = core.run(connection: connection,

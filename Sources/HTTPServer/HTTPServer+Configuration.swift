@@ -29,6 +29,10 @@ extension HTTPServer {
         /// Seconds ``HTTPServer/stop()`` waits for requests already being handled to be answered
         /// before closing every connection.
         public var shutdownGracePeriodSeconds: Double = 10
+        /// Told of each answer the server gives without calling the handler (today: 413 for a
+        /// body over `maxBodyBytes`), with the request's path and the status, so that such
+        /// requests can be counted like handled ones. Called on a libmicrohttpd thread.
+        public var serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)? = nil
         /// Receives libmicrohttpd's own diagnostics (e.g. "Server reached connection limit"),
         /// from any thread. `nil` discards them; start-up failures are reported in the thrown
         /// ``HTTPServerError`` either way.

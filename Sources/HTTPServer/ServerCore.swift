@@ -13,6 +13,7 @@ final class ServerCore: Sendable {
     let maxDiscardedBytes: Int
     let defaultHeaders: [(name: String, value: String)]
     let errorLog: (@Sendable (String) -> Void)?
+    let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
     /// Requests presented to the access handler whose completion has not been reported yet.
     let inFlight = Mutex(0)
     /// Set by `stop()`: responses then carry `Connection: close` so keep-alive connections drain.
@@ -28,6 +29,7 @@ final class ServerCore: Sendable {
         self.maxDiscardedBytes = max(configuration.maxBodyBytes, 64 << 10)
         self.defaultHeaders = configuration.defaultHeaders
         self.errorLog = configuration.errorLog
+        self.serverAnswered = configuration.serverAnswered
         let errorLog = configuration.errorLog
         self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }
@@ -48,11 +50,14 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// The server's own answer to a body over `maxBodyBytes`.
-    var bodyTooLargeResponse: HTTPResponse {
-        HTTPResponse(status: 413,
-                     headers: [(name: "Content-Type", value: "application/json")],
-                     body: Array("{\"error\":\"request body exceeds \(maxBodyBytes) bytes\"}".utf8))
+    /// Answers a body over `maxBodyBytes` (413) and closes the connection afterwards (the rest
+    /// of the body is never read); `serverAnswered` is told.
+    func queueBodyTooLarge(on connection: OpaquePointer, path: UnsafePointer<CChar>?) -> MHD_Result {
+        serverAnswered?(path.map { String(cString: $0) } ?? "", 413)
+        let response = HTTPResponse(status: 413,
+                                    headers: [(name: "Content-Type", value: "application/json")],
+                                    body: Array("{\"error\":\"request body exceeds \(maxBodyBytes) bytes\"}".utf8))
+        return queue(response, on: connection, closeConnection: true)
     }
 
     /// Builds the request from what libmicrohttpd parsed and runs the handler.

@@ -9,9 +9,11 @@ import Testing
 
     @Test func declaredBodyOverTheCapIsAnswered413BeforeTheBodyIsSent() throws {
         let called = Locked(false)
+        let told = Locked<[String]>([])
         let server = try HTTPServer.forTesting({
             $0.maxBodyBytes = 1_000
             $0.defaultHeaders = Self.defaults
+            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
         }) { _ in
             called.mutate { $0 = true }
             return .text("should not run")
@@ -29,6 +31,7 @@ import Testing
         #expect(response.values("x-content-type-options") == ["nosniff"])
         #expect(connection.waitForClose())
         #expect(called.value == false)
+        #expect(told.value == ["413 /v1/events"], "the answer the handler never saw is reported")
     }
 
     @Test func expectContinueGets100ForABodyUnderTheCapAnd413Otherwise() throws {
@@ -57,9 +60,11 @@ import Testing
 
     @Test func chunkedBodyGrowingOverTheCapIsAnswered413() throws {
         let called = Locked(false)
+        let told = Locked<[String]>([])
         let server = try HTTPServer.forTesting({
             $0.maxBodyBytes = 1_000
             $0.defaultHeaders = Self.defaults
+            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
         }) { _ in
             called.mutate { $0 = true }
             return .text("should not run")
@@ -82,6 +87,7 @@ import Testing
         #expect(response.values("x-content-type-options") == ["nosniff"])
         #expect(connection.waitForClose())
         #expect(called.value == false)
+        #expect(told.value == ["413 /v1/events"])
     }
 
     @Test func endlessChunkedBodyOverTheCapIsCutOff() throws {

@@ -132,7 +132,12 @@ import Testing
         #expect(seconds < 2)
         if input.status != 200 {
             try IngestTests.expectNothingStored(server)
+            // Counted, whichever layer refused it (the 2 MiB body never reaches the handler).
+            let reason = [400: "malformed", 413: "too_large", 422: "invalid"][input.status] ?? "?"
+            #expect(try server.metric(#"liveactivity_ingest_rejected_total{reason="\#(reason)"}"#) == 1, "\(input.name)")
         }
+        #expect(try server.metric(#"liveactivity_http_requests_total{code="\#(input.status)",handler="/v1/events"}"#) == 1,
+                "\(input.name)")
         #expect(try server.get("/-/healthy").status == 200)
     }
 

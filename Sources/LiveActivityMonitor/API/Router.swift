@@ -19,6 +19,27 @@ struct Router: Sendable {
         return response
     }
 
+    /// Counts an answer the HTTP layer gave without calling `handle`: a body over the size cap
+    /// (413) is a refused ingest like one with too many events.
+    func countServerAnswer(path: String, status: Int) {
+        let template = Self.template(for: path)
+        httpRequests.inc([String(status), template])
+        if template == "/v1/events", status == 413 { store.countRejection(.tooLarge) }
+    }
+
+    /// The route template a path is counted under (never the raw path: ids would make series).
+    static func template(for path: String) -> String {
+        switch path {
+        case "/v1/events", "/metrics", "/-/healthy", "/-/ready", "/api/activities":
+            return path
+        default:
+            if parameter(path, after: "/api/activities/") != nil { return "/api/activities/{activity_id}" }
+            if parameter(path, after: "/api/bookings/") != nil { return "/api/bookings/{booking_id}" }
+            if path.hasPrefix("/api/") || path.hasPrefix("/v1/") { return "other" }
+            return "static"
+        }
+    }
+
     private func route(_ request: HTTPRequest) -> (String, HTTPResponse) {
         let path = request.path
         let isGet = request.method == "GET" || request.method == "HEAD"
@@ -33,37 +54,37 @@ struct Router: Sendable {
             }
         }
 
-        switch path {
+        let template = Self.template(for: path)
+        switch template {
         case "/v1/events":
             guard request.method == "POST" else {
-                return ("/v1/events", APIError.methodNotAllowed(allowed: "POST").response)
+                return (template, APIError.methodNotAllowed(allowed: "POST").response)
             }
-            return ("/v1/events", ingest.handle(request))
+            return (template, ingest.handle(request))
         case "/metrics":
-            return get("/metrics") {
+            return get(template) {
                 HTTPResponse(status: 200, headers: [(name: "Content-Type", value: TextFormat.contentType)],
                              body: Array(registry.render().utf8))
             }
         case "/-/healthy":
-            return get("/-/healthy") { .text("Healthy.\n") }
+            return get(template) { .text("Healthy.\n") }
         case "/-/ready":
-            return get("/-/ready") { () throws(APIError) -> HTTPResponse in
+            return get(template) { () throws(APIError) -> HTTPResponse in
                 if let problem = store.readinessProblem() { throw .unavailable("not ready: " + problem) }
                 return .text("Ready.\n")
             }
         case "/api/activities":
-            return protected("/api/activities") { () throws(APIError) in try reads.list(request) }
+            return protected(template) { () throws(APIError) in try reads.list(request) }
+        case "/api/activities/{activity_id}":
+            let id = Self.parameter(path, after: "/api/activities/") ?? ""
+            return protected(template) { () throws(APIError) in try reads.activity(id) }
+        case "/api/bookings/{booking_id}":
+            let id = Self.parameter(path, after: "/api/bookings/") ?? ""
+            return protected(template) { () throws(APIError) in try reads.booking(id) }
+        case "other":
+            return protected(template) { () throws(APIError) -> HTTPResponse in throw .notFound("no route \(request.method) \(path)") }
         default:
-            if let id = Self.parameter(path, after: "/api/activities/") {
-                return protected("/api/activities/{activity_id}") { () throws(APIError) in try reads.activity(id) }
-            }
-            if let id = Self.parameter(path, after: "/api/bookings/") {
-                return protected("/api/bookings/{booking_id}") { () throws(APIError) in try reads.booking(id) }
-            }
-            if path.hasPrefix("/api/") || path.hasPrefix("/v1/") {
-                return protected("other") { () throws(APIError) -> HTTPResponse in throw .notFound("no route \(request.method) \(path)") }
-            }
-            return get("static") { () throws(APIError) -> HTTPResponse in
+            return get(template) { () throws(APIError) -> HTTPResponse in
                 guard let response = staticFiles.serve(path) else { throw .notFound("not found") }
                 return response
             }

@@ -49,6 +49,7 @@ public final class MonitorServer: Sendable {
         http.maxConnectionsPerIP = configuration.maxConnectionsPerAddress
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
         http.defaultHeaders = Self.securityHeaders
+        http.serverAnswered = { path, status in router.countServerAnswer(path: path, status: status) }
         do {
             self.http = try HTTPServer(configuration: http) { request in router.handle(request) }
         } catch {
