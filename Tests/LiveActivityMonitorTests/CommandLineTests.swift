@@ -1,4 +1,6 @@
 import Foundation
+import HTTPServer
+import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor
 
@@ -126,10 +128,21 @@ import Testing
             log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
         }
         #expect(log.contains("listening on http://127.0.0.1:"))
+        let port = try #require(log.split(separator: "127.0.0.1:").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        let posted = try HTTPClient(port: port).request("POST", "/v1/events", headers: [("Content-Type", "application/json")],
+                                                       body: Array(IngestTests.started("a1").jsonString.utf8))
+        #expect(posted.status == 200)
         p.terminate()
         p.waitUntilExit()
         log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(p.terminationStatus == 0)
         #expect(log.contains("stopped"))
+
+        // After a clean stop the database file alone holds everything: a copy without the
+        // -wal file beside it (a careless backup) still has the event.
+        let copy = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: dir + "/db.sqlite", toPath: copy + "/db.sqlite")
+        #expect(try Database(path: copy + "/db.sqlite", mode: .readOnly).scalar("SELECT count(*) FROM events") == .integer(1))
     }
 }

@@ -108,6 +108,11 @@ public final class EventStore: Sendable {
             for job in jobs where job.kind.isMaintenance { maintain(job, db) }
             if stopping, queue.withLock({ $0.jobs.isEmpty }) { break }
         }
+        // Leave the database file complete on its own: a copy of it taken after a clean stop,
+        // without the -wal file beside it, has every event (the log would otherwise hold
+        // everything since the last automatic checkpoint). Nothing reads any more: HTTP and
+        // retention stop first. Best effort: the log is still valid if this cannot finish.
+        _ = try? db.checkpoint(truncate: true)
         writerStopped.signal()
     }
 
