@@ -217,6 +217,19 @@ public struct JSONWriter {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// True for a byte that `appendString` may replace with an escape (0xE2 starts U+2028 and
+    /// U+2029, which are escaped; other characters it starts are not).
+    @inline(__always)
+    static func mayEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0x3E || byte == 0x26 || byte == 0xE2
+    }
+
+    /// True when `string` is written between quotes exactly as it is, so that a caller may
+    /// splice `"` + string + `"` into JSON text without a writer.
+    public static func isVerbatim(_ string: String) -> Bool {
+        !string.utf8.contains(where: mayEscape)
+    }
+
     /// Writes `string` quoted and escaped, copying runs of safe bytes in one go.
     private mutating func appendString(_ string: String) {
         var string = string
@@ -227,6 +240,10 @@ public struct JSONWriter {
             var p = 0
             while p < count {
                 let byte = utf8[p]
+                guard Self.mayEscape(byte) else {
+                    p += 1
+                    continue
+                }
                 let replacement: StaticString
                 switch byte {
                 case 0x22: replacement = "\\\""

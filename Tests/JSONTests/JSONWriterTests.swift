@@ -96,3 +96,20 @@ import JSON
     #expect(JSONValue.object([:]).jsonString == "{}")
     #expect("\(JSONValue.object(["a": [1]]))" == #"{"a":[1]}"#)
 }
+
+/// `isVerbatim` lets callers splice a string into JSON text without a writer: it must never
+/// say so of a string the writer would change.
+@Suite struct JSONWriterVerbatimTests {
+    @Test func verbatimStringsAreWrittenUnchanged() {
+        var samples = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        samples += ["BK-1042", "", "é", "€", "\u{2028}", "\u{2029}", "a\u{2028}b", "日本", "😀", "x&y", "tab\there"]
+        for s in samples {
+            let written = JSONValue.string(s).jsonString
+            if JSONWriter.isVerbatim(s) {
+                #expect(written == "\"" + s + "\"", "\(Array(s.utf8))")
+            }
+        }
+        #expect(JSONWriter.isVerbatim("BK-1042"))
+        #expect(!JSONWriter.isVerbatim("a\"b") && !JSONWriter.isVerbatim("<") && !JSONWriter.isVerbatim("\u{2028}"))
+    }
+}

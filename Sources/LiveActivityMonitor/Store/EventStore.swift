@@ -231,8 +231,7 @@ public final class EventStore: Sendable {
         if text.utf8.count > 1 { text += "," }
         text += "\"booking_id\":"
         // Most ids need no escaping; the JSON writer (an allocation per event) only for those that do.
-        let plain = !booking.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C || $0 == 0x3E || $0 == 0x26 || $0 == 0xE2 }
-        text += plain ? "\"" + booking + "\"" : JSONValue.string(booking).jsonString
+        text += JSONWriter.isVerbatim(booking) ? "\"" + booking + "\"" : JSONValue.string(booking).jsonString
         text += "}"
         return text
     }
