@@ -90,9 +90,7 @@ final class Benchmark {
                 (j * 1000..<min(j * 1000 + 1000, activities)).map { wrkSet.start($0, age: 3600) }
             }
         }
-        let storageLines = (0..<options.storageRows).map {
-            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: activities, base: unixNow)
-        }
+        let storageLines = storageEvents()
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: storageLines)
         let stages = StageProfile(directory: directory, lines: Array(storageLines.prefix(options.storageRows / 4)),
                                   activities: activities, now: unixNow)
@@ -154,8 +152,7 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
-        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
-        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
+        addStageFigures(decode: decodeRate, store: storeRate)
         results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
@@ -177,9 +174,7 @@ final class Benchmark {
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
     private func stagesOnly() throws {
-        let lines = (0..<options.storageRows).map {
-            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: options.wrkActivities, base: unixNow)
-        }
+        let lines = storageEvents()
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: lines)
         let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
         var decodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
@@ -189,9 +184,20 @@ final class Benchmark {
             storeRate.append(stage.store)
             storageRate.append(try storage.insertAll())
         }
-        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decodeRate)
-        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", storeRate)
+        addStageFigures(decode: decodeRate, store: storeRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+    }
+
+    /// The batched script's events, for the storage limit and the stage profile.
+    private func storageEvents() -> [String] {
+        (0..<options.storageRows).map {
+            Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: options.wrkActivities, base: unixNow)
+        }
+    }
+
+    private func addStageFigures(decode: [Double], store: [Double]) {
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decode)
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", store)
     }
 
     /// `liveactivity_ingest_events_total`, summed over types.
