@@ -25,6 +25,7 @@ public final class EventStore: Sendable {
     private let queue = Mutex<(jobs: [WriteJob], stopping: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
+    private let checkpointer: Checkpointer
 
     public init(path: String, durability: Durability = .normal, clock: Clock = .system) throws {
         self.path = path
@@ -35,9 +36,13 @@ public final class EventStore: Sendable {
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
+        checkpointer = try Checkpointer(path: path)
         let writer = ConnectionBox(db)
-        let thread = Thread { [self] in runWriter(writer.database) }
-        thread.name = "store-writer"
+        let thread = Thread { [self] in
+            // Set on the thread itself: on Linux a name given before `start` does not reach it.
+            Thread.current.name = "store-writer"
+            runWriter(writer.database)
+        }
         thread.start()
         // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
         _ = submit(.sweep)
@@ -69,6 +74,7 @@ public final class EventStore: Sendable {
             return !q.stopping
         }
         guard first else { return }
+        checkpointer.stop()
         _ = submitUnchecked(.sweep)
         wake.signal()
         writerStopped.wait()
