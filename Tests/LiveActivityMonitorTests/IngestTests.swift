@@ -43,6 +43,21 @@ import Testing
         #expect(try server.json("/api/activities")["counts"]?["active"] == JSONValue(6))
     }
 
+    @Test(arguments: [
+        ("application/json", IngestDecoder.Format.json), ("Application/JSON; charset=utf-8", .json),
+        (" \tapplication/json \t;q=1", .json), ("application/x-ndjson", .ndjson),
+        ("APPLICATION/NDJSON;x=y", .ndjson), ("application/jsonl", .ndjson),
+    ] as [(String, IngestDecoder.Format)])
+    func contentTypesTaken(_ header: String, _ format: IngestDecoder.Format) {
+        #expect(IngestDecoder.format(contentType: header) == format)
+    }
+
+    @Test(arguments: [nil, "", ";", "text/plain", "application/js", "application/jsonx", "application/json-seq",
+                      "application /json", "applicatİon/json", "application/json\u{0}"] as [String?])
+    func contentTypesRefused(_ header: String?) {
+        #expect(IngestDecoder.format(contentType: header) == nil)
+    }
+
     @Test func repeatedIDIsADuplicateCountedOnce() throws {
         let server = try TestServer()
         defer { server.stop() }

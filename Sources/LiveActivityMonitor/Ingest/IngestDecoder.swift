@@ -13,13 +13,19 @@ public struct IngestDecoder: Sendable {
     /// The body format for a Content-Type header, or nil when it is not one we take.
     public static func format(contentType: String?) -> Format? {
         guard let contentType else { return nil }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first?
-            .trimmingCharacters(in: " \t").lowercased()
-        switch mediaType {
-        case "application/json": return .json
-        case "application/x-ndjson", "application/ndjson", "application/jsonl": return .ndjson
-        default: return nil
+        // The media type: the bytes before any parameter, without blanks, in any case. Compared
+        // byte by byte: splitting, trimming and lowercasing Strings cost a microsecond a request.
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isBlank)
+        while let last = mediaType.last, isBlank(last) { mediaType = mediaType.dropLast() }
+        func `is`(_ name: String) -> Bool {
+            mediaType.elementsEqual(name.utf8) { byte, lower in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == lower : byte == lower
+            }
         }
+        if `is`("application/json") { return .json }
+        if `is`("application/x-ndjson") || `is`("application/ndjson") || `is`("application/jsonl") { return .ndjson }
+        return nil
     }
 
     public func decode(_ body: [UInt8], format: Format) throws(APIError) -> [Event] {
@@ -108,15 +114,5 @@ public struct IngestDecoder: Sendable {
             }
             return empty ? 0 : commas + 1
         }
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        let chars = Set(set)
-        var s = self[...]
-        while let f = s.first, chars.contains(f) { s = s.dropFirst() }
-        while let l = s.last, chars.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }
