@@ -15,14 +15,17 @@ extension ActivityRecord {
     static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
         + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
 
-    /// Rewrites a stored row in place. Unlike `INSERT OR REPLACE` (a delete and an insert, each
-    /// through the primary key and both indexes), it leaves the key and booking index entries
-    /// alone: an activity's id and booking never change.
-    static let updateSQL = "UPDATE activities SET " + columns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
+    /// Rewrites a stored row in place, for a record whose dismissal did not change. Unlike
+    /// `INSERT OR REPLACE` (a delete and an insert, each through the primary key and every index),
+    /// it leaves the index entries alone: an activity's id and booking never change, and SQLite
+    /// rewrites an index entry whenever its column is assigned, even to the same value (setting
+    /// `dismissed_at` dirtied a page of `activities_live` in nearly every commit).
+    static let updateSQL = "UPDATE activities SET "
+        + columns.filter { !["activity_id", "booking_id", "dismissed_at"].contains($0) }.map { "\($0) = ?" }.joined(separator: ", ")
         + " WHERE activity_id = ?"
 
-    /// Binds every column for `upsertSQL`, or (`update`) every column but the key and booking
-    /// and then the key, for `updateSQL`.
+    /// Binds every column for `upsertSQL`, or (`update`) every column but the key, booking and
+    /// dismissal and then the key, for `updateSQL`.
     func bind(to s: Statement, update: Bool = false) throws {
         var i: Int32 = 0
         func next() -> Int32 { i += 1; return i }
@@ -45,7 +48,7 @@ extension ActivityRecord {
         try s.bind(endedBy?.rawValue, at: next())
         try s.bind(dismissalPolicy?.rawValue, at: next())
         try s.bindOptional(dismissalDate, at: next())
-        try s.bindOptional(dismissedAt, at: next())
+        if !update { try s.bindOptional(dismissedAt, at: next()) }
         try s.bind(tokenFingerprint, at: next())
         try s.bind(Int64(tokenRotations), at: next())
         try s.bindOptional(tokenRotatedAt, at: next())

@@ -205,8 +205,10 @@ public final class EventStore: Sendable {
                 for id in working.keys {
                     engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
                     guard changed.contains(id) || working[id] != originals[id] ?? nil else { continue }
-                    // A record known before this commit has its row (memory holds only committed records).
-                    let statement = (originals[id] ?? nil) == nil ? upsert : update
+                    // A record known before this commit has its row (memory holds only committed
+                    // records); one whose dismissal changed is rewritten whole, for its index entry.
+                    let original = originals[id] ?? nil
+                    let statement = original == nil || original?.dismissedAt != working[id]!.dismissedAt ? upsert : update
                     try working[id]!.bind(to: statement, update: statement === update)
                     _ = try statement.step()
                     statement.reset()
