@@ -166,8 +166,11 @@ final class Benchmark {
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
         if let slowest = httpRate.min(), let fastest = httpRate.max(), slowest > 0, fastest / slowest > 1.5 {
             // Seen on shared VMs: whole rounds where the fixed-200 server idles part of the machine.
+            let againstFastest = Stats.median(singleRate) / fastest
             results.notes.append("the HTTP limit varied \(Int(slowest))–\(Int(fastest)) req/s between rounds: "
-                                 + "the single-event ratio moves with it (its rounds are in the target's detail)")
+                                 + "the single-event ratio moves with it (its rounds are in the target's detail); "
+                                 + "against the fastest round the single-event median is "
+                                 + String(format: "%.2f", againstFastest))
         }
         for child in [ours, full, batched, http, peer].compactMap({ $0 }) { stop(child) }
     }
