@@ -18,13 +18,13 @@ public struct IngestDecoder: Sendable {
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isBlank)
         while let last = mediaType.last, isBlank(last) { mediaType = mediaType.dropLast() }
-        func `is`(_ name: String) -> Bool {
+        func matches(_ name: String) -> Bool {
             mediaType.elementsEqual(name.utf8) { byte, lower in
                 (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == lower : byte == lower
             }
         }
-        if `is`("application/json") { return .json }
-        if `is`("application/x-ndjson") || `is`("application/ndjson") || `is`("application/jsonl") { return .ndjson }
+        if matches("application/json") { return .json }
+        if matches("application/x-ndjson") || matches("application/ndjson") || matches("application/jsonl") { return .ndjson }
         return nil
     }
 

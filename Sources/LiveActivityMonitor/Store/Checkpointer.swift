@@ -12,14 +12,15 @@ import SQLiteDB
 /// log while commits keep arriving, so the writer keeps its own automatic checkpoint
 /// (`EventStore.walAutocheckpointPages`): by then nearly every frame is copied and synced, so
 /// that checkpoint is short, and it lets the log start over from its beginning.
-final class Checkpointer: Sendable {
+/// (Public for the benchmark's storage limit, which writes with the same help.)
+public final class Checkpointer: Sendable {
     /// How often new frames are copied (a pass with nothing new reads the log's header only).
     static let interval: DispatchTimeInterval = .milliseconds(50)
 
     private let stopRequested = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(path: String) throws {
+    public init(path: String) throws {
         let db = try Database(path: path)
         // The checkpoint's own syncs: of the log before copying, of the file after.
         try db.execute("PRAGMA synchronous = NORMAL")
@@ -34,7 +35,7 @@ final class Checkpointer: Sendable {
 
     /// Stops the thread once its current pass is done (the writer's checkpoint at close
     /// covers the rest, and must not find this one running).
-    func stop() {
+    public func stop() {
         stopRequested.signal()
         stopped.wait()
     }
