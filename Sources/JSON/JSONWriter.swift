@@ -59,6 +59,12 @@ public struct JSONWriter {
         write(value)
     }
 
+    /// Writes a value given as its JSON text, or `null` for `nil`.
+    public mutating func write(_ value: JSONText?) {
+        willWriteValue()
+        if let value { bytes.append(contentsOf: value.text.utf8) } else { appendNull() }
+    }
+
     /// Writes a string, or `null` for `nil`.
     public mutating func string(_ value: String?) {
         willWriteValue()

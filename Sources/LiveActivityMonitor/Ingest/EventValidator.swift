@@ -204,15 +204,16 @@ struct FieldReader {
         return seconds
     }
 
-    mutating func contentObject(_ field: String, required: Bool) -> JSONObject? {
+    mutating func contentObject(_ field: String, required: Bool) -> JSONText? {
         guard let value = present(field, required: required) else { return nil }
-        guard case .object(let object) = value else { fail(field, "must be a JSON object"); return nil }
-        let size = value.jsonString.utf8.count
+        guard case .object = value else { fail(field, "must be a JSON object"); return nil }
+        let text = JSONText(value)
+        let size = text.text.utf8.count
         if size > EventValidator.maxContentBytes {
             fail(field, "\(size) bytes; ActivityKit allows at most \(EventValidator.maxContentBytes)")
             return nil
         }
-        return object
+        return text
     }
 
     mutating func alert(_ field: String) {

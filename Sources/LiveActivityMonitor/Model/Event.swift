@@ -11,8 +11,9 @@ public struct Event: Sendable {
     /// Unix seconds.
     public var occurredAt: Double
     public var app: String?
-    public var contentState: JSONObject?
-    public var attributes: JSONObject?
+    /// Kept as text: the server stores and serves them as they came and never reads inside.
+    public var contentState: JSONText?
+    public var attributes: JSONText?
     public var staleDate: Double?
     public var relevanceScore: Double?
     public var tokenFingerprint: String?

@@ -9,10 +9,11 @@ public struct ActivityRecord: Sendable, Equatable {
     public var app: String?
     public var source: StartSource
     public var startedAt: Double
-    public var attributes: JSONObject?
+    /// As the app gave them (JSON object text).
+    public var attributes: JSONText?
 
     /// What the phone shows: the content with the newest timestamp.
-    public var contentState: JSONObject?
+    public var contentState: JSONText?
     public var contentTimestamp: Double
     public var staleDate: Double?
     public var relevanceScore: Double?

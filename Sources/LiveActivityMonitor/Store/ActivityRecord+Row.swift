@@ -37,8 +37,8 @@ extension ActivityRecord {
         try s.bind(app, at: next())
         try s.bind(source.rawValue, at: next())
         try s.bind(startedAt, at: next())
-        try s.bind(attributes.map { JSONValue.object($0).jsonString }, at: next())
-        try s.bind(contentState.map { JSONValue.object($0).jsonString }, at: next())
+        try s.bind(attributes?.text, at: next())
+        try s.bind(contentState?.text, at: next())
         try s.bind(contentTimestamp, at: next())
         try s.bindOptional(staleDate, at: next())
         try s.bindOptional(relevanceScore, at: next())
@@ -64,17 +64,14 @@ extension ActivityRecord {
 
     /// Reads a row selected with `selectSQL`.
     init(row s: Statement) throws {
-        func object(_ column: Int32) throws -> JSONObject? {
-            guard let text = s.text(column) else { return nil }
-            guard case .object(let o) = try JSONParser.parse(text) else { return nil }
-            return o
-        }
+        // Written from `JSONText` (`bind`), so read back as such without parsing.
+        func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
         self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: s.text(2) ?? "",
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
         app = s.text(3)
-        attributes = try object(6)
-        contentState = try object(7)
+        attributes = object(6)
+        contentState = object(7)
         contentTimestamp = s.double(8)
         staleDate = real(9)
         relevanceScore = real(10)

@@ -180,7 +180,7 @@ public final class EventStore: Sendable {
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
-                            if let current { working[current.activityID] = current }
+                            if let id = current?.activityID { working[id] = current.take() }
                             summaries[j].duplicates += 1
                             counters.inc(MonitorMetrics.ingestDuplicates)
                             continue
@@ -188,9 +188,9 @@ public final class EventStore: Sendable {
                         summaries[j].accepted += 1
                         acceptedByType[event.type, default: 0] += 1
                         engine.apply(event, to: &current, counters: &counters, labels: &labels)
-                        if let current {
-                            changed.insert(current.activityID)
-                            working[current.activityID] = current
+                        if let id = current?.activityID {
+                            changed.insert(id)
+                            working[id] = current.take()
                         }
                     }
                 }
