@@ -45,6 +45,16 @@ struct ActivityTable: Sendable {
         try storage.withUnsafeBufferPointer(body)
     }
 
+    /// A deadline queue holding each record's next deadline, and nothing else.
+    func deadlines() -> DeadlineQueue {
+        var entries: [(at: Double, id: String)] = []
+        entries.reserveCapacity(storage.count)
+        for i in storage.indices {
+            if let next = storage[i].nextDeadline { entries.append((next, storage[i].activityID)) }
+        }
+        return DeadlineQueue(entries)
+    }
+
     private mutating func intern(_ s: String) -> String {
         if let known = interned.firstIndex(of: s) { return interned[known] }
         if interned.count < Self.maxInterned { interned.insert(s) }

@@ -3,6 +3,18 @@
 struct DeadlineQueue: Sendable {
     private var heap: [(at: Double, id: String)] = []
 
+    /// How many entries above twice the live activities a queue may hold before it is rebuilt
+    /// from them (so that a small table is not rebuilt at every commit).
+    static let slack = 64
+
+    init() {}
+
+    /// A queue of exactly these entries, heapified in place.
+    init(_ entries: [(at: Double, id: String)]) {
+        heap = entries
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: i) }
+    }
+
     var count: Int { heap.count }
     var earliest: Double? { heap.first?.at }
 
@@ -24,17 +36,21 @@ struct DeadlineQueue: Sendable {
             due.append(first.id)
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var smallest = i
-                if l < heap.count, heap[l].at < heap[smallest].at { smallest = l }
-                if r < heap.count, heap[r].at < heap[smallest].at { smallest = r }
-                if smallest == i { break }
-                heap.swapAt(i, smallest)
-                i = smallest
-            }
+            siftDown(from: 0)
         }
         return due
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var i = start
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < heap.count, heap[l].at < heap[smallest].at { smallest = l }
+            if r < heap.count, heap[r].at < heap[smallest].at { smallest = r }
+            if smallest == i { return }
+            heap.swapAt(i, smallest)
+            i = smallest
+        }
     }
 }

@@ -17,5 +17,10 @@ struct MonitorState: Sendable {
         }
         records[record.activityID] = record
         if let next = record.nextDeadline { deadlines.push(next, record.activityID) }
+        // The entries this one replaces stay until they fall due (an activity updated every few
+        // seconds left thousands over its 8 hours): past twice the live records, start afresh.
+        if deadlines.count > 2 * records.count + DeadlineQueue.slack {
+            deadlines = records.deadlines()
+        }
     }
 }

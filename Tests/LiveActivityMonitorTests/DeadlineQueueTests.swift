@@ -1,0 +1,56 @@
+import Foundation
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// The queue of what time alone will change: one entry per live activity's next deadline,
+/// not one per commit that touched it.
+@Suite struct DeadlineQueueTests {
+    static let now = TestServer.base
+
+    static func events(_ values: [JSONValue]) throws -> [Event] {
+        try IngestDecoder().decode(Array(JSONValue.array(values).jsonString.utf8), format: .json)
+    }
+
+    /// Every commit that touches an activity schedules its next deadline again; entries for the
+    /// deadlines it replaced must not pile up (they did: one per update, for 8 hours).
+    @Test func updatesDoNotGrowTheQueueAndDeadlinesStillFire() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (clock, time) = Clock.manual(Self.now)
+        let store = try EventStore(path: directory + "/db.sqlite", clock: clock)
+        defer { store.close() }
+        let started = Self.now - 600
+        _ = try store.ingest(Self.events([IngestTests.started("a", at: started), IngestTests.started("b", at: started)])).get()
+        for i in 0..<400 {
+            // A new stale date each time: each update moves the activity's next deadline.
+            let push = Scenario.push(i % 2 == 0 ? "a" : "b", "p\(i)", at: started + Double(i), token: IngestTests.token,
+                                     extra: ["stale_date": Self.now + 3600 + Double(i), "content_state": ["elapsed": i]])
+            #expect(try store.ingest(Self.events([push])).get().accepted == 1)
+        }
+        let queued = store.state.withLock { $0.deadlines.count }
+        #expect(queued <= 2 * 2 + DeadlineQueue.slack, "\(queued) entries for 2 live activities")
+
+        // The last stale dates still fire: a at now + 3600 + 398, b at now + 3600 + 399.
+        time.set(Self.now + 3600 + 398.5)
+        store.sweepIfDue()
+        #expect(try store.record("a")?.state(at: time.value) == .stale)
+        #expect(try store.record("b")?.state(at: time.value) == .active)
+        #expect(try store.record("b")?.staleCounted == false)
+        time.set(Self.now + 3600 + 400)
+        store.sweepIfDue()
+        #expect(try store.record("b")?.staleCounted == true)
+    }
+
+    @Test func aRebuiltQueuePopsInDeadlineOrder() {
+        var generator = SystemRandomNumberGenerator()
+        let entries = (0..<1000).map { i in (at: Double.random(in: 0..<500, using: &generator), id: "a\(i)") }
+        var queue = DeadlineQueue(entries)
+        #expect(queue.count == 1000)
+        var popped: [String] = []
+        for t in stride(from: 0.0, through: 504, by: 7) { popped += queue.popDue(t) }
+        let deadline = Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0.at) })
+        #expect(popped.count == 1000)
+        #expect(zip(popped, popped.dropFirst()).allSatisfy { deadline[$0]! <= deadline[$1]! })
+    }
+}
