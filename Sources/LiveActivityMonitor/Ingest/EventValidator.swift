@@ -27,8 +27,7 @@ public enum EventValidator {
     /// Every field an event of each type may have: one set lookup per member.
     static let allowedFields: [EventType: Set<String>] = fieldsByType.mapValues { $0.union(commonFields) }
 
-    /// An array rather than a set: these names are small strings, compared in two words each,
-    /// where hashing every member of every stored event cost about 4% of decoding.
+    /// The fields read as dates (RFC 3339 text or Unix seconds) and stored as RFC 3339.
     static let dateFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
 
     /// A valid event, or every problem found with it.
@@ -99,14 +98,15 @@ public enum EventValidator {
             }
         }
         guard reader.errors.isEmpty else { return .invalid(reader.errors) }
-        event.body = storedBody(object, fingerprint: event.tokenFingerprint)
+        event.body = storedBody(object, fingerprint: event.tokenFingerprint, dates: reader.dates)
         return .valid(event)
     }
 
     /// The stored text: dates as RFC 3339 UTC, the raw token swapped for its fingerprint, a null
     /// `booking_id` left out (so that the writer can append an inherited one). Written straight
     /// from the parsed object: building a normalised copy first cost a sixth of batched decoding.
-    static func storedBody(_ object: JSONObject, fingerprint: String?) -> String {
+    /// `dates` are the date fields as the reader read them (so that none is parsed twice).
+    static func storedBody(_ object: JSONObject, fingerprint: String?, dates: [(field: String, seconds: Double)]) -> String {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         for (key, value) in object.entries {
@@ -114,8 +114,8 @@ public enum EventValidator {
                 w.key("token_fingerprint"); w.string(fingerprint)
             } else if key == "booking_id", value == .null {
                 continue
-            } else if dateFields.contains(key), let seconds = FieldReader.dateValue(value) {
-                w.key(key); w.string(RFC3339.format(seconds))
+            } else if let date = dates.first(where: { $0.field == key }) {
+                w.key(key); w.string(RFC3339.format(date.seconds))
             } else {
                 w.key(key); w.write(value)
             }
@@ -130,6 +130,8 @@ struct FieldReader {
     let object: JSONObject
     let index: Int
     var errors: [FieldError] = []
+    /// Every valid date read, for the stored body.
+    var dates: [(field: String, seconds: Double)] = []
 
     mutating func fail(_ field: String, _ message: String) {
         errors.append(FieldError(index: index, field: field, error: message))
@@ -192,6 +194,7 @@ struct FieldReader {
     }
 
     mutating func date(_ field: String, required: Bool = false) -> Double? {
+        assert(EventValidator.dateFields.contains(field), "\(field) is not in EventValidator.dateFields")
         guard let value = present(field, required: required) else { return nil }
         guard let seconds = FieldReader.dateValue(value) else {
             fail(field, "must be an RFC 3339 date-time string or Unix seconds")
@@ -205,6 +208,7 @@ struct FieldReader {
             fail(field, "outside 2000-01-01 … 2100-01-01: \(shown)")
             return nil
         }
+        dates.append((field, seconds))
         return seconds
     }
 
