@@ -13,7 +13,7 @@ import Testing
             [:],
         ]
         for original in documents {
-            let stored = EventValidator.storedBody(original, fingerprint: nil, dates: [])
+            let stored = EventValidator.storedBody(original, fingerprint: nil, dates: [], texts: [])
             var expected = original
             expected["booking_id"] = nil
             expected["booking_id"] = .string(booking)
@@ -23,7 +23,7 @@ import Testing
 
     @Test func storedBodySwapsTheTokenAndFormatsDates() throws {
         let object: JSONObject = ["type": "push.sent", "occurred_at": 1_795_000_000, "push_token": "abcd", "booking_id": .null]
-        #expect(EventValidator.storedBody(object, fingerprint: "0123456789abcdef", dates: [("occurred_at", 1_795_000_000)])
+        #expect(EventValidator.storedBody(object, fingerprint: "0123456789abcdef", dates: [("occurred_at", 1_795_000_000)], texts: [])
             == #"{"type":"push.sent","occurred_at":"2026-11-18T11:06:40Z","token_fingerprint":"0123456789abcdef"}"#)
     }
 
@@ -31,12 +31,14 @@ import Testing
     @Test func validatedEventsStoreEveryDateAsRFC3339() throws {
         let text = #"{"type":"push.sent","activity_id":"A1","occurred_at":1795000000.25,"event":"end","status":200,"#
             + #""latency_ms":3,"push_token":"00112233445566778899aabbccddeeff","timestamp":"2026-11-18T12:06:40+01:00","stale_date":1795003600,"#
-            + #""dismissal_date":"2026-11-18T13:06:40Z"}"#
+            + #""dismissal_date":"2026-11-18T13:06:40Z","content_state":{"b":[1,2.50,"<x>"],"a":null}}"#
         let event = try #require(try IngestDecoder().decode(Array(text.utf8), format: .json).first)
         let body = try #require(try JSONParser.parse(event.body).objectValue)
         #expect(body["occurred_at"] == .string("2026-11-18T11:06:40.250Z"))
         #expect(body["timestamp"] == .string("2026-11-18T11:06:40Z"))
         #expect(body["stale_date"] == .string("2026-11-18T12:06:40Z"))
         #expect(body["dismissal_date"] == .string("2026-11-18T13:06:40Z"))
+        // The content object is stored as the validator wrote it, key order and literals kept.
+        #expect(event.body.contains(#""content_state":{"b":[1,2.50,"\u003cx\u003e"],"a":null}"#), "\(event.body)")
     }
 }

@@ -98,15 +98,17 @@ public enum EventValidator {
             }
         }
         guard reader.errors.isEmpty else { return .invalid(reader.errors) }
-        event.body = storedBody(object, fingerprint: event.tokenFingerprint, dates: reader.dates)
+        event.body = storedBody(object, fingerprint: event.tokenFingerprint, dates: reader.dates, texts: reader.texts)
         return .valid(event)
     }
 
     /// The stored text: dates as RFC 3339 UTC, the raw token swapped for its fingerprint, a null
     /// `booking_id` left out (so that the writer can append an inherited one). Written straight
     /// from the parsed object: building a normalised copy first cost a sixth of batched decoding.
-    /// `dates` are the date fields as the reader read them (so that none is parsed twice).
-    static func storedBody(_ object: JSONObject, fingerprint: String?, dates: [(field: String, seconds: Double)]) -> String {
+    /// `dates` and `texts` are fields as the reader already read them (dates parsed, content
+    /// objects written as text), so that none is parsed or written twice.
+    static func storedBody(_ object: JSONObject, fingerprint: String?, dates: [(field: String, seconds: Double)],
+                           texts: [(field: String, text: JSONText)]) -> String {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         for (key, value) in object.entries {
@@ -116,6 +118,8 @@ public enum EventValidator {
                 continue
             } else if let date = dates.first(where: { $0.field == key }) {
                 w.key(key); w.string(RFC3339.format(date.seconds))
+            } else if let text = texts.first(where: { $0.field == key }) {
+                w.key(key); w.write(text.text)
             } else {
                 w.key(key); w.write(value)
             }
@@ -130,8 +134,9 @@ struct FieldReader {
     let object: JSONObject
     let index: Int
     var errors: [FieldError] = []
-    /// Every valid date read, for the stored body.
+    /// Every valid date read, and every content object written as text, for the stored body.
     var dates: [(field: String, seconds: Double)] = []
+    var texts: [(field: String, text: JSONText)] = []
 
     mutating func fail(_ field: String, _ message: String) {
         errors.append(FieldError(index: index, field: field, error: message))
@@ -221,6 +226,7 @@ struct FieldReader {
             fail(field, "\(size) bytes; ActivityKit allows at most \(EventValidator.maxContentBytes)")
             return nil
         }
+        texts.append((field, text))
         return text
     }
 
