@@ -5,10 +5,14 @@ public enum SHA256 {
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        let input = Array(bytes)
-        input.withUnsafeBufferPointer { inp in
-            out.withUnsafeMutableBufferPointer { o in
+        out.withUnsafeMutableBufferPointer { o in
+            // In place when the bytes are contiguous (an array, a native string's UTF-8).
+            let done: Void? = bytes.withContiguousStorageIfAvailable { inp in
                 _ = CCrypto.SHA256(inp.baseAddress, inp.count, o.baseAddress)
+            }
+            if done == nil {
+                let input = Array(bytes)
+                input.withUnsafeBufferPointer { inp in _ = CCrypto.SHA256(inp.baseAddress, inp.count, o.baseAddress) }
             }
         }
         return out
@@ -20,11 +24,11 @@ public enum SHA256 {
     where Bytes.Element == UInt8 {
         let digest = digest(bytes)
         let count = min(max(prefixBytes, 0), digest.count)
-        let hex = Array("0123456789abcdef".utf8)
+        func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
         return String(unsafeUninitializedCapacity: 2 * count) { out in
             for i in 0..<count {
-                out[2 * i] = hex[Int(digest[i] >> 4)]
-                out[2 * i + 1] = hex[Int(digest[i] & 0x0f)]
+                out[2 * i] = hex(digest[i] >> 4)
+                out[2 * i + 1] = hex(digest[i] & 0x0f)
             }
             return 2 * count
         }

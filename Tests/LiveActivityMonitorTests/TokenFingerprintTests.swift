@@ -7,6 +7,8 @@ import Testing
     @Test func sha256MatchesTheStandardVector() {
         #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hexDigest(Array("abc".utf8), prefixBytes: 2) == "ba78")
+        // Bytes without contiguous storage take the copying path: the same digest.
+        #expect(SHA256.hexDigest("abc".utf8.lazy.map { $0 }) == SHA256.hexDigest(Array("abc".utf8)))
     }
 
     @Test func fingerprintIsTheFirst16HexOfTheLowercasedToken() {
