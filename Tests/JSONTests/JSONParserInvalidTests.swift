@@ -205,3 +205,17 @@ private func expectMessage(_ text: String, limits: JSONParser.Limits, contains e
     #expect(object["\u{E9}"] == 1)
     #expect(object["e\u{301}"] == 2)
 }
+
+@Test func keysDifferingInAnyByteAreDifferentKeys() throws {
+    // Lengths around the 8-byte steps of the comparison, a difference at every position.
+    for length in [1, 7, 8, 9, 16, 17, 40] {
+        let key = String(repeating: "k", count: length)
+        for position in 0..<length {
+            var bytes = Array(key.utf8)
+            bytes[position] = UInt8(ascii: "x")
+            let other = String(decoding: bytes, as: UTF8.self)
+            let object = try #require(try JSONParser.parse("{\"\(key)\":1,\"\(other)\":2}").objectValue)
+            #expect(object[key] == 1 && object[other] == 2, "length \(length), position \(position)")
+        }
+    }
+}
