@@ -20,6 +20,12 @@ public struct MonitorCounters: Sendable, Equatable {
         histograms[key, default: HistogramValue(upperBounds: family.buckets)].observe(value)
     }
 
+    /// Adds a histogram's observations to a series.
+    mutating func merge(_ family: MonitorMetrics.Family, _ labels: String..., histogram: HistogramValue) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        histograms[SeriesKey(family.name, labels), default: HistogramValue(upperBounds: family.buckets)].merge(histogram)
+    }
+
     public func value(_ family: MonitorMetrics.Family, _ labels: String...) -> Double {
         counters[SeriesKey(family.name, labels)] ?? 0
     }

@@ -10,8 +10,9 @@ public struct StateEngine: Sendable {
 
     /// Applies one newly stored event. `record` is the activity as known before it (nil when
     /// the activity was never started); after the call it is the activity as known after it.
-    public func apply(_ event: Event, to record: inout ActivityRecord?,
-                      counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
+    /// The push families go to `pushes`, which the caller adds to `counters` once per batch.
+    func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
+               pushes: inout PushTally, labels: inout AttributesTypeLabels) {
         let t = event.occurredAt
         if record != nil { advance(&record!, to: t, counters: &counters, labels: labels) }
 
@@ -19,7 +20,7 @@ public struct StateEngine: Sendable {
         case .activityStarted:
             start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
         case .pushSent:
-            applyPush(event, record: &record, counters: &counters, labels: &labels)
+            applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels)
         case .activityUpdated:
             guard record?.isEnded(at: t) == false else { return }
             applyContent(event, to: &record!)
@@ -111,14 +112,10 @@ public struct StateEngine: Sendable {
         record = r
     }
 
-    private func applyPush(_ event: Event, record: inout ActivityRecord?,
-                           counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
+    private func applyPush(_ event: Event, record: inout ActivityRecord?, counters: inout MonitorCounters,
+                           pushes: inout PushTally, labels: inout AttributesTypeLabels) {
         guard let push = event.push else { return }
-        let priority = String(push.priority)
-        counters.inc(M.pushRequests, push.kind.rawValue, priority, push.accepted ? "none" : M.reasonLabel(push.reason),
-                     M.statusLabel(push.status))
-        counters.observe(M.pushLatency, push.kind.rawValue, priority, value: push.latencyMs / 1000)
-        if let bytes = push.payloadBytes { counters.observe(M.pushPayload, push.kind.rawValue, value: Double(bytes)) }
+        pushes.count(push)
 
         if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
             start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
