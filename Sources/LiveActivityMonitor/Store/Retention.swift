@@ -156,19 +156,27 @@ final class Retention: Sendable {
         }
         // PASSIVE copies without holding anyone back; TRUNCATE then has little left to do. It
         // waits for readers (holding new writers back) only up to the short busy timeout.
-        try checkpoint(db, truncate: false)
-        try checkpoint(db, truncate: true)
+        _ = try checkpoint(db, truncate: false)
+        // The store's background checkpointer takes the checkpoint lock for a moment every
+        // 50 ms, and SQLite answers busy at once rather than wait for it: try again a few times
+        // (once in four passes left the WAL full until the next pass).
+        var attempts = 1
+        while try !checkpoint(db, truncate: true), attempts < 10 {
+            attempts += 1
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
-    /// A checkpoint that may find the server's writer checkpointing, or a reader on an old
-    /// snapshot: then the WAL stays until the next pass (the writer's journal_size_limit keeps it
-    /// bounded meanwhile). Any other failure is thrown.
-    private static func checkpoint(_ db: Database, truncate: Bool) throws {
+    /// A checkpoint that may find another one running (the store's), or a reader on an old
+    /// snapshot: then it returns false and the WAL stays (the writer's journal_size_limit keeps
+    /// it bounded meanwhile). Any other failure is thrown.
+    private static func checkpoint(_ db: Database, truncate: Bool) throws -> Bool {
         // (A `catch where` on this typed throw crashes the Swift 6.3.1 compiler: hence the Result.)
-        if case .failure(let error) = Result(catching: { () throws(SQLiteError) in try db.checkpoint(truncate: truncate) }),
-           !error.isBusy {
+        if case .failure(let error) = Result(catching: { () throws(SQLiteError) in try db.checkpoint(truncate: truncate) }) {
+            if error.isBusy { return false }
             throw error
         }
+        return true
     }
 
     /// One write transaction, retried while another connection (the server's writer) holds the lock.
