@@ -65,7 +65,13 @@ class Step:
 
 
 def hhmm(seconds):
-    return time.strftime("%H:%M", time.gmtime(seconds))
+    """A time as the dashboard's clock shows it (Web/js/format.js): "14:32", with the day in
+    front ("Nov 30 00:13") when it is not today. The page runs with TZ=UTC."""
+    t, today = time.gmtime(seconds), time.gmtime()
+    text = time.strftime("%H:%M", t)
+    if t[:3] == today[:3]:
+        return text
+    return f"{time.strftime('%b', t)} {t.tm_mday} {text}"
 
 
 def js(s):
