@@ -55,9 +55,16 @@ extension HTTPProbe {
         _ = try get(clients.0, path)
         _ = try get(clients.1, path)
         var first: [Double] = [], second: [Double] = []
-        for _ in 0..<count {
-            first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
-            second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
+        // In turn, and in turn which goes first (A B, B A, …): whatever the second of two
+        // back-to-back requests pays or saves falls on both alike.
+        for i in 0..<count {
+            if i % 2 == 0 {
+                first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
+                second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
+            } else {
+                second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
+                first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
+            }
         }
         return (Stats.median(first), Stats.median(second))
     }
