@@ -54,18 +54,15 @@ extension HTTPProbe {
         defer { clients.0.close(); clients.1.close() }
         _ = try get(clients.0, path)
         _ = try get(clients.1, path)
-        var first: [Double] = [], second: [Double] = []
+        let pair = [clients.0, clients.1]
+        var times: [[Double]] = [[], []]
         // In turn, and in turn which goes first (A B, B A, …): whatever the second of two
         // back-to-back requests pays or saves falls on both alike.
         for i in 0..<count {
-            if i % 2 == 0 {
-                first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
-                second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
-            } else {
-                second.append(try Stopwatch.time { try get(clients.1, path) }.seconds)
-                first.append(try Stopwatch.time { try get(clients.0, path) }.seconds)
+            for k in i % 2 == 0 ? [0, 1] : [1, 0] {
+                times[k].append(try Stopwatch.time { try get(pair[k], path) }.seconds)
             }
         }
-        return (Stats.median(first), Stats.median(second))
+        return (Stats.median(times[0]), Stats.median(times[1]))
     }
 }

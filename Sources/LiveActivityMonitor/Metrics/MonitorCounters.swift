@@ -14,12 +14,6 @@ public struct MonitorCounters: Sendable, Equatable {
         counters[key, default: 0] += amount
     }
 
-    public mutating func observe(_ family: MonitorMetrics.Family, _ labels: String..., value: Double) {
-        precondition(labels.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = SeriesKey(family.name, labels)
-        histograms[key, default: HistogramValue(upperBounds: family.buckets)].observe(value)
-    }
-
     /// Adds a histogram's observations to a series.
     mutating func merge(_ family: MonitorMetrics.Family, _ labels: String..., histogram: HistogramValue) {
         precondition(labels.count == family.labels.count, "\(family.name) takes \(family.labels)")
