@@ -23,7 +23,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
             .flatMap { UInt64(String(cString: $0)) }
         let context = RequestContext(expectedBodyBytes: Int(min(declared ?? 0, UInt64(core.maxBodyBytes))))
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        core.inFlight.withLock { $0 += 1 }
+        core.inFlight.wrappingAdd(1, ordering: .relaxed)
         if let declared, declared > UInt64(core.maxBodyBytes) {
             // Answer before the client sends the body (and before "100 Continue"): the body is
             // never read, so the connection must close afterwards.
@@ -92,7 +92,7 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     Unmanaged<RequestContext>.fromOpaque(existing).release()
     requestContext.pointee = nil
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.withLock { $0 -= 1 }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .relaxed)
 }
 
 /// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds

@@ -123,7 +123,7 @@ public final class HTTPServer: Sendable {
             // MHD_stop_daemon (a connection thread may still refer to it until then).
             let listening = MHD_quiesce_daemon(started)
             let deadline = Self.monotonicSeconds() + gracePeriodSeconds
-            while core.inFlight.withLock({ $0 }) > 0 && Self.monotonicSeconds() < deadline {
+            while core.inFlight.load(ordering: .acquiring) > 0 && Self.monotonicSeconds() < deadline {
                 usleep(5_000)
             }
             MHD_stop_daemon(started)
