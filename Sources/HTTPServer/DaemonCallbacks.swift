@@ -92,7 +92,7 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     Unmanaged<RequestContext>.fromOpaque(existing).release()
     requestContext.pointee = nil
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .relaxed)
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .releasing)
 }
 
 /// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds
