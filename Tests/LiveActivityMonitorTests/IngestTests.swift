@@ -258,4 +258,46 @@ extension JSONValue {
         } while cursor != nil
         #expect(ids == ["a4", "a3", "a2", "a1", "a0"])
     }
+
+    /// Every id of a listing, following `next_cursor` page by page.
+    static func pagedIDs(_ server: TestServer, _ query: String) throws -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try server.json("/api/activities?" + query + (cursor.map { "&cursor=\($0)" } ?? ""))
+            ids += page["activities"]?.arrayValue?.compactMap { $0["activity_id"]?.stringValue } ?? []
+            cursor = page["next_cursor"]?.stringValue
+        } while cursor != nil
+        return ids
+    }
+
+    static func dismissed(_ id: String) -> JSONValue {
+        JSONValue(["type": "activity.dismissed", "activity_id": id, "occurred_at": TestServer.base - 1] as [String: Any])
+    }
+
+    @Test func dismissedPagesKeepActivitiesThatStartedTogether() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // d0…d4 share a start time, e0 started earlier: newest first, ties by id.
+        let ids = (0..<5).map { "d\($0)" }
+        _ = try server.post(events: ids.map { IngestTests.started($0, at: TestServer.base - 100) }
+                            + [IngestTests.started("e0", at: TestServer.base - 200)])
+        _ = try server.post(events: (ids + ["e0"]).map(Self.dismissed))
+        #expect(try Self.pagedIDs(server, "state=dismissed&limit=2") == ids + ["e0"])
+        #expect(try Self.pagedIDs(server, "state=dismissed&limit=1000") == ids + ["e0"])
+    }
+
+    @Test func aFilteredDismissedPageReadsOnUntilItIsFull() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // The one match started first, behind 30 newer dismissed activities that do not match.
+        let others = (0..<30).map { "other\($0)" }
+        _ = try server.post(events: [IngestTests.started("needle", at: TestServer.base - 500)]
+                            + others.enumerated().map { IngestTests.started($1, at: TestServer.base - 100 + Double($0)) })
+        _ = try server.post(events: (others + ["needle"]).map(Self.dismissed))
+        let page = try server.json("/api/activities?state=dismissed&q=NEEDLE&limit=1")
+        #expect(page["activities"]?[0]?["activity_id"]?.stringValue == "needle")
+        #expect(page["next_cursor"] == JSONValue.null)
+        #expect(try Self.pagedIDs(server, "state=dismissed&q=other&limit=7").count == 30)
+    }
 }

@@ -100,8 +100,9 @@ struct ReadHandlers: Sendable {
         if query.state == .dismissed {
             // Dismissed activities are not kept in memory: they come from the database.
             do {
-                page = try store.dismissedRecords(limit: query.limit + 1, startedBefore: query.after?.startedAt)
-                    .filter(query.matches)
+                page = try store.dismissedRecords(limit: query.limit + 1,
+                                                  after: query.after.map { ($0.startedAt, $0.activityID) },
+                                                  matching: query.matches)
             } catch { throw EventStore.unavailable(error) }
         }
         let more = page.count > query.limit

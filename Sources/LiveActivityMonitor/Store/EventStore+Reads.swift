@@ -28,16 +28,24 @@ extension EventStore {
         return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
     }
 
-    /// Dismissed activities, most recently started first (they are not kept in memory).
-    func dismissedRecords(limit: Int, startedBefore: Double?) throws -> [ActivityRecord] {
+    /// Dismissed activities after `after` (start time, id) in list order, newest start first and
+    /// ties by id, up to `limit` of those `matching` (they are not kept in memory).
+    func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
+                          matching: (ActivityRecord) -> Bool) throws -> [ActivityRecord] {
         try readers.read { db in
-            let s = try db.cached(ActivityRecord.selectSQL
-                + " WHERE dismissed_at IS NOT NULL AND started_at < ? ORDER BY started_at DESC LIMIT ?")
+            let s = try db.cached(ActivityRecord.selectSQL + """
+                 WHERE dismissed_at IS NOT NULL AND started_at <= ?1 AND (started_at < ?1 OR activity_id > ?2)
+                 ORDER BY started_at DESC, activity_id
+                """)
             defer { s.reset() }
-            try s.bind(startedBefore ?? .infinity, at: 1)
-            try s.bind(Int64(limit), at: 2)
+            try s.bind(after?.startedAt ?? .infinity, at: 1)
+            try s.bind(after?.activityID ?? "", at: 2)
+            // Stepped lazily along `activities_dismissed`: a filter reads on until the page is full.
             var out: [ActivityRecord] = []
-            while try s.step() { out.append(try ActivityRecord(row: s)) }
+            while out.count < limit, try s.step() {
+                let record = try ActivityRecord(row: s)
+                if matching(record) { out.append(record) }
+            }
             return out
         }
     }

@@ -69,5 +69,11 @@ enum Schema {
         """
         -- priority10_times: per-minute counts
         """,
+        // Dismissed activities are listed from here, newest start first, paged by (start, id):
+        // ties on the start time need the id, and a filtered page reads on until it is full.
+        // Only dismissed rows are in it, so a live activity's update writes none of its pages.
+        """
+        CREATE INDEX activities_dismissed ON activities(started_at DESC, activity_id) WHERE dismissed_at IS NOT NULL;
+        """,
     ]
 }
