@@ -66,13 +66,36 @@ import Testing
         #expect(r.stderr.split(separator: "\n").first?.hasPrefix("error: ") == true)
     }
 
+    @Test func theHelpHintNamesARealCommand() throws {
+        #expect(try Self.run(["frobnicate"]).stderr.contains("Run 'live-activity-monitor --help'"))
+        #expect(try Self.run(["prune"]).stderr.contains("Run 'live-activity-monitor prune --help'"))
+    }
+
     @Test func environmentVariablesConfigureAndFlagsWin() throws {
         var r = try Self.run(["serve"], environment: ["LAM_PORT": "notaport"])
         #expect(r.status == 2)
+        #expect(r.stderr.contains("LAM_PORT (--port) must be an integer"), "names where the value came from: \(r.stderr)")
         #expect(r.stderr.contains("not 'notaport'"))
         r = try Self.run(["serve", "--port", "-1"], environment: ["LAM_PORT": "9464"])
         #expect(r.status == 2)
+        #expect(r.stderr.contains("error: --port must"), "\(r.stderr)")
         #expect(r.stderr.contains("not '-1'"))
+        r = try Self.run(["serve"], environment: ["LAM_DURABILITY": "sometimes"])
+        #expect(r.stderr.contains("LAM_DURABILITY (--durability) must be normal or full"), "\(r.stderr)")
+    }
+
+    @Test func historyShowsControlCharactersInIDsEscaped() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/db.sqlite", file = dir + "/events.ndjson"
+        let hostile = "a\u{1B}[31mRED\r\nFAKE\u{202E}"
+        try (IngestTests.started(hostile).jsonString + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["import", file, "--db", db]).status == 0)
+        let r = try Self.run(["history", "BK-" + hostile, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("a\\u{1b}[31mRED\\u{d}\\u{a}FAKE\\u{202e}"), "\(r.stdout)")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\r") && !r.stdout.contains("\u{202E}"))
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("FAKE") }.isEmpty)
     }
 
     @Test func importHistoryAndPrune() throws {
@@ -106,6 +129,7 @@ import Testing
         try "{\"type\":\"activity.started\"}\n".write(toFile: bad, atomically: true, encoding: .utf8)
         r = try Self.run(["import", bad, "--db", db])
         #expect(r.status == 1)
+        #expect(r.stderr.contains("bad.ndjson: line 1: event 1: "), "the final newline ends line 1: \(r.stderr)")
         #expect(r.stderr.contains("event 1: activity_id: required"))
 
         r = try Self.run(["prune", "--older-than", "1d", "--db", db])

@@ -20,6 +20,13 @@ struct ArgumentParser {
         var values: [String: String] = [:]
         var positionals: [String] = []
         var helpRequested = false
+        /// Option name → the environment variable its value came from (no flag overrode it).
+        var fromEnvironment: [String: String] = [:]
+
+        /// Where a value came from, for error messages: `--port`, or `LAM_PORT (--port)`.
+        func source(_ name: String) -> String {
+            fromEnvironment[name].map { "\($0) (--\(name))" } ?? "--\(name)"
+        }
     }
 
     func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Parsed {
@@ -27,6 +34,7 @@ struct ArgumentParser {
         for option in options {
             if let env = option.environment, let value = environment[env], !value.isEmpty {
                 parsed.values[option.name] = value
+                parsed.fromEnvironment[option.name] = env
             }
         }
         var i = 0
@@ -50,6 +58,7 @@ struct ArgumentParser {
             guard let option = options.first(where: { $0.name == name }) else {
                 throw UsageError("unknown option --\(name) for '\(command)'")
             }
+            parsed.fromEnvironment[name] = nil
             if option.valueName == nil {
                 guard inline == nil || inline == "true" || inline == "false" else {
                     throw UsageError("--\(name) takes no value")
@@ -82,7 +91,7 @@ struct ArgumentParser {
     }
 }
 
-/// A mistake on the command line: printed as one line, exit status 2.
+/// A mistake on the command line: printed with where to find help, exit status 2.
 struct UsageError: Error {
     let message: String
     init(_ message: String) { self.message = message }

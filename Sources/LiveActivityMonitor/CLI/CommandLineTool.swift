@@ -1,7 +1,7 @@
 import Foundation
 
-/// The `live-activity-monitor` command: subcommands, `--help` on each, one-line errors with
-/// exit status 2 for usage mistakes.
+/// The `live-activity-monitor` command: subcommands, `--help` on each, and for usage mistakes
+/// the error, where to find help, and exit status 2.
 public enum CommandLineTool {
     static let overview = """
         Usage: live-activity-monitor <command> [options]
@@ -18,6 +18,8 @@ public enum CommandLineTool {
         Run 'live-activity-monitor <command> --help' for a command's options.
 
         """
+
+    static let commands = ["serve", "history", "import", "prune"]
 
     /// Runs the command line and returns the process exit status.
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
@@ -43,7 +45,8 @@ public enum CommandLineTool {
                 throw UsageError("unknown command '\(command)'; expected serve, history, import or prune")
             }
         } catch let error as UsageError {
-            printError("error: \(error.message)\nRun 'live-activity-monitor \(command == "--help" ? "" : command + " ")--help' for usage.")
+            let helpCommand = commands.contains(command) ? command + " --help" : "--help"
+            printError("error: \(error.message)\nRun 'live-activity-monitor \(helpCommand)' for usage.")
             return 2
         } catch {
             printError("error: \(error)")
@@ -71,7 +74,7 @@ public enum CommandLineTool {
     static func integer(_ parsed: ArgumentParser.Parsed, _ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = parsed.values[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw UsageError("--\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError("\(parsed.source(name)) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
     }
@@ -89,12 +92,13 @@ public enum CommandLineTool {
     }
 
     /// A token file's content, trimmed; never a token from the command line, where `ps` shows it.
-    static func readToken(_ path: String, flag: String) throws -> String {
+    static func readToken(_ parsed: ArgumentParser.Parsed, _ name: String) throws -> String? {
+        guard let path = parsed.values[name] else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("--\(flag): cannot read \(path)")
+            throw UsageError("\(parsed.source(name)): cannot read \(path)")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.count >= 16 else { throw UsageError("--\(flag): the token in \(path) is shorter than 16 characters") }
+        guard token.count >= 16 else { throw UsageError("\(parsed.source(name)): the token in \(path) is shorter than 16 characters") }
         return token
     }
 }

@@ -18,7 +18,7 @@ enum HistoryCommand {
         let booking = parsed.positionals[0]
         let text = try report(booking: booking, db: db, now: Date().timeIntervalSince1970)
         guard let text else {
-            CommandLineTool.printError("no booking \"\(booking)\" in \(path)")
+            CommandLineTool.printError(printable("no booking \"\(booking)\" in \(path)"))
             return 1
         }
         print(text, terminator: "")
@@ -35,20 +35,36 @@ enum HistoryCommand {
             line += "  started \(RFC3339.format(r.startedAt))"
             if let ended = r.endedAt { line += ", ended \(RFC3339.format(ended)) by \(r.endedBy?.rawValue ?? "?")" }
             if let fp = r.tokenFingerprint { line += ", token \(fp)\(r.tokenInvalidated ? " (invalidated)" : "")" }
-            lines.append(line)
+            lines.append(printable(line))
         }
         let events = try db.prepare(EventStore.bookingEventsSQL)
         try events.bind(booking, at: 1)
         var timeline: [String] = []
         while try events.step() {
             guard case .object(let e) = try JSONParser.parse(events.text(0) ?? "{}") else { continue }
-            timeline.append(describe(e))
+            timeline.append(printable(describe(e)))
         }
         guard !lines.isEmpty || !timeline.isEmpty else { return nil }
-        var out = "Booking \(booking)\n\nActivities:\n"
+        var out = printable("Booking \(booking)") + "\n\nActivities:\n"
         out += (lines.isEmpty ? ["  (none started)"] : lines).joined(separator: "\n") + "\n\nTimeline:\n"
         out += timeline.joined(separator: "\n") + "\n"
         return out
+    }
+
+    /// A line with control characters (escape sequences, line breaks) and bidi overrides shown as
+    /// `\u{…}`: ids come from clients and must not drive the terminal or reorder what it shows.
+    static func printable(_ line: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in line.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            if category == .control || category == .lineSeparator || category == .paragraphSeparator
+                || scalar.properties.isBidiControl {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// One line per event: time, type, the push answer, the content.

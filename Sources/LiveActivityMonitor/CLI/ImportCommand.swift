@@ -25,7 +25,8 @@ enum ImportCommand {
         defer { store.close() }
 
         var total = IngestSummary()
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }  // the file's final newline ends a line
         var start = 0
         let decoder = IngestDecoder()
         while start < lines.count {
@@ -35,7 +36,8 @@ enum ImportCommand {
             guard body.contains(where: { $0 > 32 }) else { continue }
             let events: [Event]
             do { events = try decoder.decode(body, format: .ndjson) } catch {
-                CommandLineTool.printError("\(file): lines \(start + 1)–\(start + chunk.count): \(describe(error, firstLine: start))")
+                let where_ = chunk.count == 1 ? "line \(start + 1)" : "lines \(start + 1)–\(start + chunk.count)"
+                CommandLineTool.printError("\(file): \(where_): \(describe(error, firstLine: start))")
                 CommandLineTool.printError("stored so far: \(total.accepted) events (\(total.duplicates) duplicates); nothing from this block")
                 return 1
             }

@@ -49,22 +49,18 @@ enum ServeCommand {
         c.host = parsed.values["host"] ?? c.host
         c.databasePath = parsed.values["db"] ?? c.databasePath
         c.webRoot = parsed.values["web-root"] ?? c.webRoot
-        if let file = parsed.values["ingest-token-file"] {
-            c.ingestToken = try CommandLineTool.readToken(file, flag: "ingest-token-file")
-        }
-        if let file = parsed.values["read-token-file"] {
-            c.readToken = try CommandLineTool.readToken(file, flag: "read-token-file")
-        }
+        c.ingestToken = try CommandLineTool.readToken(parsed, "ingest-token-file") ?? c.ingestToken
+        c.readToken = try CommandLineTool.readToken(parsed, "read-token-file") ?? c.readToken
         if let ingest = c.ingestToken, let read = c.readToken, ingest == read {
             throw UsageError("the ingest and read tokens must differ")
         }
         if let d = parsed.values["durability"] {
-            guard let durability = Durability(rawValue: d) else { throw UsageError("--durability must be normal or full, not '\(d)'") }
+            guard let durability = Durability(rawValue: d) else { throw UsageError("\(parsed.source("durability")) must be normal or full, not '\(d)'") }
             c.durability = durability
         }
         if let r = parsed.values["retention"], r != "off" {
             guard let seconds = CommandLineTool.duration(r) else {
-                throw UsageError("--retention must look like 30d, 12h or 90m (or off), not '\(r)'")
+                throw UsageError("\(parsed.source("retention")) must look like 30d, 12h or 90m (or off), not '\(r)'")
             }
             c.retention = seconds
         }
@@ -76,12 +72,12 @@ enum ServeCommand {
         c.connectionTimeoutSeconds = try CommandLineTool.integer(parsed, "connection-timeout", range: 1...3600) ?? c.connectionTimeoutSeconds
         if let demo = parsed.values["demo"] {
             guard let on = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][demo] else {
-                throw UsageError("--demo / LAM_DEMO must be true or false, not '\(demo)'")
+                throw UsageError("\(parsed.source("demo")) must be true or false, not '\(demo)'")
             }
             c.demo = on
         }
         if let rate = parsed.values["demo-rate"] {
-            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("--demo-rate must be a number above 0, not '\(rate)'") }
+            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0, not '\(rate)'") }
             c.demoRate = r
         }
         return c
