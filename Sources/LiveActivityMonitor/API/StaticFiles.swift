@@ -15,6 +15,7 @@ struct StaticFiles: Sendable {
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "json": "application/json", "svg": "image/svg+xml",
         "png": "image/png", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
+        "md": "text/markdown; charset=utf-8",
     ]
 
     func serve(_ path: String) -> HTTPResponse? {
