@@ -21,13 +21,20 @@ public final class HTTPClient {
 
     private let host: String
     private let port: Int
+    /// The `Host` header's value: `host:port`, or `[host]:port` for an IPv6 literal.
+    private let authority: String
     private var fd: Int32 = -1
     private var buffer: [UInt8] = []
     public var timeoutSeconds: Int
 
+    /// - Parameter host: an IPv4 or IPv6 address literal (`::1`, with or without brackets), or
+    ///   `localhost` for 127.0.0.1; names are not resolved.
     public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30) {
-        self.host = host
+        var literal = Substring(host)
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
+        self.host = String(literal)
         self.port = port
+        authority = literal.contains(":") ? "[\(literal)]:\(port)" : "\(literal):\(port)"
         self.timeoutSeconds = timeoutSeconds
     }
 
@@ -53,7 +60,7 @@ public final class HTTPClient {
     private func exchange(_ method: String, _ path: String, _ headers: [(String, String)],
                           _ body: [UInt8]) throws(Failure) -> Response {
         if fd < 0 { try connect() }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: \(body.count)\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(authority)\r\nContent-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try send(Array(head.utf8) + body)
@@ -61,27 +68,24 @@ public final class HTTPClient {
     }
 
     private func connect() throws(Failure) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
-            throw Failure(description: "not an IPv4 address: \(host)")
+        let address: SocketAddress
+        do {
+            address = try SocketAddress(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+        } catch {
+            throw Failure(description: "not an IPv4 or IPv6 address: \(host)")
         }
-        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let s = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
         guard s >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let rc = address.withSockaddrPointer { Glibc.connect(s, $0, address.length) }
         guard rc == 0 else {
+            let code = errno
             _ = Glibc.close(s)
-            throw Failure(description: "cannot connect to \(host):\(port): errno \(errno)")
+            throw Failure(description: "cannot connect to \(address.description): errno \(code)")
         }
         fd = s
     }

@@ -1,11 +1,18 @@
 import Glibc
 
 /// An IPv4 or IPv6 socket address parsed from a literal, in the form libmicrohttpd's
-/// `MHD_OPTION_SOCK_ADDR` wants (`sockaddr_in`, or `sockaddr_in6` with `MHD_USE_IPv6`).
+/// `MHD_OPTION_SOCK_ADDR` wants (`sockaddr_in`, or `sockaddr_in6` with `MHD_USE_IPv6`), and
+/// that `HTTPClient` connects to.
 struct SocketAddress {
     private var storage = sockaddr_storage()
     /// Whether this is an IPv6 address (the daemon must then be started with IPv6 flags).
     let isIPv6: Bool
+    /// `AF_INET` or `AF_INET6`, for `socket()`.
+    var family: Int32 { isIPv6 ? AF_INET6 : AF_INET }
+    /// The size of the `sockaddr_in` or `sockaddr_in6`, for `connect()`.
+    var length: socklen_t {
+        socklen_t(isIPv6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+    }
     /// `host:port`, or `[host]:port` for IPv6, for messages.
     let description: String
 

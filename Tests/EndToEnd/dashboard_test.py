@@ -6,7 +6,8 @@ Starts `$LAM_BIN serve --port 0` on a temporary database, ingests a known set of
 asserts on the rendered DOM: ticking timer, ride card, stale and ended cards, state badges,
 Dynamic Island previews, filters, in-place refresh, the booking timeline and its past
 lock-screen card, markup in content-state staying text, the shared lock-screen test vectors
-replayed in the browser, 1,000 activities, and the read-token prompt.
+replayed in the browser, 1,000 activities, the read-token prompt, and the priority-10 budget
+the server was started with.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
 Web/screenshots/ for the README. Standard library only. Exit status 1 on any failure.
@@ -429,6 +430,58 @@ def token_checks(chrome):
             server.stop()
 
 
+def budget_checks(chrome):
+    with Step("priority-10 budget from --priority10-budget"):
+        server = Server(extra_args=("--priority10-budget", "5"))
+        try:
+            n = int(time.time())
+            events = []
+            for activity, pushes in (("p10-heavy", 8), ("p10-within", 4)):
+                events.append({"type": "activity.started", "activity_id": activity, "booking_id": f"BK-{activity}",
+                               "attributes_type": "LiveActivityAttributes", "occurred_at": n - 1200, "push_token": token(0xA0),
+                               "content_state": {"driverName": "Eve", "rating": "4.8", "progress": 0.2, "duration": 9}})
+                events += [{"id": f"{activity}-{i}", "type": "push.sent", "activity_id": activity, "occurred_at": n - 1000 + i * 60,
+                            "event": "update", "status": 200, "latency_ms": 30, "priority": 10, "push_token": token(0xA0),
+                            "timestamp": n - 1000 + i * 60,
+                            "content_state": {"driverName": "Eve", "rating": "4.8", "progress": round(0.2 + i * 0.05, 2), "duration": 9 - i}}
+                           for i in range(pushes)]
+            server.ingest(events)
+            _, _, api = server.request("GET", "/api/activities")
+            _, _, metrics = server.request("GET", "/metrics")
+            check("the API states the configured budget, and /metrics counts against it",
+                  api.get("priority10_budget") == 5 and "\nliveactivity_priority10_heavy_activities 1\n" in metrics,
+                  f"priority10_budget {api.get('priority10_budget')!r}")
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(card("p10-heavy") + " !== null && " + card("p10-within") + " !== null", timeout=8, what="the two cards")
+            heavy_count = text_of(chrome, card("p10-heavy") + ".querySelector('.p10-count')")
+            heavy_badges = text_of(chrome, card("p10-heavy") + ".querySelector('.badges')")
+            check("the card counts against the server's budget: 8 / 5, over budget",
+                  (heavy_count or "").strip() == "8 / 5" and "Priority 10 over budget" in (heavy_badges or ""),
+                  f"count {heavy_count!r}, badges {heavy_badges!r}")
+            within_count = text_of(chrome, card("p10-within") + ".querySelector('.p10-count')")
+            within_badges = text_of(chrome, card("p10-within") + ".querySelector('.badges')")
+            check("under the budget: 4 / 5, no badge",
+                  (within_count or "").strip() == "4 / 5" and "over budget" not in (within_badges or ""),
+                  f"count {within_count!r}, badges {within_badges!r}")
+            attention = chrome.evaluate("document.querySelector('#attention').textContent")
+            check("the wall's summary names the server's budget", "1 over the priority-10 budget (5/h)" in attention, repr(attention))
+            chrome.navigate(server.base + "/#/booking/BK-p10-heavy")
+            snap = "document.querySelector('.snapshot-cards .snap[data-activity-id=\"p10-heavy\"]')"
+            chrome.wait_for(snap + " !== null", timeout=8, what="the booking's card")
+            snap_count = text_of(chrome, snap + ".querySelector('.p10-count')")
+            snap_badges = text_of(chrome, snap + ".querySelector('.badges')")
+            check("the booking page counts against the server's budget too",
+                  (snap_count or "").strip() == "8 / 5" and "Priority 10 over budget" in (snap_badges or ""),
+                  f"count {snap_count!r}, badges {snap_badges!r}")
+            fallback = chrome.evaluate("""(async () => {
+              const m = await import('/js/lockscreen.js');
+              return [m.p10Budget({ activities: [] }), m.p10Budget({ priority10_budget: 0 }), m.p10Budget({ priority10_budget: 5 })];
+            })()""")
+            check("a server that does not state its budget is read as the default, 15", fallback == [15, 0, 5], str(fallback))
+        finally:
+            server.stop()
+
+
 def main():
     update = "--update-screenshots" in sys.argv
     os.makedirs(OUT, exist_ok=True)
@@ -459,6 +512,7 @@ def main():
             check("no script error, console error or CSP violation", not problems, "\n        ".join(problems))
         scale_checks(server, chrome)
         token_checks(chrome)
+        budget_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
     finally:

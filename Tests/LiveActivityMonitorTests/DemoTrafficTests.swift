@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPServer
 import JSON
 import Testing
 @testable import LiveActivityMonitor
@@ -132,6 +133,8 @@ import Testing
         #expect(DemoTraffic.loopbackAddress("http://0.0.0.0:8080") == ("127.0.0.1", 8080))
         #expect(DemoTraffic.loopbackAddress("http://[::]:81/") == ("127.0.0.1", 81))
         #expect(DemoTraffic.loopbackAddress("http://10.1.2.3:82") == ("10.1.2.3", 82))
+        #expect(DemoTraffic.loopbackAddress("http://[::1]:83") == ("::1", 83))
+        #expect(DemoTraffic.loopbackAddress("http://[2001:db8::7]:84") == ("2001:db8::7", 84))
     }
 
     // MARK: the demo against a real server
@@ -242,6 +245,35 @@ import Testing
         let after = try server.metric("liveactivity_ingest_events_total{type=\"push.sent\"}")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try server.metric("liveactivity_ingest_events_total{type=\"push.sent\"}") == after)
+    }
+
+    /// `serve --host ::1 --demo`: the demo posts to the address the server is bound to, over IPv6.
+    @Test(.enabled(if: IPv6Loopback.isAvailable, IPv6Loopback.skipReason))
+    func demoReachesAServerBoundToTheIPv6Loopback() throws {
+        let server = try TestServer { c in
+            c.clock = .system
+            c.host = "::1"
+        }
+        defer { server.stop() }
+        #expect(server.server.baseURL == "http://[::1]:\(server.server.port)")
+        var options = DemoTraffic.Options()
+        options.runTag = 2
+        options.tickSeconds = 0.05
+        let demo = DemoTraffic.start(baseURL: server.server.baseURL, token: nil, options: options)
+        let began = Date()
+        while demo.statistics.accepted == 0, demo.statistics.failedRequests == 0, Date().timeIntervalSince(began) < 5 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        demo.stop()
+        let stats = demo.statistics
+        #expect(stats.failedRequests == 0, "\(stats.lastFailure ?? "")")
+        #expect(stats.accepted > 0)
+        // The test server's own client speaks 127.0.0.1, which a server bound to ::1 does not answer.
+        let client = HTTPClient(host: "::1", port: server.server.port)
+        defer { client.close() }
+        let list = try JSONParser.parse(try client.request("GET", "/api/activities").body)
+        let activities = list["activities"]?.arrayValue ?? []
+        #expect(!activities.isEmpty)
     }
 
     @Test func demoGoesThroughIngestAuthentication() throws {

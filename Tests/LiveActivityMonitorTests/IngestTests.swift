@@ -234,6 +234,29 @@ extension JSONValue {
         #expect(page["counts"]?["active"] == JSONValue(1))
     }
 
+    /// The dashboard draws priority-10 pushes against the budget these responses state: the one
+    /// `--priority10-budget` set, which `/metrics` counts heavy activities with.
+    @Test func listAndBookingStateTheConfiguredPriority10Budget() throws {
+        let server = try TestServer { $0.priority10Budget = 5 }
+        defer { server.stop() }
+        let t = TestServer.base
+        _ = try server.post(events: [IngestTests.started("a", at: t - 600)])
+        _ = try server.post(events: (0..<8).map { Scenario.push("a", "p\($0)", at: t - 500 + Double($0) * 10, token: IngestTests.token) })
+        #expect(try server.metric("liveactivity_priority10_heavy_activities") == 1)
+        let list = try server.json("/api/activities")
+        #expect(list["priority10_budget"] == JSONValue(5))
+        #expect(list["activities"]?[0]?["priority10_last_hour"] == JSONValue(8))
+        #expect(list["counts"]?["active"] == JSONValue(1), "the existing fields stay")
+        let booking = try server.json("/api/bookings/BK-a")
+        #expect(booking["priority10_budget"] == JSONValue(5))
+        #expect(booking["activities"]?[0]?["activity_id"]?.stringValue == "a" && booking["events"]?.arrayValue?.count == 9)
+        #expect(try server.json("/api/activities?state=dismissed")["priority10_budget"] == JSONValue(5))
+
+        let defaults = try TestServer()
+        defer { defaults.stop() }
+        #expect(try defaults.json("/api/activities")["priority10_budget"] == JSONValue(15))
+    }
+
     @Test func unknownIDsAre404AndBadQueriesAre400() throws {
         let server = try TestServer()
         defer { server.stop() }

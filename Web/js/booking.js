@@ -7,7 +7,7 @@ import { getJSON, NotFound } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
-import { replay, toActivity, normaliseEvent } from "./lockscreen.js";
+import { replay, toActivity, normaliseEvent, p10Budget } from "./lockscreen.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 5000;
@@ -67,7 +67,7 @@ export class BookingView {
         if (e.attributes_type && !templates.has(e.attributes_type)) templates.set(e.attributes_type, await loadTemplate(e.attributes_type));
       }
       if (seq !== this.seq) return;
-      const sig = JSON.stringify([data.events?.length, data.activities]);
+      const sig = JSON.stringify([data.events?.length, data.activities, data.priority10_budget]);
       if (!this.data || sig !== this.sig) {
         this.data = data;
         this.sig = sig;
@@ -315,6 +315,7 @@ export class BookingView {
     this.permalink.setAttribute("href", bookingHref(this.id, Math.floor(t)));
     const cards = [];
     const liveClock = this.live ? null : t;
+    const budget = p10Budget(this.data);
     for (const id of this.activityIds) {
       const r = records.get(id);
       const server = (this.data.activities ?? []).find((a) => a.activity_id === id);
@@ -324,7 +325,7 @@ export class BookingView {
         cards.push(h("div", { class: ["snap", `snap-${server.state}`], data: { activityId: id, state: server.state } },
           h("div", { class: "snap-title" }, h("strong", { text: displayName(server, template) }), " ", h("span", { class: "mono muted", text: id })),
           h("p", { class: "mismatch", text: "Its start is no longer among the stored events (pruned?): this is the server's current card, not a replay." }),
-          badges(server), lockScreen(server, template), diagnostics(server, { bookingLink: false })));
+          badges(server, { budget }), lockScreen(server, template), diagnostics(server, { bookingLink: false, budget })));
         continue;
       }
       if (!r) {
@@ -338,11 +339,11 @@ export class BookingView {
       if (!template) continue;
       cards.push(h("div", { class: ["snap", `snap-${a.state}`], data: { activityId: id, state: a.state } },
         h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
-        badges(a, { at: liveClock ?? t }),
+        badges(a, { at: liveClock ?? t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
         lockScreen(a, template, { at: liveClock }),
         islands(a, template, { at: liveClock }),
-        diagnostics(a, { at: liveClock ?? t, bookingLink: false })));
+        diagnostics(a, { at: liveClock ?? t, bookingLink: false, budget })));
     }
     clear(this.cardsAt).append(...cards);
     this.checkAgainstServer(records);

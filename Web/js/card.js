@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { icon } from "./icons.js";
 import { context, renderSafely, interpolate, cssColor, live } from "./templates.js";
 import * as fmt from "./format.js";
-import { P10_BUDGET } from "./lockscreen.js";
+import { DEFAULT_P10_BUDGET } from "./lockscreen.js";
 
 const STATE_LABEL = { active: "Active", stale: "Stale", ended: "Ended", dismissed: "Dismissed" };
 
@@ -48,8 +48,9 @@ export function islands(activity, template, { at = null } = {}) {
       h("figcaption", { text: "Expanded" })));
 }
 
-/** State badges: stale with the content's age, ended with visible-until, dismissed, token, budget. */
-export function badges(activity, { at = null } = {}) {
+/** State badges: stale with the content's age, ended with visible-until, dismissed, token, budget
+ *  (the server's `priority10_budget`). */
+export function badges(activity, { at = null, budget = DEFAULT_P10_BUDGET } = {}) {
   const now = at ?? fmt.nowSeconds();
   const out = [];
   const st = activity.state;
@@ -78,8 +79,8 @@ export function badges(activity, { at = null } = {}) {
     out.push(badge("badge-invalid", `Token invalidated · ${activity.token.invalid_reason ?? "APNs"}`,
       "APNs said this push token is dead: pushes to it cannot reach the phone"));
   }
-  if ((activity.priority10_last_hour ?? 0) > P10_BUDGET) {
-    out.push(badge("badge-heavy", `Priority 10 over budget`, `More than ${P10_BUDGET} priority-10 pushes in the last hour: iOS throttles`));
+  if ((activity.priority10_last_hour ?? 0) > budget) {
+    out.push(badge("badge-heavy", `Priority 10 over budget`, `More than ${budget} priority-10 pushes in the last hour: iOS throttles`));
   }
   return h("div", { class: "badges" }, out);
 }
@@ -90,8 +91,9 @@ function pushText(p) {
   return `${status} · ${fmt.latency(p.latency_ms)} · p${p.priority}`;
 }
 
-/** The diagnostics under a card: booking, ids, times, last push, token, priority-10 budget. */
-export function diagnostics(activity, { at = null, bookingLink = true } = {}) {
+/** The diagnostics under a card: booking, ids, times, last push, token, priority-10 pushes
+ *  against `budget` (the server's `priority10_budget`). */
+export function diagnostics(activity, { at = null, bookingLink = true, budget = DEFAULT_P10_BUDGET } = {}) {
   const row = (label, ...value) => h("div", { class: "diag-row" }, h("dt", { text: label }), h("dd", {}, ...value));
   const rel = (seconds) => {
     const el = h("span", { class: "muted" });
@@ -105,9 +107,11 @@ export function diagnostics(activity, { at = null, bookingLink = true } = {}) {
   const pushClass = !p ? "muted" : p.status === 200 ? "ok" : "bad";
   const tok = activity.token ?? {};
   const p10 = activity.priority10_last_hour ?? 0;
-  const meter = h("span", { class: ["meter", p10 > P10_BUDGET ? "meter-over" : p10 > P10_BUDGET * 0.66 ? "meter-warn" : null] },
+  const meter = h("span", { class: ["meter", p10 > budget ? "meter-over" : p10 > budget * 0.66 ? "meter-warn" : null] },
     h("span", { class: "meter-fill" }));
-  meter.firstChild.style.width = `${Math.min(100, (p10 / P10_BUDGET) * 100).toFixed(0)}%`;
+  // A budget of 0 (allowed) makes any priority-10 push a full meter.
+  const fill = budget > 0 ? Math.min(100, (p10 / budget) * 100) : p10 > 0 ? 100 : 0;
+  meter.firstChild.style.width = `${fill.toFixed(0)}%`;
   const booking = activity.booking_id;
   return h("dl", { class: "diag" },
     row("Booking", booking
@@ -121,7 +125,7 @@ export function diagnostics(activity, { at = null, bookingLink = true } = {}) {
     row("Token", tok.fingerprint ? h("span", { class: "mono", title: "SHA-256 fingerprint (first 16 hex)", text: tok.fingerprint }) : h("span", { class: "muted", text: "none" }),
       tok.rotations ? h("span", { class: "muted", text: ` · ${tok.rotations} rotation${tok.rotations > 1 ? "s" : ""}${tok.rotated_at ? ` (${fmt.clock(fmt.toSeconds(tok.rotated_at))})` : ""}` }) : null,
       tok.invalidated ? h("span", { class: "bad", text: ` · invalid: ${tok.invalid_reason ?? "APNs"}` }) : null),
-    row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > P10_BUDGET ? "bad" : null], text: ` ${p10} / ${P10_BUDGET}`, title: `Priority-10 pushes in the last hour, against the server's default budget of ${P10_BUDGET}` }), h("span", { class: "muted", text: " last hour" })));
+    row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > budget ? "bad" : null], text: ` ${p10} / ${budget}`, title: `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }), h("span", { class: "muted", text: " last hour" })));
 }
 
 /** `#/booking/<id>` (optionally at an instant). */
@@ -129,8 +133,8 @@ export function bookingHref(id, at = null) {
   return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(at * 1000).toISOString())}` : ""}`;
 }
 
-/** The whole wall card. */
-export function wallCard(activity, template) {
+/** The whole wall card; `budget` is the server's priority-10 budget. */
+export function wallCard(activity, template, { budget = DEFAULT_P10_BUDGET } = {}) {
   const tint = cssColor(template.tint, null) ?? "#0a84ff";
   const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
   appIcon.style.backgroundColor = tint;
@@ -144,9 +148,9 @@ export function wallCard(activity, template) {
         h("div", { class: "card-title", text: displayName(activity, template) }),
         h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
       h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state })),
-    badges(activity),
+    badges(activity, { budget }),
     lockScreen(activity, template),
     islands(activity, template),
-    diagnostics(activity));
+    diagnostics(activity, { budget }));
   return card;
 }

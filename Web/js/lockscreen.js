@@ -10,7 +10,14 @@ export const MAX_ENDED_VISIBLE = 4 * 3600; // an ended activity stays at most 4 
 export const MAX_LIFETIME = 12 * 3600; // …and never past 12 h after its start
 export const P10_WINDOW = 3600;
 /** The server's default priority-10 budget per activity and hour (`--priority10-budget`). */
-export const P10_BUDGET = 15;
+export const DEFAULT_P10_BUDGET = 15;
+
+/** The budget a read-API response states (`priority10_budget`), or the default from a server
+ *  too old to state it. */
+export function p10Budget(body) {
+  const b = body?.priority10_budget;
+  return Number.isInteger(b) && b >= 0 ? b : DEFAULT_P10_BUDGET;
+}
 
 const INVALIDATING_REASONS = new Set(["BadDeviceToken", "ExpiredToken", "Unregistered", "DeviceTokenNotForTopic"]);
 

@@ -8,7 +8,7 @@ import { getJSON } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
-import { P10_BUDGET } from "./lockscreen.js";
+import { p10Budget } from "./lockscreen.js";
 
 const REFRESH_MS = 4000;
 const PAGE = 60; // cards added to the page at a time
@@ -24,6 +24,7 @@ export class Wall {
     this.shown = PAGE;
     this.types = new Set();
     this.counts = null;
+    this.budget = p10Budget(null); // the server's priority-10 budget, from each refresh
     this.seq = 0;
     this.timer = null;
     this.running = false;
@@ -130,6 +131,7 @@ export class Wall {
     try {
       let list = [];
       let counts = null;
+      let budget = null;
       let cursor = null;
       let truncated = false;
       for (let page = 0; page < MAX_PAGES; page++) {
@@ -139,6 +141,7 @@ export class Wall {
         if (seq !== this.seq) return;
         list = list.concat(body.activities ?? []);
         counts = counts ?? body.counts;
+        budget = budget ?? p10Budget(body);
         cursor = body.next_cursor;
         if (!cursor) break;
         if (page === MAX_PAGES - 1) truncated = true;
@@ -154,6 +157,7 @@ export class Wall {
       if (!this.filters.type) for (const a of list) this.types.add(a.attributes_type);
       this.list = list;
       this.counts = counts;
+      this.budget = budget ?? this.budget;
       this.truncated = truncated;
       this.lastOk = Date.now();
       this.render();
@@ -195,7 +199,7 @@ export class Wall {
       [count((a) => a.state === "stale"), "stale", "stale"],
       [count((a) => a.token?.invalidated && a.state !== "dismissed"), "token invalidated by APNs", "tokens invalidated by APNs"],
       [count((a) => a.last_push && a.last_push.status !== 200 && !a.token?.invalidated), "last push failed", "last pushes failed"],
-      [count((a) => (a.priority10_last_hour ?? 0) > P10_BUDGET), `over the priority-10 budget (${P10_BUDGET}/h)`, `over the priority-10 budget (${P10_BUDGET}/h)`],
+      [count((a) => (a.priority10_last_hour ?? 0) > this.budget), `over the priority-10 budget (${this.budget}/h)`, `over the priority-10 budget (${this.budget}/h)`],
     ].filter(([n]) => n > 0);
     clear(this.attention);
     this.attention.hidden = items.length === 0;
@@ -213,12 +217,12 @@ export class Wall {
     for (let i = 0; i < n; i++) {
       const a = list[i];
       keep.add(a.activity_id);
-      const sig = JSON.stringify(a);
+      const sig = JSON.stringify([this.budget, a]); // a server restarted with another budget redraws
       let entry = this.cards.get(a.activity_id);
       if (!entry || entry.sig !== sig) {
         const template = cachedTemplate(a.attributes_type);
         if (!template) continue; // not loaded yet: the next refresh draws it
-        const el = wallCard(a, template);
+        const el = wallCard(a, template, { budget: this.budget });
         if (entry) entry.el.replaceWith(el);
         entry = { el, sig };
         this.cards.set(a.activity_id, entry);

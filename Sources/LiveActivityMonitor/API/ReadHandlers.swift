@@ -4,6 +4,9 @@ import JSON
 /// `/api/activities`, `/api/activities/{id}` and `/api/bookings/{id}` (DESIGN.md section 6).
 struct ReadHandlers: Sendable {
     let store: EventStore
+    /// `--priority10-budget`, stated in the list and booking responses so that the dashboard
+    /// draws priority-10 pushes against the budget `/metrics` counts with.
+    let priority10Budget: Int
 
     static let defaultLimit = 100
     static let maxLimit = 1000
@@ -120,6 +123,7 @@ struct ReadHandlers: Sendable {
             w.key("stale"); w.number(Int64(counts[1]))
             w.key("ended"); w.number(Int64(counts[2]))
             w.endObject()
+            w.key("priority10_budget"); w.number(Int64(priority10Budget))
             w.endObject()
         }
     }
@@ -156,6 +160,7 @@ struct ReadHandlers: Sendable {
         w.beginArray()
         for r in records { r.write(to: &w, now: now) }
         w.endArray()
+        w.key("priority10_budget"); w.number(Int64(priority10Budget))
         w.endObject()
         var bytes = w.bytes
         bytes.removeLast()

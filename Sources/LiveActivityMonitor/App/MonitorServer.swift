@@ -37,7 +37,8 @@ public final class MonitorServer: Sendable {
         var decoder = IngestDecoder()
         decoder.maxEvents = configuration.maxEventsPerRequest
         let router = Router(ingest: IngestHandler(store: store, decoder: decoder, token: configuration.ingestToken),
-                        reads: ReadHandlers(store: store), staticFiles: StaticFiles(webRoot: configuration.webRoot),
+                        reads: ReadHandlers(store: store, priority10Budget: configuration.priority10Budget),
+                        staticFiles: StaticFiles(webRoot: configuration.webRoot),
                         registry: registry, store: store, readToken: configuration.readToken,
                         httpRequests: httpRequests)
         self.router = router

@@ -92,7 +92,9 @@ final class DemoTraffic: Sendable {
 
     var statistics: Statistics { control.withLock { $0.statistics } }
 
-    /// Where to connect for `baseURL`: a wildcard bind address is reached over loopback.
+    /// Where to connect for `baseURL`: a wildcard bind address (`0.0.0.0`, or `::`, which the
+    /// server binds dual-stack) is reached at 127.0.0.1; a specific IPv4 or IPv6 address, such
+    /// as `::1`, as it is (`HTTPClient` speaks both).
     static func loopbackAddress(_ baseURL: String) -> (host: String, port: Int) {
         var rest = Substring(baseURL)
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
