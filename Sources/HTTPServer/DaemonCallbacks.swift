@@ -51,9 +51,11 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         if context.body.count + size > core.maxBodyBytes {
             // A chunked body went over the limit. libmicrohttpd 0.9.75 refuses MHD_queue_response
             // while a body is being received, so stop buffering, discard the rest (up to
-            // maxDiscardedBytes) and answer 413 on the final call.
+            // maxDiscardedBytes past the limit) and answer 413 on the final call. What was
+            // buffered up to the limit is not counted: with a limit of 64 KiB or more it alone
+            // would use up the allowance, and the next piece would drop the connection unanswered.
             context.bodyTooLarge = true
-            context.discardedBytes = context.body.count + size
+            context.discardedBytes = context.body.count + size - core.maxBodyBytes
             context.body = []
             return .YES
         }

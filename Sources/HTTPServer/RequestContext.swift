@@ -8,7 +8,7 @@ final class RequestContext {
     var body: [UInt8] = []
     /// The body is over the limit: the rest of the upload is discarded and a 413 is owed.
     var bodyTooLarge = false
-    /// Bytes of an over-limit body received and thrown away.
+    /// Bytes of an over-limit body received past the limit (and thrown away).
     var discardedBytes = 0
     /// A response has been queued; later calls only discard upload data.
     var responded = false

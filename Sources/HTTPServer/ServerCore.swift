@@ -8,8 +8,8 @@ import Synchronization
 final class ServerCore: Sendable {
     let handler: HTTPHandler
     let maxBodyBytes: Int
-    /// How much of an over-limit chunked body is read and discarded, hoping to reach its end
-    /// and answer 413, before the connection is closed without an answer.
+    /// How much of an over-limit chunked body, counted from the limit, is read and discarded,
+    /// hoping to reach its end and answer 413, before the connection is closed without an answer.
     let maxDiscardedBytes: Int
     let defaultHeaders: [(name: String, value: String)]
     let errorLog: (@Sendable (String) -> Void)?
