@@ -55,8 +55,8 @@ final class ServerCore: Sendable {
 
     /// Answers a body over `maxBodyBytes` (413) and closes the connection afterwards (the rest
     /// of the body is never read); `serverAnswered` is told.
-    func queueBodyTooLarge(on connection: OpaquePointer, path: UnsafePointer<CChar>?) -> MHD_Result {
-        serverAnswered?(path.map { String(cString: $0) } ?? "", 413)
+    func queueBodyTooLarge(on connection: OpaquePointer, path: String) -> MHD_Result {
+        serverAnswered?(path, 413)
         let response = HTTPResponse(status: 413,
                                     headers: [(name: "Content-Type", value: "application/json")],
                                     body: Array("{\"error\":\"request body exceeds \(maxBodyBytes) bytes\"}".utf8))
