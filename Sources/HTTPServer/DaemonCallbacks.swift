@@ -16,25 +16,32 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
-    guard let existing = requestContext.pointee else {
+    let context: RequestContext
+    if let existing = requestContext.pointee {
+        context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    } else {
+        // requestStarted makes one for every request; this is only a safety net.
+        context = RequestContext(target: nil)
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+    }
+    if !context.started {
         // First call: headers only. Do not queue a normal response yet: in libmicrohttpd
         // 0.9.75 a response queued on the first call closes the connection (keep-alive lost).
+        context.started = true
+        core.inFlight.wrappingAdd(1, ordering: .relaxed)
         let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
             .flatMap { UInt64(String(cString: $0)) }
-        let context = RequestContext(expectedBodyBytes: Int(min(declared ?? 0, UInt64(core.maxBodyBytes))))
-        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        core.inFlight.wrappingAdd(1, ordering: .relaxed)
         if let declared, declared > UInt64(core.maxBodyBytes) {
             // Answer before the client sends the body (and before "100 Continue"): the body is
             // never read, so the connection must close afterwards.
             context.bodyTooLarge = true
             context.responded = true
             defer { core.watchdog.restart(connection) }
-            return core.queueBodyTooLarge(on: connection, path: url)
+            return core.queueBodyTooLarge(on: connection, path: context.path(decodedURL: url))
         }
+        context.body.reserveCapacity(Int(min(declared ?? 0, UInt64(core.maxBodyBytes))))
         return .YES
     }
-    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
 
     let size = uploadDataSize.pointee
     if size > 0 {
@@ -51,9 +58,11 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         if context.body.count + size > core.maxBodyBytes {
             // A chunked body went over the limit. libmicrohttpd 0.9.75 refuses MHD_queue_response
             // while a body is being received, so stop buffering, discard the rest (up to
-            // maxDiscardedBytes) and answer 413 on the final call.
+            // maxDiscardedBytes past the limit) and answer 413 on the final call. What was
+            // buffered up to the limit is not counted: with a limit of 64 KiB or more it alone
+            // would use up the allowance, and the next piece would drop the connection unanswered.
             context.bodyTooLarge = true
-            context.discardedBytes = context.body.count + size
+            context.discardedBytes = context.body.count + size - core.maxBodyBytes
             context.body = []
             return .YES
         }
@@ -69,19 +78,34 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     // The response's own deadline starts once it is queued; none while the handler runs.
     defer { core.watchdog.restart(connection) }
     if context.bodyTooLarge {
-        return core.queueBodyTooLarge(on: connection, path: url)
+        return core.queueBodyTooLarge(on: connection, path: context.path(decodedURL: url))
     }
     core.watchdog.handling(connection)
     let response = core.run(connection: connection,
                             method: method.map { String(cString: $0) } ?? "",
-                            path: url.map { String(cString: $0) } ?? "",
+                            path: context.path(decodedURL: url),
                             body: context.body)
     context.body = []
     return core.queue(response, on: connection, closeConnection: false)
 }
 
+/// `MHD_OPTION_URI_LOG_CALLBACK`: called once per request, as soon as its request line is in,
+/// with the request target exactly as sent, before libmicrohttpd splits off the query and
+/// percent-decodes its own copy in place (the `url` the access handler gets). The result
+/// becomes the request's `*con_cls`; libmicrohttpd then always reports the request's end to
+/// `requestCompleted`, which releases it.
+///
+/// The undecoded path is what routing needs: decoded first, `/api/bookings/2026%2F1042`
+/// becomes three segments. The option is used rather than `MHD_OPTION_UNESCAPE_CALLBACK`,
+/// which decodes the path and the query arguments alike and so could not leave one undecoded.
+func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
+                    connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    Unmanaged.passRetained(RequestContext(target: uri.map { String(cString: $0) })).toOpaque()
+}
+
 /// `MHD_RequestCompletedCallback`: releases the request's context, however the request ended
-/// (answered, timed out, client gone, daemon stopped).
+/// (answered, timed out, client gone, refused by libmicrohttpd before the access handler ran,
+/// daemon stopped).
 func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                       requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                       termination: MHD_RequestTerminationCode) {
@@ -90,9 +114,13 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
     }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
-    Unmanaged<RequestContext>.fromOpaque(existing).release()
+    let context = Unmanaged<RequestContext>.fromOpaque(existing)
+    let started = context.takeUnretainedValue().started
+    context.release()
     requestContext.pointee = nil
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .releasing)
+    if started {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .releasing)
+    }
 }
 
 /// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds

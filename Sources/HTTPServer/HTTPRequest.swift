@@ -6,9 +6,12 @@
 public struct HTTPRequest: Sendable {
     /// The request method as sent, e.g. `"GET"` or `"POST"`.
     public var method: String
-    /// The path as libmicrohttpd gives it: percent-decoded, without the query string.
+    /// The path as the client sent it: still percent-encoded, without the query string, e.g.
+    /// `"/api/bookings/2026%2F1042"`. Route on ``pathSegments``, which splits it at each `/`
+    /// before decoding, so that an encoded slash stays inside its segment.
     public var path: String
-    /// Decoded query arguments; when a name repeats, the last value wins.
+    /// Decoded query arguments (by libmicrohttpd: `+` is a space, a `%` not followed by two hex
+    /// digits is kept, a decoded NUL ends the value); when a name repeats, the last value wins.
     /// An argument without `=` (as in `?flag`) has the value `""`.
     public var query: [String: String]
     /// Request headers keyed by lowercased name. Repeated headers are joined with `", "`.

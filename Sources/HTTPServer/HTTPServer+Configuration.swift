@@ -30,8 +30,9 @@ extension HTTPServer {
         /// before closing every connection.
         public var shutdownGracePeriodSeconds: Double = 10
         /// Told of each answer the server gives without calling the handler (today: 413 for a
-        /// body over `maxBodyBytes`), with the request's path and the status, so that such
-        /// requests can be counted like handled ones. Called on a libmicrohttpd thread.
+        /// body over `maxBodyBytes`), with the request's path (as sent, like ``HTTPRequest/path``)
+        /// and the status, so that such requests can be counted like handled ones. Called on a
+        /// libmicrohttpd thread.
         public var serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)? = nil
         /// Receives libmicrohttpd's own diagnostics (e.g. "Server reached connection limit"),
         /// from any thread. `nil` discards them; start-up failures are reported in the thrown

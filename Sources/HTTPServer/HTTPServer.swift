@@ -75,6 +75,10 @@ public final class HTTPServer: Sendable {
                 // 64 KiB admits long cookies/URLs and larger read chunks; 256 connections
                 // then cost at most 16 MiB.
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: 64 << 10, ptr_value: nil),
+                // The request target as sent, before libmicrohttpd decodes it (see requestStarted).
+                MHD_OptionItem(option: .URI_LOG_CALLBACK,
+                               value: unsafeBitCast(requestStartedCallback, to: Int.self),
+                               ptr_value: coreAddress),
                 MHD_OptionItem(option: .NOTIFY_COMPLETED,
                                value: unsafeBitCast(requestCompletedCallback, to: Int.self),
                                ptr_value: coreAddress),
@@ -154,8 +158,10 @@ public final class HTTPServer: Sendable {
     }
 }
 
-/// `requestCompleted`, `logMessage` and `connectionNotified` as C function pointers, to be
-/// cast to `intptr_t`.
+/// `requestStarted`, `requestCompleted`, `logMessage` and `connectionNotified` as C function
+/// pointers, to be cast to `intptr_t`. microhttpd.h declares no type for the URI log callback.
+private let requestStartedCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+    -> UnsafeMutableRawPointer? = requestStarted
 private let requestCompletedCallback: MHD_RequestCompletedCallback = requestCompleted
 private let logCallback: MHD_LogCallback = logMessage
 private let connectionNotifiedCallback: MHD_NotifyConnectionCallback = connectionNotified

@@ -8,8 +8,8 @@ import Synchronization
 final class ServerCore: Sendable {
     let handler: HTTPHandler
     let maxBodyBytes: Int
-    /// How much of an over-limit chunked body is read and discarded, hoping to reach its end
-    /// and answer 413, before the connection is closed without an answer.
+    /// How much of an over-limit chunked body, counted from the limit, is read and discarded,
+    /// hoping to reach its end and answer 413, before the connection is closed without an answer.
     let maxDiscardedBytes: Int
     let defaultHeaders: [(name: String, value: String)]
     let errorLog: (@Sendable (String) -> Void)?
@@ -55,8 +55,8 @@ final class ServerCore: Sendable {
 
     /// Answers a body over `maxBodyBytes` (413) and closes the connection afterwards (the rest
     /// of the body is never read); `serverAnswered` is told.
-    func queueBodyTooLarge(on connection: OpaquePointer, path: UnsafePointer<CChar>?) -> MHD_Result {
-        serverAnswered?(path.map { String(cString: $0) } ?? "", 413)
+    func queueBodyTooLarge(on connection: OpaquePointer, path: String) -> MHD_Result {
+        serverAnswered?(path, 413)
         let response = HTTPResponse(status: 413,
                                     headers: [(name: "Content-Type", value: "application/json")],
                                     body: Array("{\"error\":\"request body exceeds \(maxBodyBytes) bytes\"}".utf8))

@@ -18,4 +18,19 @@ import Testing
         let joined = request.header("accept")
         #expect(joined == "a, b" || joined == "b, a")
     }
+
+    @Test(arguments: [
+        ("/", [""]), ("/metrics", ["metrics"]), ("/api/activities/", ["api", "activities", ""]),
+        ("/api/bookings/2026%2F1042", ["api", "bookings", "2026/1042"]), ("//x", ["", "x"]),
+        ("/%2e%2e/%2E%2e%2fsecret", ["..", "../secret"]), ("/a%20b+c", ["a b+c"]),
+        ("/%E4%BA%88%E7%B4%84", ["\u{4E88}\u{7D04}"]), ("/raw\u{E9}", ["raw\u{E9}"]),
+    ] as [(String, [String])])
+    func pathSegmentsAreDecodedAfterSplitting(_ path: String, _ expected: [String]) {
+        #expect(HTTPRequest(method: "GET", path: path).pathSegments == expected)
+    }
+
+    @Test(arguments: ["", "*", "api/x", "http://host/x", "/%", "/%4", "/%g0", "/a%00", "/%FF", "/%ED%A0%80", "/x/%E2%82"])
+    func undecodablePathsHaveNoSegments(_ path: String) {
+        #expect(HTTPRequest(method: "GET", path: path).pathSegments == nil)
+    }
 }

@@ -90,6 +90,35 @@ import Testing
         #expect(told.value == ["413 /v1/events"])
     }
 
+    /// With a cap above 64 KiB the discard allowance equals the cap: the bytes already buffered
+    /// when the body crosses it must not count as discarded, or the next piece looks like a
+    /// body going on forever and the connection is dropped unanswered.
+    @Test func chunkedBodySlightlyOverTheDefaultCapIsAnswered413() throws {
+        let told = Locked<[String]>([])
+        let server = try HTTPServer.forTesting({
+            $0.maxBodyBytes = 1 << 20
+            $0.defaultHeaders = Self.defaults + [(name: "Content-Security-Policy", value: "default-src 'self'")]
+            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
+        }) { _ in .text("should not run") }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port, receiveTimeout: 5)
+        try connection.send("POST /v1/events HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n")
+        // 1.1 MB in 50,000-byte chunks: far more pieces than libmicrohttpd reads at once.
+        let chunk = Array("c350\r\n".utf8) + [UInt8](repeating: 65, count: 50_000) + Array("\r\n".utf8)
+        for _ in 0..<22 {
+            try connection.send(chunk)
+        }
+        try connection.send("0\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+        #expect(response.text == "{\"error\":\"request body exceeds 1048576 bytes\"}")
+        #expect(response.header("connection")?.lowercased() == "close")
+        #expect(response.values("x-content-type-options") == ["nosniff"])
+        #expect(response.values("content-security-policy") == ["default-src 'self'"])
+        #expect(connection.waitForClose())
+        #expect(told.value == ["413 /v1/events"])
+    }
+
     @Test func endlessChunkedBodyOverTheCapIsCutOff() throws {
         let server = try HTTPServer.forTesting({ $0.maxBodyBytes = 1_000 }) { _ in .text("should not run") }
         defer { server.stop() }

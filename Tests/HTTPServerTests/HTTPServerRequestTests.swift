@@ -18,7 +18,9 @@ import Testing
         #expect(response.text == "ok")
         let request = try #require(seen.value)
         #expect(request.method == "GET")
-        #expect(request.path == "/a b/c/d")
+        // The path comes as sent, so that an encoded "/" can be told from a separator.
+        #expect(request.path == "/a%20b/c%2Fd")
+        #expect(request.pathSegments == ["a b", "c/d"])
         #expect(request.query == ["x": "2", "name": "hello world", "flag": "", "plus": "a b"])
         #expect(request.header("x-custom") == "Value 1")
         #expect(request.header("X-CUSTOM") == "Value 1")
@@ -26,6 +28,55 @@ import Testing
         #expect(request.headers["host"] == "test")
         #expect(request.body.isEmpty)
         #expect(request.remoteAddress == "127.0.0.1")
+    }
+
+    /// Query arguments are libmicrohttpd's to decode, as they always were: "+" is a space, a
+    /// "%" without two hex digits stays, and a decoded NUL ends the value (a C string).
+    @Test func queryArgumentsAreDecodedByLibmicrohttpd() throws {
+        let seen = Locked<HTTPRequest?>(nil)
+        let server = try HTTPServer.forTesting { request in
+            seen.mutate { $0 = request }
+            return .text("ok")
+        }
+        defer { server.stop() }
+        let response = try RawConnection(port: server.port)
+            .get("/p%2Fq?plus=a+b&sum=1%2B1&bad=%zz%4&euro=%E2%82%AC&nul=a%00b&slash=x%2Fy&hash=%23&q%20k=v&empty=")
+        #expect(response.status == 200)
+        let request = try #require(seen.value)
+        #expect(request.query == ["plus": "a b", "sum": "1+1", "bad": "%zz%4", "euro": "\u{20AC}", "nul": "a",
+                                  "slash": "x/y", "hash": "#", "q k": "v", "empty": ""])
+    }
+
+    /// Each segment is decoded once, after splitting: "%252F" is the three characters "%2F", an
+    /// encoded NUL or a broken escape makes the path undecodable rather than cut short.
+    @Test func pathIsSplitBeforeItIsDecoded() throws {
+        let seen = Locked<[String]>([])
+        let server = try HTTPServer.forTesting { request in
+            seen.mutate { $0.append(request.path) }
+            return .text(request.pathSegments.map { $0.joined(separator: "|") } ?? "undecodable")
+        }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        let cases: [(String, String)] = [
+            ("/api/bookings/2026%2F1042", "api|bookings|2026/1042"),
+            ("/api/activities/100%25", "api|activities|100%"),
+            ("/a/%252F/b", "a|%2F|b"),
+            ("/x%3Fy%23z", "x?y#z"),
+            ("/caf%C3%A9/%F0%9F%9A%95", "caf\u{E9}|\u{1F695}"),
+            ("/a+b", "a+b"),
+            ("/", ""),
+            ("/a//b/", "a||b|"),
+            ("/a%00b", "undecodable"),
+            ("/a%zz", "undecodable"),
+            ("/a%2", "undecodable"),
+            ("/%C3", "undecodable"),
+            ("/%C0%AF", "undecodable"),
+        ]
+        for (path, expected) in cases {
+            let response = try connection.get(path)
+            #expect(response.text == expected, "\(path)")
+        }
+        #expect(seen.value == cases.map(\.0))
     }
 
     @Test func postBodyTrickledInPiecesArrivesWhole() throws {

@@ -113,6 +113,34 @@ import Testing
         try Self.expectNothingStored(server)
     }
 
+    /// A chunked body has no length to refuse up front: one slightly over the default 1 MiB is
+    /// read to its end and answered 413 like a declared one, and counted as a refused ingest.
+    @Test func chunkedBodyOverTheLimitIs413AndCounted() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let event = JSONValue([
+            "type": "activity.started", "activity_id": "a", "booking_id": "BK-a",
+            "attributes_type": "TimerWidgetAttributes", "occurred_at": TestServer.base - 60,
+            "content_state": [:] as [String: Any], "app": String(repeating: "x", count: 1_100_000),
+        ] as [String: Any])
+        let body = Array(event.jsonString.utf8)
+        let c = try RawConnection(port: server.server.port)
+        c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for start in stride(from: 0, to: body.count, by: 65_536) {
+            let piece = body[start..<min(start + 65_536, body.count)]
+            c.send(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8))
+        }
+        c.send("0\r\n\r\n")
+        let r = try #require(c.readResponse(seconds: 5), "no answer to a chunked body over the limit")
+        #expect(r.status == 413)
+        #expect(r.text == #"{"error":"request body exceeds 1048576 bytes"}"#)
+        #expect(r.headers["content-type"] == "application/json")
+        for name in SecurityTests.requiredHeaders { #expect(r.headers[name] != nil, "chunked 413 lacks \(name)") }
+        try Self.expectNothingStored(server)
+        #expect(try server.metric(#"liveactivity_ingest_rejected_total{reason="too_large"}"#) == 1)
+        #expect(try server.metric(#"liveactivity_http_requests_total{code="413",handler="/v1/events"}"#) == 1)
+    }
+
     @Test func invalidEventsAreAllNamedAndNoneStored() throws {
         let server = try TestServer()
         defer { server.stop() }

@@ -160,6 +160,12 @@ import Testing
             "/leak.txt", "/relative-leak.txt", "/outside/secret.txt", "/etc/passwd", "/etc/hostname",
             "/.env", "/%2eenv", "/css/", "/css", "/.", "/./index.html", "/index.html/", "/index.html/..",
             "/..%00/secret.txt",
+            // Encoded slashes: a segment holding "/" names no file, whatever surrounds it.
+            "/css%2f..%2f..%2fsecret.txt", "/css%2F%2E%2E%2F%2E%2E%2Fsecret.txt", "/css/..%2F..%2Fsecret.txt",
+            "/%2e%2e%2f%2e%2e%2fsecret.txt", "/%2fetc%2fpasswd", "/css%2fstyle.css", "/outside%2fsecret.txt",
+            // A decoded NUL or a broken escape makes the path undecodable, not shorter.
+            "/index.html%00", "/%00../secret.txt", "/index.html%00/../../secret.txt", "/index.html%", "/index%2.html",
+            "/index.html%zz",
         ]
         var refused = 0
         for path in attempts {
@@ -171,12 +177,6 @@ import Testing
                 #expect(r.headers["x-content-type-options"] == "nosniff")
                 if r.status == 404 { refused += 1 }
             }
-        }
-        // libmicrohttpd decodes %00 and hands over a C string, so the path ends there: what
-        // follows is never seen, and only a file inside the root can come back.
-        for path in ["/index.html%00", "/%00../secret.txt", "/index.html%00/../../secret.txt"] {
-            let r = try server.get(path)
-            #expect(r.status == 200 && r.text.contains("<title>ok</title>"), "\(path) → \(r.status) \(r.text.prefix(80))")
         }
         print("path traversal: \(refused)/\(attempts.count * 2) attempts answered 404")
     }
@@ -248,7 +248,6 @@ import Testing
     @Test func reflectedInputIsEscaped() throws {
         let server = try TestServer()
         defer { server.stop() }
-        // Ids without "/": a decoded %2F would make the path two segments (404 "no route").
         let id = "<svg onload=alert(1)>", booking = "<img src=x onerror=alert(1)>&"
         let event = JSONValue([
             "type": "activity.started", "activity_id": id, "booking_id": booking, "attributes_type": "</script><b>",

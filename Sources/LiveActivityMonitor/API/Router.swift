@@ -22,21 +22,32 @@ struct Router: Sendable {
     /// Counts an answer the HTTP layer gave without calling `handle`: a body over the size cap
     /// (413) is a refused ingest like one with too many events.
     func countServerAnswer(path: String, status: Int) {
-        let template = Self.template(for: path)
+        let template = Self.match(HTTPRequest.pathSegments(of: path), path: path).template
         httpRequests.inc([String(status), template])
         if template == "/v1/events", status == 413 { store.countRejection(.tooLarge) }
     }
 
-    /// The route template a path is counted under (never the raw path: ids would make series).
-    static func template(for path: String) -> String {
-        switch path {
-        case "/v1/events", "/metrics", "/-/healthy", "/-/ready", "/api/activities":
-            return path
+    /// The route template a request is counted under (never the raw path: ids would make
+    /// series), and the id the path names, if any. `segments` are the path's, split before they
+    /// are decoded, so that an id may hold any character, "/" included.
+    static func match(_ segments: [String]?, path: String) -> (template: String, id: String?) {
+        guard let segments else {
+            // Not valid percent-encoded UTF-8 (or not starting with "/"): it names nothing,
+            // and is answered 404 by whichever branch it falls in.
+            return (path.hasPrefix("/api/") || path.hasPrefix("/v1/") ? "other" : "static", nil)
+        }
+        switch segments.count {
+        case 1 where segments[0] == "metrics":
+            return ("/metrics", nil)
+        case 2 where segments == ["v1", "events"] || segments == ["-", "healthy"] || segments == ["-", "ready"]
+                     || segments == ["api", "activities"]:
+            return ("/" + segments.joined(separator: "/"), nil)
+        case 3 where segments[0] == "api" && segments[1] == "activities" && !segments[2].isEmpty:
+            return ("/api/activities/{activity_id}", segments[2])
+        case 3 where segments[0] == "api" && segments[1] == "bookings" && !segments[2].isEmpty:
+            return ("/api/bookings/{booking_id}", segments[2])
         default:
-            if parameter(path, after: "/api/activities/") != nil { return "/api/activities/{activity_id}" }
-            if parameter(path, after: "/api/bookings/") != nil { return "/api/bookings/{booking_id}" }
-            if path.hasPrefix("/api/") || path.hasPrefix("/v1/") { return "other" }
-            return "static"
+            return (segments.count > 1 && (segments[0] == "api" || segments[0] == "v1") ? "other" : "static", nil)
         }
     }
 
@@ -54,7 +65,8 @@ struct Router: Sendable {
             }
         }
 
-        let template = Self.template(for: path)
+        let segments = request.pathSegments
+        let (template, id) = Self.match(segments, path: path)
         switch template {
         case "/v1/events":
             guard request.method == "POST" else {
@@ -76,26 +88,20 @@ struct Router: Sendable {
         case "/api/activities":
             return protected(template) { () throws(APIError) in try reads.list(request) }
         case "/api/activities/{activity_id}":
-            let id = Self.parameter(path, after: "/api/activities/") ?? ""
-            return protected(template) { () throws(APIError) in try reads.activity(id) }
+            return protected(template) { () throws(APIError) in try reads.activity(id ?? "") }
         case "/api/bookings/{booking_id}":
-            let id = Self.parameter(path, after: "/api/bookings/") ?? ""
-            return protected(template) { () throws(APIError) in try reads.booking(id) }
+            return protected(template) { () throws(APIError) in try reads.booking(id ?? "") }
         case "other":
-            return protected(template) { () throws(APIError) -> HTTPResponse in throw .notFound("no route \(request.method) \(path)") }
+            return protected(template) { () throws(APIError) -> HTTPResponse in
+                guard segments != nil else { throw .notFound("path is not valid percent-encoded UTF-8: \(path)") }
+                throw .notFound("no route \(request.method) \(path)")
+            }
         default:
             return get(template) { () throws(APIError) -> HTTPResponse in
-                guard let response = staticFiles.serve(path) else { throw .notFound("not found") }
+                guard let segments, let response = staticFiles.serve(segments) else { throw .notFound("not found") }
                 return response
             }
         }
-    }
-
-    /// The one path segment after `prefix`, if that is all there is.
-    static func parameter(_ path: String, after prefix: String) -> String? {
-        guard path.hasPrefix(prefix) else { return nil }
-        let rest = String(path.dropFirst(prefix.count))
-        return rest.isEmpty || rest.contains("/") ? nil : rest
     }
 }
 

@@ -18,14 +18,16 @@ struct StaticFiles: Sendable {
         "md": "text/markdown; charset=utf-8",
     ]
 
-    func serve(_ path: String) -> HTTPResponse? {
+    /// The file named by a request path's decoded segments (``HTTPRequest/pathSegments``), or
+    /// nil. A segment that is empty, hidden, `.` or `..` (`%2e%2e` arrives decoded), or holds a
+    /// `/` (from `%2F`), a backslash or a NUL names no file here.
+    func serve(_ segments: [String]) -> HTTPResponse? {
         guard let root else { return nil }
-        // libmicrohttpd has already percent-decoded the path, so `%2e%2e` arrives as `..`.
-        let relative = path == "/" ? "index.html" : String(path.drop(while: { $0 == "/" }))
-        let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard !relative.isEmpty, !relative.contains("\0"), !relative.contains("\\"),
-              !segments.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty || $0.hasPrefix(".") })
-        else { return nil }
+        let names = segments == [""] ? ["index.html"] : segments
+        guard !names.contains(where: { name in
+            name.isEmpty || name.hasPrefix(".") || name.contains("/") || name.contains("\\") || name.contains("\0")
+        }) else { return nil }
+        let relative = names.joined(separator: "/")
         guard let resolved = Self.realPath(root + "/" + relative), resolved.hasPrefix(root + "/") else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue,
