@@ -55,7 +55,11 @@ import Testing
     /// already open; once those close, new clients are served again.
     @Test func connectionsOverTheLimitAreRefusedAndServiceResumes() throws {
         let limit = 4, extra = 20
-        let server = try TestServer { $0.maxConnections = limit }
+        let log = LogLines()
+        let server = try TestServer {
+            $0.maxConnections = limit
+            $0.log = { log.append($0) }
+        }
         defer { server.stop() }
         server.client.close()
         let port = server.server.port
@@ -78,6 +82,8 @@ import Testing
         let refusalSeconds = Date().timeIntervalSince(started)
         print("connection limit \(limit): \(refused)/\(extra) connections over it refused, in \(String(format: "%.3f s", refusalSeconds))")
         #expect(refused == extra)
+        let reports = log.value.filter { $0.contains("connection limit") }
+        #expect(!reports.isEmpty && reports.count <= extra, "libmicrohttpd's refusals reach the log: \(log.value)")
         for c in held {
             c.send(request)
             #expect(c.readResponse(seconds: 2)?.status == 200, "a connection open before the flood still works")

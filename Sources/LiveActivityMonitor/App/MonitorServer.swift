@@ -51,6 +51,8 @@ public final class MonitorServer: Sendable {
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
         http.defaultHeaders = Self.securityHeaders
         http.serverAnswered = { path, status in router.countServerAnswer(path: path, status: status) }
+        let httpLog = LogThrottle(clock: configuration.clock, write: configuration.log)
+        http.errorLog = { httpLog($0) }
         do {
             self.http = try HTTPServer(configuration: http) { request in router.handle(request) }
         } catch {
@@ -59,9 +61,7 @@ public final class MonitorServer: Sendable {
         }
         retention = configuration.retention.map { age in
             Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
-                      clock: configuration.clock) { message in
-                FileHandle.standardError.write(Data("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n".utf8))
-            }
+                      clock: configuration.clock, log: configuration.log)
         }
         retention?.start()
     }

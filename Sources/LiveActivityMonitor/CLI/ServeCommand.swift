@@ -86,7 +86,8 @@ enum ServeCommand {
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {
         guard let parsed = try CommandLineTool.parse(parser, args, environment) else { return 0 }
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let configuration = try configuration(parsed)
+        var configuration = try configuration(parsed)
+        configuration.log = { log($0) }
 
         let signals = TerminationSignals()
         let server: MonitorServer

@@ -35,3 +35,10 @@ enum Promtool {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
+
+/// Lines a test's server logged (`MonitorConfiguration.log`), from any thread.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var value: [String] { lines.withLock { $0 } }
+}
