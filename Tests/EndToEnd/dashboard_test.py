@@ -25,7 +25,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dashboard_cdp import Chromium, CDPError  # noqa: E402
-from dashboard_fixtures import XSS, bulk, showcase, token  # noqa: E402
+from dashboard_fixtures import XSS, bulk, followups, showcase, token  # noqa: E402
 from dashboard_server import REPO, Server  # noqa: E402
 
 OUT = os.path.join(REPO, "Tests", "EndToEnd", "out")
@@ -338,6 +338,39 @@ def booking_checks(server, chrome, facts):
         check("back to the wall", not chrome.evaluate("document.querySelector('#wall-view').hidden"))
 
 
+def settles(chrome, expression, timeout=6):
+    """Whether a JavaScript expression becomes truthy within `timeout` seconds."""
+    try:
+        chrome.wait_for(expression, timeout=timeout)
+        return True
+    except CDPError:
+        return False
+
+
+def iso(seconds):
+    """RFC 3339 with milliseconds, as the page writes ?at= (Date.prototype.toISOString)."""
+    ms = round(seconds * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def followup_checks(server, chrome, facts):
+    """Booking page, replay and search details, with the `followups` events posted first."""
+    events, more = followups(time.time())
+    server.ingest(events)
+    facts = {**facts, **more}
+    snap_sel = "document.querySelector('.snapshot-cards .snap[data-activity-id=%s]')"
+
+    with Step("booking: ?at= changed on the open booking"):
+        snap = snap_sel % js(facts["ride"])
+        chrome.navigate(server.base + f"/#/booking/{facts['booking']}?at={iso(facts['t_start'] - 60)}")
+        chrome.wait_for(snap + "?.dataset.state === 'none'", timeout=8, what="the card before the start")
+        later = "#/booking/%s?at=%s" % (facts["booking"], iso(facts["t_start"] + 30))
+        chrome.evaluate(f"location.hash = {js(later)}")
+        moved = settles(chrome, snap + "?.querySelector('.ls-card [role=progressbar]')?.getAttribute('aria-valuenow') === '5'")
+        check("a new ?at= on the booking already open shows that instant (5 %, not 'not started yet')", moved,
+              "state %r, label %r" % (chrome.evaluate(snap + "?.dataset.state"), text_of(chrome, "document.querySelector('.instant')")))
+
+
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):
         vectors = json.load(open(VECTORS))
@@ -505,6 +538,7 @@ def main():
         wall_checks(server, chrome, facts, t0)
         booking_checks(server, chrome, facts)
         vector_checks(server, chrome)
+        followup_checks(server, chrome, facts)
         # Expected 404s: a type without a template file, and the unknown booking.
         problems = [p for p in chrome.problems()
                     if not re.search(r"status of 404 .*\((http://[^)]*/templates/DeliveryAttributes\.json|http://[^)]*/api/bookings/BK-NOPE-404)\)$", p)]

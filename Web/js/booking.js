@@ -43,6 +43,11 @@ export class BookingView {
     if (!same) {
       this.data = null;
       clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
+    } else if (this.cardsAt) {
+      // The same booking at another instant (?at= changed): load() redraws only when the data
+      // changed, so draw the new instant now.
+      this.renderSnapshot();
+      this.markTimeline();
     }
     await this.load();
   }
