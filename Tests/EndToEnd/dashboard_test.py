@@ -370,6 +370,14 @@ def followup_checks(server, chrome, facts):
         check("a new ?at= on the booking already open shows that instant (5 %, not 'not started yet')", moved,
               "state %r, label %r" % (chrome.evaluate(snap + "?.dataset.state"), text_of(chrome, "document.querySelector('.instant')")))
 
+    with Step("booking: the slider's end follows now"):
+        chrome.navigate(server.base + f"/#/booking/{facts['booking']}")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 10", timeout=8)
+        chrome.pump(6.5)  # past one refresh (5 s)
+        ends = chrome.evaluate("[+document.querySelector('.time-slider').max, +document.querySelector('.instant').dataset.t]")
+        check("following live, the slider's end is now, not the time the page loaded", ends[0] >= ends[1] - 1,
+              f"slider max {ends[0]}, now shown {ends[1]}")
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):

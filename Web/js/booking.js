@@ -122,7 +122,7 @@ export class BookingView {
     const first = events.length ? events[0].t : now;
     const last = Math.max(events.length ? events[events.length - 1].t : now, ...this.derived.map((d) => d.t));
     const stillVisible = (this.data.activities ?? []).some((a) => a.state !== "dismissed");
-    this.range = { min: Math.floor(first), max: Math.ceil(stillVisible ? Math.max(now, last) : last + 60) };
+    this.range = { min: Math.floor(first), max: Math.ceil(stillVisible ? Math.max(now, last) : last + 60), followsNow: stillVisible };
   }
 
   /** The instant shown: the chosen one, or now (clamped to the timeline) when following live. */
@@ -168,13 +168,15 @@ export class BookingView {
       },
     });
     const ticks = h("div", { class: "ticks", attrs: { "aria-hidden": "true" } });
-    const span = Math.max(1, this.range.max - this.range.min);
+    this.ticks = [];
     for (const ev of this.events) {
       const note = this.notes[ev.index];
       const tick = h("span", { class: ["tick", `tick-${note?.effect ?? "info"}`] });
-      tick.style.left = `${(((ev.t - this.range.min) / span) * 100).toFixed(2)}%`;
+      this.ticks.push({ el: tick, t: ev.t });
       ticks.append(tick);
     }
+    this.rangeEnd = h("span", { text: fmt.fullDate(this.range.max) });
+    this.placeTicks();
     this.instantLabel = h("div", { class: "instant" });
     const step = (dir) => () => {
       const t = this.instant();
@@ -196,7 +198,7 @@ export class BookingView {
     const snapshot = h("section", { class: "snapshot", attrs: { "aria-label": "Lock screen at the chosen time" } },
       h("h2", {}, "Lock screen at ", this.instantLabel),
       h("div", { class: "slider-wrap" }, ticks, this.slider),
-      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, h("span", { text: fmt.fullDate(this.range.max) })),
+      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, this.rangeEnd),
       controls, this.cardsAt, this.mismatch);
 
     this.list = h("ol", { class: "events" });
@@ -213,6 +215,22 @@ export class BookingView {
     root.append(h("div", { class: "booking-grid" }, snapshot, timeline));
     this.renderSnapshot();
     this.markTimeline();
+  }
+
+  placeTicks() {
+    const span = Math.max(1, this.range.max - this.range.min);
+    for (const { el, t } of this.ticks) el.style.left = `${(((t - this.range.min) / span) * 100).toFixed(2)}%`;
+  }
+
+  /** Following now while an activity is still visible, the timeline ends now: move its end
+   *  (prepare() sets the range only when the data changes). */
+  extendRange(t) {
+    const max = Math.ceil(t);
+    if (!this.range.followsNow || max <= this.range.max) return;
+    this.range.max = max;
+    this.slider.max = String(max);
+    this.rangeEnd.textContent = fmt.fullDate(max);
+    this.placeTicks();
   }
 
   timelineItems() {
@@ -312,6 +330,7 @@ export class BookingView {
   renderSnapshot() {
     if (!this.cardsAt) return;
     const t = this.instant();
+    if (this.live) this.extendRange(t);
     const { records } = replay(this.events, { until: t, count: this.count });
     this.instantLabel.textContent = this.live ? `now (${fmt.clock(t, { withSeconds: true })})` : fmt.fullDate(t);
     this.instantLabel.dataset.t = String(t);
