@@ -378,6 +378,12 @@ def followup_checks(server, chrome, facts):
         check("following live, the slider's end is now, not the time the page loaded", ends[0] >= ends[1] - 1,
               f"slider max {ends[0]}, now shown {ends[1]}")
 
+    with Step("booking: a push's end without a dismissal policy"):
+        chrome.navigate(server.base + "/#/booking/BK-3002")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 2", timeout=8)
+        details = chrome.evaluate("[...document.querySelectorAll('.ev .detail')].map(d => d.textContent).filter(t => t.startsWith('dismissal'))")
+        check("'dismissal at …' with one space", len(details) == 1 and re.fullmatch(r"dismissal at \d\d:\d\d:\d\d", details[0]), str(details))
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):

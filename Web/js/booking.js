@@ -284,7 +284,9 @@ export class BookingView {
       details.push(h("span", { class: "detail", text: `stale date ${fmt.clock(ev.staleDate, { withSeconds: true })}` }));
     }
     if (ev.dismissalDate !== null || ev.dismissalPolicy) {
-      details.push(h("span", { class: "detail", text: `dismissal ${ev.dismissalPolicy ?? ""}${ev.dismissalDate !== null ? ` at ${fmt.clock(ev.dismissalDate, { withSeconds: true })}` : ""}`.trim() }));
+      // A push's end carries a date and no policy: "dismissal at 02:17:29", one space.
+      const words = ["dismissal", ev.dismissalPolicy, ev.dismissalDate !== null ? `at ${fmt.clock(ev.dismissalDate, { withSeconds: true })}` : null];
+      details.push(h("span", { class: "detail", text: words.filter(Boolean).join(" ") }));
     }
     if (e.alert && typeof e.alert === "object") {
       details.push(h("span", { class: "detail" }, "alert: ", h("span", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
