@@ -384,6 +384,15 @@ def followup_checks(server, chrome, facts):
         details = chrome.evaluate("[...document.querySelectorAll('.ev .detail')].map(d => d.textContent).filter(t => t.startsWith('dismissal'))")
         check("'dismissal at …' with one space", len(details) == 1 and re.fullmatch(r"dismissal at \d\d:\d\d:\d\d", details[0]), str(details))
 
+    with Step("push-to-start without an activity id"):
+        chrome.navigate(server.base + f"/#/booking/{facts['p2s_booking']}")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 3", timeout=8)
+        row = chrome.evaluate("(() => { const r = document.querySelector('.ev[data-type=\"push.sent\"]'); return r && { cls: r.className, text: r.textContent }; })()")
+        check("an accepted push-to-start is not 'no such activity'",
+              row and "no such activity" not in row["text"] and "effect-ignored" not in row["cls"] and "Push-to-start accepted" in row["text"],
+              str(row))
+        check("its tick is not coloured as ignored", chrome.evaluate("document.querySelectorAll('.ticks .tick-ignored').length") == 0)
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):

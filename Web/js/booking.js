@@ -19,6 +19,7 @@ const WHY = {
   ended: "No effect: the activity had already ended",
   dismissed: "No effect: the activity was already dismissed",
   unknown_activity: "No effect: no such activity was started",
+  push_to_start: "Push-to-start accepted: the activity begins when the device reports it started",
   not_delivered: "Not delivered",
   same_token: "Same token as before",
   already_started: "Already started",
