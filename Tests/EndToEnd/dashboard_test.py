@@ -393,6 +393,22 @@ def followup_checks(server, chrome, facts):
               str(row))
         check("its tick is not coloured as ignored", chrome.evaluate("document.querySelectorAll('.ticks .tick-ignored').length") == 0)
 
+    with Step("dismissed timers stop at the dismissal"):
+        chrome.navigate(server.base + "/#/?state=dismissed")
+        wall_timer = card(facts["timer_dismissed"]) + "?.querySelector('.ls-card .t-timer')?.textContent"
+        chrome.wait_for(wall_timer, timeout=8, what="the dismissed timer's card")
+        first = chrome.evaluate(wall_timer)
+        chrome.pump(1.5)
+        second = chrome.evaluate(wall_timer)
+        check("on the wall (dismissed listing) the timer shows its last 0:03, still", first == second == "0:03", f"{first!r} then {second!r}")
+        chrome.evaluate("document.querySelector('.filters [data-state=\"\"]').click()")
+        snap = snap_sel % js(facts["timer_dismissed"])
+        chrome.navigate(server.base + f"/#/booking/{facts['timer_booking']}")
+        chrome.wait_for(snap + " !== null", timeout=8)
+        replayed = text_of(chrome, snap + ".querySelector('.ls-card .t-timer')")
+        island = text_of(chrome, snap + ".querySelector('.di-compact .t-timer')")
+        check("in the replay (following now) it shows 0:03 too", replayed == island == "0:03", f"{replayed!r}, island {island!r}")
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):
