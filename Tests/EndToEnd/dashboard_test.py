@@ -409,6 +409,18 @@ def followup_checks(server, chrome, facts):
         island = text_of(chrome, snap + ".querySelector('.di-compact .t-timer')")
         check("in the replay (following now) it shows 0:03 too", replayed == island == "0:03", f"{replayed!r}, island {island!r}")
 
+    with Step("booking: a link to an event keeps its milliseconds"):
+        chrome.evaluate("document.querySelector('.ev[data-type=\"activity.dismissed\"] button').click()")
+        href = chrome.evaluate("document.querySelector('.permalink').href")
+        check("the permalink names the event's instant to the millisecond", ".134Z" in href, href)
+        chrome.navigate("about:blank")
+        chrome.navigate(href)
+        chrome.wait_for(snap + " !== null", timeout=8)
+        state = chrome.evaluate(snap + ".dataset.state")
+        t = chrome.evaluate("+document.querySelector('.instant').dataset.t")
+        check("the link opens on the event's state (dismissed), at its exact instant",
+              state == "dismissed" and abs(t - facts["t_timer_dismissed"]) < 1e-6, f"state {state!r}, t {t!r}")
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):

@@ -339,7 +339,8 @@ export class BookingView {
     this.instantLabel.dataset.t = String(t);
     this.slider.value = String(Math.min(this.range.max, Math.max(this.range.min, Math.round(t))));
     this.timeInput.value = localInputValue(t);
-    this.permalink.setAttribute("href", bookingHref(this.id, Math.floor(t)));
+    // To the millisecond: event times have them, and a link cut to the second opens before the event.
+    this.permalink.setAttribute("href", bookingHref(this.id, t));
     const cards = [];
     const liveClock = this.live ? null : t;
     const budget = p10Budget(this.data);

@@ -140,9 +140,11 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
     row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > budget ? "bad" : null], text: ` ${p10} / ${budget}`, title: `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }), h("span", { class: "muted", text: " last hour" })));
 }
 
-/** `#/booking/<id>` (optionally at an instant). */
+/** `#/booking/<id>` (optionally at an instant, Unix seconds, kept to the millisecond). */
 export function bookingHref(id, at = null) {
-  return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(at * 1000).toISOString())}` : ""}`;
+  // Rounded, not truncated as `new Date` does: an instant computed in seconds may be a hair
+  // under its millisecond.
+  return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(Math.round(at * 1000)).toISOString())}` : ""}`;
 }
 
 /** The whole wall card; `budget` is the server's priority-10 budget. */
