@@ -421,6 +421,21 @@ def followup_checks(server, chrome, facts):
         check("the link opens on the event's state (dismissed), at its exact instant",
               state == "dismissed" and abs(t - facts["t_timer_dismissed"]) < 1e-6, f"state {state!r}, t {t!r}")
 
+    with Step("search: Enter with an activity id"):
+        chrome.navigate(server.base + "/")
+        chrome.wait_for("document.querySelectorAll('.card').length >= 8", timeout=8)
+        chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = %s; document.querySelector('#search-form').requestSubmit(); })()"
+                        % js(facts["timer_dismissed"]))
+        found = settles(chrome, f"location.hash === {js('#/booking/' + facts['timer_booking'])} && document.querySelectorAll('.ev').length >= 2")
+        check("an activity id not on the wall (dismissed, with a '/') opens its booking", found,
+              "%s: %r" % (chrome.evaluate("location.hash"), (text_of(chrome, "document.querySelector('#booking-view')") or "")[:200]))
+        chrome.navigate(server.base + "/")
+        chrome.wait_for("document.querySelectorAll('.card').length >= 8", timeout=8)
+        chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = 'NOPE-ACT-404'; document.querySelector('#search-form').requestSubmit(); })()")
+        chrome.wait_for("document.querySelector('.not-found') !== null", timeout=8)
+        nf = chrome.evaluate("document.querySelector('.not-found').textContent")
+        check("an id that is neither says so", "No booking or activity" in nf and "NOPE-ACT-404" in nf, nf)
+
 
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):
@@ -590,9 +605,10 @@ def main():
         booking_checks(server, chrome, facts)
         vector_checks(server, chrome)
         followup_checks(server, chrome, facts)
-        # Expected 404s: a type without a template file, and the unknown booking.
+        # Expected 404s: a type without a template file, the unknown booking, the ids that are not
+        # bookings (an activity's, an unknown one) tried as bookings and as activities.
         problems = [p for p in chrome.problems()
-                    if not re.search(r"status of 404 .*\((http://[^)]*/templates/DeliveryAttributes\.json|http://[^)]*/api/bookings/BK-NOPE-404)\)$", p)]
+                    if not re.search(r"status of 404 .*\((http://[^)]*/templates/DeliveryAttributes\.json|http://[^)]*/api/(bookings|activities)/(BK-NOPE-404|NOPE-ACT-404|gym%2Ftimer-d1))\)$", p)]
         with Step("page health"):
             check("no script error, console error or CSP violation", not problems, "\n        ".join(problems))
         scale_checks(server, chrome)

@@ -86,6 +86,16 @@ export class BookingView {
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound) {
+        // Not a booking id: perhaps an activity id (the search box takes either).
+        const booking = await bookingOfActivity(id);
+        if (seq !== this.seq) return;
+        if (booking !== null && booking !== id) {
+          const at = this.live ? null : this.at;
+          history.replaceState(null, "", bookingHref(booking, at));
+          document.title = `Booking ${booking} · Live Activity Monitor`;
+          this.show(booking, at);
+          return;
+        }
         this.data = null;
         clear(this.root).append(notFound(id));
         return;
@@ -435,10 +445,21 @@ function localInputValue(t) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** The booking of activity `id` (`GET /api/activities/{id}`), or null when there is none. */
+async function bookingOfActivity(id) {
+  try {
+    const activity = await getJSON(`api/activities/${encodeURIComponent(id)}`);
+    return typeof activity?.booking_id === "string" && activity.booking_id ? activity.booking_id : null;
+  } catch (err) {
+    if (!(err instanceof NotFound)) console.warn(`activity ${id}: ${err.message}`);
+    return null;
+  }
+}
+
 function notFound(id) {
   return h("div", { class: "not-found", attrs: { role: "alert" } },
     h("h1", { text: "Booking not found" }),
-    h("p", {}, "No activity or event of booking ", h("span", { class: "mono", text: id }), " is known to this monitor."),
+    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", text: id }), " is known to this monitor."),
     h("p", { class: "muted", text: "Check the id (it is case-sensitive), or whether its events were ever ingested or already pruned." }),
     h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }));
 }
