@@ -6,7 +6,8 @@ Starts `$LAM_BIN serve --port 0` on a temporary database, ingests a known set of
 asserts on the rendered DOM: ticking timer, ride card, stale and ended cards, state badges,
 Dynamic Island previews, filters, in-place refresh, the booking timeline and its past
 lock-screen card, markup in content-state staying text, the shared lock-screen test vectors
-replayed in the browser, 1,000 activities, the read-token prompt, and the priority-10 budget
+replayed in the browser, booking and search details (changing ?at=, links to the millisecond,
+push-to-start, dismissed timers, activity ids), 1,000 activities, the read-token prompt, and the priority-10 budget
 the server was started with.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
