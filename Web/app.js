@@ -54,7 +54,8 @@ function route() {
     wallView.hidden = true;
     toolbar.classList.add("toolbar-booking");
     bookingView.hidden = false;
-    const atParam = params.get("at");
+    // Date.parse keeps milliseconds. A "+01:00" typed into the URL reads as " 01:00" here.
+    const atParam = params.get("at")?.replace(/ /g, "+");
     const atMs = atParam ? Date.parse(atParam) : NaN;
     document.title = `Booking ${id} · Live Activity Monitor`;
     const other = booking.id !== id;

@@ -118,3 +118,29 @@ def bulk(now, count=1000):
         "attributes_type": "TimerWidgetAttributes", "occurred_at": n - 3600 - i, "push_token": token(0x90 + i % 100),
         "content_state": {"startedAt": n - 3600 - i - APPLE_EPOCH},
     } for i in range(count)]
+
+
+def followups(now):
+    """Events posted after the wall's checks (nothing here is visible, so the wall's counts
+    hold): a timer dismissed 3.134 s after it started (an id with a '/', a dismissal at a time
+    with milliseconds), and a push-to-start sent without an activity id (DESIGN.md section 3),
+    followed by the start the device reported. Returns (events, facts)."""
+    n = int(now)
+    timer, p2s = "gym/timer-d1", "p2s-ride-1"
+    events = [
+        dict(type="activity.started", activity_id=timer, booking_id="BK-TIMER-D", attributes_type="TimerWidgetAttributes",
+             app="com.rnu.fancytimer", occurred_at=n - 300, push_token=token(0xB0),
+             content_state={"startedAt": n - 300 - APPLE_EPOCH}),
+        dict(type="activity.dismissed", activity_id=timer, occurred_at=n - 297 + 0.134),  # x.134 s: 3.134 s after the start
+        dict(id="p2s-push", type="push.sent", booking_id="BK-P2S", attributes_type="LiveActivityAttributes",
+             occurred_at=n - 200, event="start", status=200, latency_ms=61, priority=10, push_token=token(0xC0),
+             attributes={"rideId": "R-9"},
+             content_state={"driverName": "Ida", "rating": "4.9", "progress": 0.0, "duration": 12}),
+        dict(type="activity.started", activity_id=p2s, booking_id="BK-P2S", attributes_type="LiveActivityAttributes",
+             app="com.autopilot.rider", occurred_at=n - 199, source="push_to_start", push_token=token(0xC1),
+             content_state={"driverName": "Ida", "rating": "4.9", "progress": 0.0, "duration": 12}),
+        dict(type="activity.dismissed", activity_id=p2s, occurred_at=n - 100),
+    ]
+    facts = {"timer_dismissed": timer, "timer_booking": "BK-TIMER-D", "t_timer_dismissed": n - 297 + 0.134,
+             "p2s": p2s, "p2s_booking": "BK-P2S"}
+    return events, facts

@@ -6,7 +6,8 @@ Starts `$LAM_BIN serve --port 0` on a temporary database, ingests a known set of
 asserts on the rendered DOM: ticking timer, ride card, stale and ended cards, state badges,
 Dynamic Island previews, filters, in-place refresh, the booking timeline and its past
 lock-screen card, markup in content-state staying text, the shared lock-screen test vectors
-replayed in the browser, 1,000 activities, the read-token prompt, and the priority-10 budget
+replayed in the browser, booking and search details (changing ?at=, links to the millisecond,
+push-to-start, dismissed timers, activity ids), 1,000 activities, the read-token prompt, and the priority-10 budget
 the server was started with.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
@@ -25,7 +26,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dashboard_cdp import Chromium, CDPError  # noqa: E402
-from dashboard_fixtures import XSS, bulk, showcase, token  # noqa: E402
+from dashboard_fixtures import XSS, bulk, followups, showcase, token  # noqa: E402
 from dashboard_server import REPO, Server  # noqa: E402
 
 OUT = os.path.join(REPO, "Tests", "EndToEnd", "out")
@@ -338,6 +339,105 @@ def booking_checks(server, chrome, facts):
         check("back to the wall", not chrome.evaluate("document.querySelector('#wall-view').hidden"))
 
 
+def settles(chrome, expression, timeout=6):
+    """Whether a JavaScript expression becomes truthy within `timeout` seconds."""
+    try:
+        chrome.wait_for(expression, timeout=timeout)
+        return True
+    except CDPError:
+        return False
+
+
+def iso(seconds):
+    """RFC 3339 with milliseconds, as the page writes ?at= (Date.prototype.toISOString)."""
+    ms = round(seconds * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def followup_checks(server, chrome, facts):
+    """Booking page, replay and search details, with the `followups` events posted first."""
+    events, more = followups(time.time())
+    server.ingest(events)
+    facts = {**facts, **more}
+    snap_sel = "document.querySelector('.snapshot-cards .snap[data-activity-id=%s]')"
+
+    with Step("booking: ?at= changed on the open booking"):
+        snap = snap_sel % js(facts["ride"])
+        chrome.navigate(server.base + f"/#/booking/{facts['booking']}?at={iso(facts['t_start'] - 60)}")
+        chrome.wait_for(snap + "?.dataset.state === 'none'", timeout=8, what="the card before the start")
+        later = "#/booking/%s?at=%s" % (facts["booking"], iso(facts["t_start"] + 30))
+        chrome.evaluate(f"location.hash = {js(later)}")
+        moved = settles(chrome, snap + "?.querySelector('.ls-card [role=progressbar]')?.getAttribute('aria-valuenow') === '5'")
+        check("a new ?at= on the booking already open shows that instant (5 %, not 'not started yet')", moved,
+              "state %r, label %r" % (chrome.evaluate(snap + "?.dataset.state"), text_of(chrome, "document.querySelector('.instant')")))
+
+    with Step("booking: the slider's end follows now"):
+        chrome.navigate(server.base + f"/#/booking/{facts['booking']}")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 10", timeout=8)
+        chrome.pump(6.5)  # past one refresh (5 s)
+        ends = chrome.evaluate("[+document.querySelector('.time-slider').max, +document.querySelector('.instant').dataset.t]")
+        check("following live, the slider's end is now, not the time the page loaded", ends[0] >= ends[1] - 1,
+              f"slider max {ends[0]}, now shown {ends[1]}")
+
+    with Step("booking: a push's end without a dismissal policy"):
+        chrome.navigate(server.base + "/#/booking/BK-3002")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 2", timeout=8)
+        details = chrome.evaluate("[...document.querySelectorAll('.ev .detail')].map(d => d.textContent).filter(t => t.startsWith('dismissal'))")
+        check("'dismissal at …' with one space", len(details) == 1 and re.fullmatch(r"dismissal at \d\d:\d\d:\d\d", details[0]), str(details))
+
+    with Step("push-to-start without an activity id"):
+        chrome.navigate(server.base + f"/#/booking/{facts['p2s_booking']}")
+        chrome.wait_for("document.querySelectorAll('.ev').length >= 3", timeout=8)
+        row = chrome.evaluate("(() => { const r = document.querySelector('.ev[data-type=\"push.sent\"]'); return r && { cls: r.className, text: r.textContent }; })()")
+        check("an accepted push-to-start is not 'no such activity'",
+              row and "no such activity" not in row["text"] and "effect-ignored" not in row["cls"] and "Push-to-start accepted" in row["text"],
+              str(row))
+        check("its tick is not coloured as ignored", chrome.evaluate("document.querySelectorAll('.ticks .tick-ignored').length") == 0)
+
+    with Step("dismissed timers stop at the dismissal"):
+        chrome.navigate(server.base + "/#/?state=dismissed")
+        wall_timer = card(facts["timer_dismissed"]) + "?.querySelector('.ls-card .t-timer')?.textContent"
+        chrome.wait_for(wall_timer, timeout=8, what="the dismissed timer's card")
+        first = chrome.evaluate(wall_timer)
+        chrome.pump(1.5)
+        second = chrome.evaluate(wall_timer)
+        check("on the wall (dismissed listing) the timer shows its last 0:03, still", first == second == "0:03", f"{first!r} then {second!r}")
+        chrome.evaluate("document.querySelector('.filters [data-state=\"\"]').click()")
+        snap = snap_sel % js(facts["timer_dismissed"])
+        chrome.navigate(server.base + f"/#/booking/{facts['timer_booking']}")
+        chrome.wait_for(snap + " !== null", timeout=8)
+        replayed = text_of(chrome, snap + ".querySelector('.ls-card .t-timer')")
+        island = text_of(chrome, snap + ".querySelector('.di-compact .t-timer')")
+        check("in the replay (following now) it shows 0:03 too", replayed == island == "0:03", f"{replayed!r}, island {island!r}")
+
+    with Step("booking: a link to an event keeps its milliseconds"):
+        chrome.evaluate("document.querySelector('.ev[data-type=\"activity.dismissed\"] button').click()")
+        href = chrome.evaluate("document.querySelector('.permalink').href")
+        check("the permalink names the event's instant to the millisecond", ".134Z" in href, href)
+        chrome.navigate("about:blank")
+        chrome.navigate(href)
+        chrome.wait_for(snap + " !== null", timeout=8)
+        state = chrome.evaluate(snap + ".dataset.state")
+        t = chrome.evaluate("+document.querySelector('.instant').dataset.t")
+        check("the link opens on the event's state (dismissed), at its exact instant",
+              state == "dismissed" and abs(t - facts["t_timer_dismissed"]) < 1e-6, f"state {state!r}, t {t!r}")
+
+    with Step("search: Enter with an activity id"):
+        chrome.navigate(server.base + "/")
+        chrome.wait_for("document.querySelectorAll('.card').length >= 8", timeout=8)
+        chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = %s; document.querySelector('#search-form').requestSubmit(); })()"
+                        % js(facts["timer_dismissed"]))
+        found = settles(chrome, f"location.hash === {js('#/booking/' + facts['timer_booking'])} && document.querySelectorAll('.ev').length >= 2")
+        check("an activity id not on the wall (dismissed, with a '/') opens its booking", found,
+              "%s: %r" % (chrome.evaluate("location.hash"), (text_of(chrome, "document.querySelector('#booking-view')") or "")[:200]))
+        chrome.navigate(server.base + "/")
+        chrome.wait_for("document.querySelectorAll('.card').length >= 8", timeout=8)
+        chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = 'NOPE-ACT-404'; document.querySelector('#search-form').requestSubmit(); })()")
+        chrome.wait_for("document.querySelector('.not-found') !== null", timeout=8)
+        nf = chrome.evaluate("document.querySelector('.not-found').textContent")
+        check("an id that is neither says so", "No booking or activity" in nf and "NOPE-ACT-404" in nf, nf)
+
+
 def vector_checks(server, chrome):
     with Step("lock-screen rules: the shared test vectors replayed in the browser"):
         vectors = json.load(open(VECTORS))
@@ -505,9 +605,11 @@ def main():
         wall_checks(server, chrome, facts, t0)
         booking_checks(server, chrome, facts)
         vector_checks(server, chrome)
-        # Expected 404s: a type without a template file, and the unknown booking.
+        followup_checks(server, chrome, facts)
+        # Expected 404s: a type without a template file, the unknown booking, the ids that are not
+        # bookings (an activity's, an unknown one) tried as bookings and as activities.
         problems = [p for p in chrome.problems()
-                    if not re.search(r"status of 404 .*\((http://[^)]*/templates/DeliveryAttributes\.json|http://[^)]*/api/bookings/BK-NOPE-404)\)$", p)]
+                    if not re.search(r"status of 404 .*\((http://[^)]*/templates/DeliveryAttributes\.json|http://[^)]*/api/(bookings|activities)/(BK-NOPE-404|NOPE-ACT-404|gym%2Ftimer-d1))\)$", p)]
         with Step("page health"):
             check("no script error, console error or CSP violation", not problems, "\n        ".join(problems))
         scale_checks(server, chrome)

@@ -19,6 +19,7 @@ const WHY = {
   ended: "No effect: the activity had already ended",
   dismissed: "No effect: the activity was already dismissed",
   unknown_activity: "No effect: no such activity was started",
+  push_to_start: "Push-to-start accepted: the activity begins when the device reports it started",
   not_delivered: "Not delivered",
   same_token: "Same token as before",
   already_started: "Already started",
@@ -43,6 +44,11 @@ export class BookingView {
     if (!same) {
       this.data = null;
       clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
+    } else if (this.cardsAt) {
+      // The same booking at another instant (?at= changed): load() redraws only when the data
+      // changed, so draw the new instant now.
+      this.renderSnapshot();
+      this.markTimeline();
     }
     await this.load();
   }
@@ -80,6 +86,16 @@ export class BookingView {
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound) {
+        // Not a booking id: perhaps an activity id (the search box takes either).
+        const booking = await bookingOfActivity(id);
+        if (seq !== this.seq) return;
+        if (booking !== null && booking !== id) {
+          const at = this.live ? null : this.at;
+          history.replaceState(null, "", bookingHref(booking, at));
+          document.title = `Booking ${booking} · Live Activity Monitor`;
+          this.show(booking, at);
+          return;
+        }
         this.data = null;
         clear(this.root).append(notFound(id));
         return;
@@ -117,7 +133,7 @@ export class BookingView {
     const first = events.length ? events[0].t : now;
     const last = Math.max(events.length ? events[events.length - 1].t : now, ...this.derived.map((d) => d.t));
     const stillVisible = (this.data.activities ?? []).some((a) => a.state !== "dismissed");
-    this.range = { min: Math.floor(first), max: Math.ceil(stillVisible ? Math.max(now, last) : last + 60) };
+    this.range = { min: Math.floor(first), max: Math.ceil(stillVisible ? Math.max(now, last) : last + 60), followsNow: stillVisible };
   }
 
   /** The instant shown: the chosen one, or now (clamped to the timeline) when following live. */
@@ -163,13 +179,15 @@ export class BookingView {
       },
     });
     const ticks = h("div", { class: "ticks", attrs: { "aria-hidden": "true" } });
-    const span = Math.max(1, this.range.max - this.range.min);
+    this.ticks = [];
     for (const ev of this.events) {
       const note = this.notes[ev.index];
       const tick = h("span", { class: ["tick", `tick-${note?.effect ?? "info"}`] });
-      tick.style.left = `${(((ev.t - this.range.min) / span) * 100).toFixed(2)}%`;
+      this.ticks.push({ el: tick, t: ev.t });
       ticks.append(tick);
     }
+    this.rangeEnd = h("span", { text: fmt.fullDate(this.range.max) });
+    this.placeTicks();
     this.instantLabel = h("div", { class: "instant" });
     const step = (dir) => () => {
       const t = this.instant();
@@ -191,7 +209,7 @@ export class BookingView {
     const snapshot = h("section", { class: "snapshot", attrs: { "aria-label": "Lock screen at the chosen time" } },
       h("h2", {}, "Lock screen at ", this.instantLabel),
       h("div", { class: "slider-wrap" }, ticks, this.slider),
-      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, h("span", { text: fmt.fullDate(this.range.max) })),
+      h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, this.rangeEnd),
       controls, this.cardsAt, this.mismatch);
 
     this.list = h("ol", { class: "events" });
@@ -208,6 +226,22 @@ export class BookingView {
     root.append(h("div", { class: "booking-grid" }, snapshot, timeline));
     this.renderSnapshot();
     this.markTimeline();
+  }
+
+  placeTicks() {
+    const span = Math.max(1, this.range.max - this.range.min);
+    for (const { el, t } of this.ticks) el.style.left = `${(((t - this.range.min) / span) * 100).toFixed(2)}%`;
+  }
+
+  /** Following now while an activity is still visible, the timeline ends now: move its end
+   *  (prepare() sets the range only when the data changes). */
+  extendRange(t) {
+    const max = Math.ceil(t);
+    if (!this.range.followsNow || max <= this.range.max) return;
+    this.range.max = max;
+    this.slider.max = String(max);
+    this.rangeEnd.textContent = fmt.fullDate(max);
+    this.placeTicks();
   }
 
   timelineItems() {
@@ -261,7 +295,9 @@ export class BookingView {
       details.push(h("span", { class: "detail", text: `stale date ${fmt.clock(ev.staleDate, { withSeconds: true })}` }));
     }
     if (ev.dismissalDate !== null || ev.dismissalPolicy) {
-      details.push(h("span", { class: "detail", text: `dismissal ${ev.dismissalPolicy ?? ""}${ev.dismissalDate !== null ? ` at ${fmt.clock(ev.dismissalDate, { withSeconds: true })}` : ""}`.trim() }));
+      // A push's end carries a date and no policy: "dismissal at 02:17:29", one space.
+      const words = ["dismissal", ev.dismissalPolicy, ev.dismissalDate !== null ? `at ${fmt.clock(ev.dismissalDate, { withSeconds: true })}` : null];
+      details.push(h("span", { class: "detail", text: words.filter(Boolean).join(" ") }));
     }
     if (e.alert && typeof e.alert === "object") {
       details.push(h("span", { class: "detail" }, "alert: ", h("span", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
@@ -307,12 +343,14 @@ export class BookingView {
   renderSnapshot() {
     if (!this.cardsAt) return;
     const t = this.instant();
+    if (this.live) this.extendRange(t);
     const { records } = replay(this.events, { until: t, count: this.count });
     this.instantLabel.textContent = this.live ? `now (${fmt.clock(t, { withSeconds: true })})` : fmt.fullDate(t);
     this.instantLabel.dataset.t = String(t);
     this.slider.value = String(Math.min(this.range.max, Math.max(this.range.min, Math.round(t))));
     this.timeInput.value = localInputValue(t);
-    this.permalink.setAttribute("href", bookingHref(this.id, Math.floor(t)));
+    // To the millisecond: event times have them, and a link cut to the second opens before the event.
+    this.permalink.setAttribute("href", bookingHref(this.id, t));
     const cards = [];
     const liveClock = this.live ? null : t;
     const budget = p10Budget(this.data);
@@ -407,10 +445,21 @@ function localInputValue(t) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** The booking of activity `id` (`GET /api/activities/{id}`), or null when there is none. */
+async function bookingOfActivity(id) {
+  try {
+    const activity = await getJSON(`api/activities/${encodeURIComponent(id)}`);
+    return typeof activity?.booking_id === "string" && activity.booking_id ? activity.booking_id : null;
+  } catch (err) {
+    if (!(err instanceof NotFound)) console.warn(`activity ${id}: ${err.message}`);
+    return null;
+  }
+}
+
 function notFound(id) {
   return h("div", { class: "not-found", attrs: { role: "alert" } },
     h("h1", { text: "Booking not found" }),
-    h("p", {}, "No activity or event of booking ", h("span", { class: "mono", text: id }), " is known to this monitor."),
+    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", text: id }), " is known to this monitor."),
     h("p", { class: "muted", text: "Check the id (it is case-sensitive), or whether its events were ever ingested or already pruned." }),
     h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }));
 }

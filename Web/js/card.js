@@ -15,9 +15,21 @@ export function displayName(activity, template) {
   return (template.display_name ? interpolate(template.display_name, ctx) : "") || activity.attributes_type || "Activity";
 }
 
+/**
+ * The instant a card's content is drawn at: `at` (null: now, ticking), except that a dismissed
+ * card is what it showed last, so its timers stop at the dismissal. An ended card still on the
+ * lock screen keeps ticking, as a SwiftUI timer does on the phone.
+ */
+function drawnAt(activity, at) {
+  if (activity.state !== "dismissed") return at;
+  const gone = fmt.toSeconds(activity.dismissed_at);
+  if (gone === null) return at;
+  return at === null ? gone : Math.min(at, gone);
+}
+
 /** The lock-screen card alone. `at` (Unix seconds) renders a past instant with still timers. */
 export function lockScreen(activity, template, { at = null } = {}) {
-  const ctx = context(activity, template, { at });
+  const ctx = context(activity, template, { at: drawnAt(activity, at) });
   const card = h("div", { class: ["ls-card", `ls-${activity.state}`], attrs: { role: "group", "aria-label": "Lock screen" } },
     renderSafely(template.lock_screen, ctx));
   const bg = cssColor(template.background, template.tint);
@@ -27,7 +39,7 @@ export function lockScreen(activity, template, { at = null } = {}) {
 
 /** Compact (leading + trailing around the camera), minimal and expanded Dynamic Island views. */
 export function islands(activity, template, { at = null } = {}) {
-  const ctx = context(activity, template, { at });
+  const ctx = context(activity, template, { at: drawnAt(activity, at) });
   const ex = template.expanded ?? {};
   const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderSafely(spec, ctx));
   // An ended activity stays on the lock screen but leaves the Dynamic Island.
@@ -128,9 +140,11 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
     row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > budget ? "bad" : null], text: ` ${p10} / ${budget}`, title: `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }), h("span", { class: "muted", text: " last hour" })));
 }
 
-/** `#/booking/<id>` (optionally at an instant). */
+/** `#/booking/<id>` (optionally at an instant, Unix seconds, kept to the millisecond). */
 export function bookingHref(id, at = null) {
-  return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(at * 1000).toISOString())}` : ""}`;
+  // Rounded, not truncated as `new Date` does: an instant computed in seconds may be a hair
+  // under its millisecond.
+  return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(Math.round(at * 1000)).toISOString())}` : ""}`;
 }
 
 /** The whole wall card; `budget` is the server's priority-10 budget. */

@@ -210,8 +210,19 @@ export function replay(rawEvents, { until = Infinity, count = Infinity } = {}) {
           break;
         }
         if (!r) {
-          note.effect = accepted(p) ? "ignored" : "failed";
-          note.why = accepted(p) ? "unknown_activity" : "not_delivered";
+          if (invalidates(p)) note.invalidated = p.reason ?? `HTTP ${p.status}`; // the server counts it too
+          if (!accepted(p)) {
+            note.effect = "failed";
+            note.why = "not_delivered";
+          } else if (p.kind === "start") {
+            // As the server: a push-to-start may name no activity (DESIGN.md section 3); it starts
+            // nothing by itself and is no push without effect. The activity begins with the
+            // activity.started the device reports.
+            note.why = "push_to_start";
+          } else {
+            note.effect = "ignored";
+            note.why = "unknown_activity";
+          }
           break;
         }
         r.lastPush = { status: p.status, reason: p.reason, latency_ms: p.latencyMs, priority: p.priority, at: t };

@@ -62,10 +62,13 @@ export class Wall {
       ev.preventDefault();
       const q = searchInput.value.trim();
       if (!q) return;
-      // Enter opens the booking: an exact booking id, or the only booking the search matches.
+      // Enter opens the booking: an exact booking id, the booking of an activity id on the wall,
+      // or the only booking the search matches. Anything else goes to the booking page as is,
+      // which also looks it up as an activity id (one not on the wall, e.g. dismissed).
       const bookings = new Set(this.list.map((a) => a.booking_id).filter(Boolean));
       const exact = [...bookings].find((b) => b.toLowerCase() === q.toLowerCase());
-      const target = exact ?? (bookings.size === 1 ? [...bookings][0] : q);
+      const ofActivity = this.list.find((a) => a.activity_id === q && a.booking_id)?.booking_id;
+      const target = exact ?? ofActivity ?? (bookings.size === 1 ? [...bookings][0] : q);
       location.hash = bookingHref(target);
     });
     this.syncControls();
