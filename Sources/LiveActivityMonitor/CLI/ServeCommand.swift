@@ -106,7 +106,8 @@ enum ServeCommand {
             var options = DemoTraffic.Options()
             options.ratePerMinute = configuration.demoRate
             options.log = { log($0) }
-            log("demo: posting timer and ride traffic with faults to \(server.baseURL)/v1/events, "
+            let (host, port) = DemoTraffic.loopbackAddress(server.baseURL)
+            log("demo: posting timer and ride traffic with faults to \(host.contains(":") ? "[\(host)]" : host):\(port)/v1/events, "
                 + "\(JSONNumber(configuration.demoRate)) activities/min, seed \(options.seed)")
             demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
         }
