@@ -36,8 +36,8 @@ enum ImportCommand {
             guard body.contains(where: { $0 > 32 }) else { continue }
             let events: [Event]
             do { events = try decoder.decode(body, format: .ndjson) } catch {
-                let where_ = chunk.count == 1 ? "line \(start + 1)" : "lines \(start + 1)–\(start + chunk.count)"
-                CommandLineTool.printError("\(file): \(where_): \(describe(error, firstLine: start))")
+                let place = chunk.count == 1 ? "line \(start + 1)" : "lines \(start + 1)–\(start + chunk.count)"
+                CommandLineTool.printError("\(file): \(place): \(describe(error, firstLine: start))")
                 CommandLineTool.printError("stored so far: \(total.accepted) events (\(total.duplicates) duplicates); nothing from this block")
                 return 1
             }

@@ -107,7 +107,7 @@ enum ServeCommand {
             options.ratePerMinute = configuration.demoRate
             options.log = { log($0) }
             let (host, port) = DemoTraffic.loopbackAddress(server.baseURL)
-            log("demo: posting timer and ride traffic with faults to \(host.contains(":") ? "[\(host)]" : host):\(port)/v1/events, "
+            log("demo: posting timer and ride traffic with faults to http://\(host.contains(":") ? "[\(host)]" : host):\(port)/v1/events, "
                 + "\(JSONNumber(configuration.demoRate)) activities/min, seed \(options.seed)")
             demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
         }
