@@ -84,4 +84,65 @@ import Testing
         store.close()
         #expect(store.readinessProblem() == "the store is closed")
     }
+
+    /// A second writer (another `serve`, an `import`) would overwrite this one's counters.
+    @Test func aDatabaseHasOneStoreAtATime() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/db.sqlite"
+        let store = try EventStore(path: path)
+        #expect {
+            try EventStore(path: path)
+        } throws: { error in
+            "\(error)".contains("in use by another live-activity-monitor process")
+        }
+        store.close()
+        try EventStore(path: path).close()
+    }
+
+    /// Deleted (or replaced) under the running server: the server refuses what it could not
+    /// keep, says so once in its log, and `/-/ready` fails.
+    @Test func aDeletedDatabaseFileRefusesWritesAndSaysSo() throws {
+        let log = LogLines()
+        let server = try TestServer { $0.log = { log.append($0) } }
+        defer { server.stop() }
+        #expect(try server.post(events: [IngestTests.started("a")]).status == 200)
+        for suffix in ["", "-wal", "-shm"] { unlink(server.configuration.databasePath + suffix) }
+        for i in 0..<3 {
+            let r = try server.post(events: [IngestTests.started("b\(i)")])
+            #expect(r.status == 503)
+            #expect(r.text.contains("was deleted while the server ran"), "\(r.text)")
+        }
+        let ready = try server.get("/-/ready")
+        #expect(ready.status == 503)
+        #expect(ready.text.contains("was deleted"), "\(ready.text)")
+        #expect(log.value.filter { $0.contains("store: cannot write") }.count == 1, "logged once: \(log.value)")
+    }
+
+    @Test func aReplacedDatabaseFileRefusesWrites() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let path = server.configuration.databasePath
+        #expect(try server.post(events: [IngestTests.started("a")]).status == 200)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".old")
+        try Data().write(to: URL(fileURLWithPath: path))
+        let r = try server.post(events: [IngestTests.started("b")])
+        #expect(r.status == 503 && r.text.contains("was replaced"), "\(r.text)")
+    }
+
+    /// Refused requests are counted in memory until a commit writes them: one follows on its
+    /// own, so that a crash right after a run of refusals keeps them.
+    @Test func refusedRequestsReachTheDatabaseWithoutAnotherWrite() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        for _ in 0..<3 { #expect(try server.post("{not json").status == 400) }
+        let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
+        var stored = 0.0
+        let deadline = Date().addingTimeInterval(5)
+        while stored < 3, Date() < deadline {
+            stored = try db.scalar("SELECT sum(value) FROM counters WHERE key LIKE '%ingest_rejected%'")?.doubleValue ?? 0
+            if stored < 3 { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(stored == 3, "rejections in the counters table without any further ingest")
+    }
 }

@@ -24,7 +24,7 @@ public final class MonitorServer: Sendable {
     public init(_ configuration: MonitorConfiguration) throws {
         self.configuration = configuration
         store = try EventStore(path: configuration.databasePath, durability: configuration.durability,
-                               clock: configuration.clock)
+                               clock: configuration.clock, log: configuration.log)
         let httpRequests = CounterVec(name: MonitorMetrics.httpRequests.name, help: MonitorMetrics.httpRequests.help,
                                       labelNames: MonitorMetrics.httpRequests.labels)
         let registry = Registry()

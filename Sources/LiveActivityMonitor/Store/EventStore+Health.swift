@@ -4,8 +4,9 @@ import SQLiteDB
 
 /// Readiness (`GET /-/ready`: database open and writable) and recovery after a write failure.
 ///
-/// A failed commit (disk full, read-only file, I/O error) sets `writeFailure`; the next good
-/// commit clears it. So that the server comes back on its own when space returns even if no
+/// A failed commit (disk full, read-only file, I/O error, the file deleted or replaced) sets
+/// `writeFailure`; the next good commit of events clears it (a commit of counters alone is too
+/// small to prove that a request would fit). So that the server comes back on its own when space returns even if no
 /// client writes, `/-/ready` probes a failing store, at most once a second, on the writer
 /// thread. What the probe takes as proof of writability:
 /// - a real commit, not a rolled-back or empty transaction (those never touch the disk): the
@@ -36,6 +37,10 @@ extension EventStore {
     /// otherwise answers with the last failure.
     public func readinessProblem() -> String? {
         if isClosed { return "the store is closed" }
+        if let problem = fileLock.fileProblem() {
+            recordWriteProblem(problem)
+            return problem
+        }
         do {
             _ = try readers.read { try $0.scalar("PRAGMA schema_version") }
         } catch {
@@ -53,12 +58,26 @@ extension EventStore {
         return nil
     }
 
+    /// Sets (or with nil clears) why the store cannot write, and logs each change between
+    /// writable and not: the first failure and the recovery, not every refused request.
+    func recordWriteProblem(_ problem: String?) {
+        let before = writeFailure.withLock { failure in
+            defer { failure = problem }
+            return failure
+        }
+        if before == nil, let problem {
+            log("store: cannot write: \(problem); ingest answers 503 and /-/ready fails until it can")
+        } else if before != nil, problem == nil {
+            log("store: writable again")
+        }
+    }
+
     /// Runs a maintenance job on the writer thread, outside any transaction.
     func maintain(_ job: WriteJob, _ db: Database) {
         switch job.kind {
         case .probe:
             let problem = probe(db)
-            writeFailure.withLock { $0 = problem }
+            recordWriteProblem(problem)
             job.finish(problem.map { .failure(.unavailable($0)) } ?? .success(IngestSummary()))
         case .withConnection(let body):
             do {
@@ -74,6 +93,7 @@ extension EventStore {
 
     /// Why the store cannot write, or nil when it can.
     private func probe(_ db: Database) -> String? {
+        if let problem = fileLock.fileProblem() { return problem }
         if let problem = spaceProblem(db) { return problem }
         do {
             try Self.probeCommit(db)

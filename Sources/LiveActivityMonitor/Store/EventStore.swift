@@ -26,11 +26,19 @@ public final class EventStore: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
     private let checkpointer: Checkpointer
+    let fileLock: DatabaseFileLock
+    /// Where the store reports what an operator must know: writes failing and recovering, a
+    /// database file it could not complete at stop.
+    let log: @Sendable (String) -> Void
 
-    public init(path: String, durability: Durability = .normal, clock: Clock = .system) throws {
+    public init(path: String, durability: Durability = .normal, clock: Clock = .system,
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         self.clock = clock
+        self.log = log
         let db = try Database(path: path)
+        // Before anything is written: another process may be this file's writer.
+        fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
         state = Mutex(try Self.load(db))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
@@ -62,9 +70,15 @@ public final class EventStore: Sendable {
         if due { _ = submit(.sweep) }
     }
 
-    /// Counts a refused request; it is written with the next commit.
+    /// Counts a refused request. A commit of its own writes it soon (one for all the refusals
+    /// counted meanwhile), so that a restart, even after a crash, loses none of them.
     public func countRejection(_ reason: MonitorMetrics.Rejection) {
-        state.withLock { $0.unpersisted.inc(MonitorMetrics.ingestRejected, reason.rawValue) }
+        let flush = state.withLock { s in
+            s.unpersisted.inc(MonitorMetrics.ingestRejected, reason.rawValue)
+            defer { s.flushQueued = true }
+            return !s.flushQueued
+        }
+        if flush { enqueue(.sweep) }
     }
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
@@ -95,6 +109,15 @@ public final class EventStore: Sendable {
         return job.wait()
     }
 
+    /// Queues a job nobody waits for (refused while stopping: `close` flushes anyway).
+    private func enqueue(_ kind: WriteJob.Kind) {
+        let accepted = queue.withLock { q in
+            if !q.stopping { q.jobs.append(WriteJob(kind)) }
+            return !q.stopping
+        }
+        if accepted { wake.signal() }
+    }
+
     /// Queues a job even while stopping (used by `close` for the final flush).
     private func submitUnchecked(_ kind: WriteJob.Kind) -> WriteJob {
         let job = WriteJob(kind)
@@ -118,17 +141,26 @@ public final class EventStore: Sendable {
         // without the -wal file beside it, has every event (the log would otherwise hold
         // everything since the last automatic checkpoint). Nothing reads any more: HTTP and
         // retention stop first. Best effort: the log is still valid if this cannot finish.
-        _ = try? db.checkpoint(truncate: true)
+        do { try db.checkpoint(truncate: true) } catch {
+            log("store: at stop, the log could not be folded into \(path) (\(Self.writeProblem(error))): "
+                + "keep its -wal file beside it, which holds the latest events")
+        }
+        fileLock.release()
         writerStopped.signal()
     }
 
     /// One transaction for every waiting job; published to memory and answered after COMMIT.
     private func commit(_ jobs: [WriteJob], _ db: Database) {
+        if let problem = fileLock.fileProblem() {
+            recordWriteProblem(problem)
+            for job in jobs { job.finish(.failure(.unavailable(problem))) }
+            return
+        }
         let started = DispatchTime.now().uptimeNanoseconds
         let now = clock.now()
         // `persisted` is what the counters table holds: the commit writes what differs from it.
         let (persisted, labelsBefore, taken) = state.withLock { s in
-            defer { s.unpersisted = MonitorCounters() }
+            defer { s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.unpersisted)
         }
         var counters = persisted, labels = labelsBefore
@@ -223,7 +255,7 @@ public final class EventStore: Sendable {
                 s.unpersisted.add(taken)
                 for id in due { s.deadlines.push(now, id) }
             }
-            writeFailure.withLock { $0 = failure.message }
+            recordWriteProblem(failure.message)
             for job in jobs { job.finish(.failure(failure)) }
             return
         }
@@ -232,7 +264,7 @@ public final class EventStore: Sendable {
             s.labels = labels
             for record in working.values { s.publish(record, now: now) }
         }
-        writeFailure.withLock { $0 = nil }
+        if jobs.contains(where: { if case .ingest = $0.kind { true } else { false } }) { recordWriteProblem(nil) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
