@@ -137,6 +137,43 @@ import Testing
         #expect(r.stdout.contains("pruned 16 events"), "the scenario is days old: \(r.stdout)")
     }
 
+    /// `serve … 2>&1 | tee log` after tee is gone: the next log line meets a closed pipe.
+    @Test func serveOutlivesTheReaderOfItsLog() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = ["serve", "--port", "0", "--max-connections", "1", "--db", dir + "/db.sqlite"]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        var log = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !log.contains("listening on"), Date() < deadline {
+            log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        let port = try #require(log.split(separator: "127.0.0.1:").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        try err.fileHandleForReading.close()
+        // A connection over the limit makes libmicrohttpd log, to the closed pipe.
+        let held = HTTPClient(port: port)
+        #expect(try held.request("GET", "/-/healthy").status == 200)
+        if let extra = try? RawConnection(port: port) {
+            _ = extra.readUntilClosed(seconds: 2)
+            extra.close()
+        }
+        held.close()
+        var status: Int?
+        let retryUntil = Date().addingTimeInterval(3)
+        while status != 200, Date() < retryUntil, p.isRunning {
+            status = try? HTTPClient(port: port, timeoutSeconds: 2).request("GET", "/-/healthy").status
+        }
+        #expect(p.isRunning, "the server died writing its log (status \(p.terminationStatus))")
+        #expect(status == 200)
+        p.terminate()
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0)
+    }
+
     @Test func serveStopsCleanlyOnSIGTERM() throws {
         let dir = TestServer.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -25,7 +25,7 @@ public enum CommandLineTool {
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         var args = Array(arguments.dropFirst())
         guard let command = args.first else {
-            FileHandle.standardError.write(Data(overview.utf8))
+            writeStandardError(overview)
             return 2
         }
         args.removeFirst()
@@ -55,7 +55,19 @@ public enum CommandLineTool {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        writeStandardError(message + "\n")
+    }
+
+    /// Writes to standard error and ignores failure: `FileHandle.write` traps when the reader has
+    /// gone (EPIPE), and a server must outlive the program that reads its log.
+    static func writeStandardError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static let dbOption = ArgumentParser.Option(name: "db", environment: "LAM_DB", valueName: "PATH",

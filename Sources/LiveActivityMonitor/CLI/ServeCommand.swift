@@ -120,6 +120,6 @@ enum ServeCommand {
     }
 
     static func log(_ message: String) {
-        FileHandle.standardError.write(Data("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n".utf8))
+        CommandLineTool.writeStandardError("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n")
     }
 }
