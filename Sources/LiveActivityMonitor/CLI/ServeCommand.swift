@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SQLiteDB
 import JSON
 
 /// `serve`: run the server until SIGTERM or SIGINT, then stop in order and exit 0.
@@ -92,7 +93,11 @@ enum ServeCommand {
         let signals = TerminationSignals()
         let server: MonitorServer
         do { server = try MonitorServer(configuration) } catch {
-            CommandLineTool.printError("error: cannot start: \(error)")
+            CommandLineTool.printError("error: cannot start on \(configuration.databasePath): \(error)")
+            if let e = error as? SQLiteError, e.isReadOnly {
+                CommandLineTool.printError("The server writes the database file, and beside it its -wal and -shm files: "
+                    + "the file and its directory must be writable.")
+            }
             return 1
         }
         log("live-activity-monitor \(MonitorServer.version) listening on \(server.baseURL) "
