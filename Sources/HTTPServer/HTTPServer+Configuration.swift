@@ -27,7 +27,7 @@ extension HTTPServer {
         /// A handler header with the same name (case-insensitively) replaces the default.
         public var defaultHeaders: [(name: String, value: String)] = []
         /// Seconds ``HTTPServer/stop()`` waits for requests already being handled to be answered
-        /// before closing every connection.
+        /// before closing every connection (those still unanswered then are logged, by count).
         public var shutdownGracePeriodSeconds: Double = 10
         /// Told of each answer the server gives without calling the handler (today: 413 for a
         /// body over `maxBodyBytes`), with the request's path (as sent, like ``HTTPRequest/path``)

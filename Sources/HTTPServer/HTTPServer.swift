@@ -24,8 +24,9 @@ import Synchronization
 /// for a request, never on the first, which in libmicrohttpd 0.9.75 would cost keep-alive.
 ///
 /// ## Lifetime
-/// `init` binds and starts serving; ``stop()`` stops accepting, waits for requests being
-/// handled (up to `shutdownGracePeriodSeconds`), then closes every connection. `deinit`
+/// `init` binds and starts serving; ``stop()`` stops listening (new connections are refused
+/// at once), waits for requests being handled (up to `shutdownGracePeriodSeconds`), then closes
+/// every connection. `deinit`
 /// calls `stop()`, but a handler that captures its own server keeps it alive: call `stop()`.
 /// `stop()` may be called from any thread, e.g. one that waits for SIGTERM with a
 /// `DispatchSourceSignal` or `sigwait`, but not from inside a handler (it would wait for that
@@ -111,9 +112,11 @@ public final class HTTPServer: Sendable {
         stop()
     }
 
-    /// Stops the server: no new connections are accepted, requests already being handled
-    /// are answered (for up to `shutdownGracePeriodSeconds`; their responses carry
-    /// `Connection: close`), then every connection is closed and the daemon's threads joined.
+    /// Stops the server: it stops listening at once (new connections are refused, not left
+    /// waiting), requests already being handled are answered (for up to
+    /// `shutdownGracePeriodSeconds`; their responses carry `Connection: close`), then every
+    /// connection is closed and the daemon's threads joined. Requests still unanswered when
+    /// the grace period ends are cut off, and `errorLog` gets one line with their count.
     ///
     /// Idempotent, and safe from any thread except a handler's own (it would wait for itself);
     /// concurrent calls return once the server is stopped.
@@ -123,12 +126,30 @@ public final class HTTPServer: Sendable {
             running = nil
             core.stopping.store(true, ordering: .relaxed)
             core.watchdog.stop()
-            // Stop accepting first; the listening socket is ours to close, but only after
-            // MHD_stop_daemon (a connection thread may still refer to it until then).
+            // Stop accepting first. MHD_quiesce_daemon only stops libmicrohttpd polling the
+            // listening socket: the kernel would go on completing handshakes into its backlog,
+            // and those clients would hang until MHD_stop_daemon. shutdown() takes the socket out
+            // of the listening state (new connections are refused, queued ones reset) while the
+            // descriptor stays open: the manual forbids closing it before MHD_stop_daemon, as the
+            // daemon's polling thread may still hold it in a poll() set (and a closed number can
+            // be reused at once).
             let listening = MHD_quiesce_daemon(started)
+            if listening >= 0 {
+                if shutdown(listening, Int32(SHUT_RDWR)) != 0 {
+                    core.log("HTTPServer: could not stop listening (shutdown: \(String(cString: strerror(errno)))); "
+                             + "new connections wait until the server has stopped")
+                }
+            } else {
+                core.log("HTTPServer: libmicrohttpd could not stop accepting connections (MHD_quiesce_daemon failed)")
+            }
             let deadline = Self.monotonicSeconds() + gracePeriodSeconds
             while core.inFlight.load(ordering: .acquiring) > 0 && Self.monotonicSeconds() < deadline {
                 usleep(5_000)
+            }
+            let unanswered = core.inFlight.load(ordering: .acquiring)
+            if unanswered > 0 {
+                core.log("HTTPServer: shutdown grace period (\(Self.seconds(gracePeriodSeconds))) over: "
+                         + "closing \(unanswered) connection\(unanswered == 1 ? "" : "s") whose request was not answered")
             }
             MHD_stop_daemon(started)
             if listening >= 0 {
@@ -149,6 +170,11 @@ public final class HTTPServer: Sendable {
         try check((1...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds),
                   "connectionTimeoutSeconds must be at least 1 (0 would mean no timeout)")
         try check(configuration.shutdownGracePeriodSeconds >= 0, "shutdownGracePeriodSeconds must not be negative")
+    }
+
+    /// "10 s", "0.5 s".
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value)) s" : "\(value) s"
     }
 
     private static func monotonicSeconds() -> Double {

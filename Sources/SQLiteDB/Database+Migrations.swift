@@ -27,6 +27,15 @@ extension Database {
         }
     }
 
+    /// How many of `steps` ``migrate(_:)`` would apply (0 when up to date), applying none and
+    /// taking no lock. Throws what `migrate` throws for a database newer than the code, so that
+    /// a tool using the database without migrating it (pruning, say) refuses the same files.
+    @discardableResult
+    public func pendingMigrations(_ steps: [String]) throws(SQLiteError) -> Int {
+        guard let next = try pendingStep(steps) else { return 0 }
+        return steps.count - next
+    }
+
     /// Inside a transaction, applies the next pending step; true when there was none.
     private func applyPendingStep(_ steps: [String]) throws(SQLiteError) -> Bool {
         // Read again under the write lock: another connection may have migrated meanwhile.

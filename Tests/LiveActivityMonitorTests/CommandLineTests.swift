@@ -174,6 +174,27 @@ import Testing
         #expect(p.terminationReason == .exit && p.terminationStatus == 0)
     }
 
+    @Test func everyCommandRefusesADatabaseFromANewerVersion() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/db.sqlite", file = dir + "/events.ndjson"
+        try (Scenario.events.map(\.jsonString).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["import", file, "--db", db]).status == 0)
+        try Database(path: db).setUserVersion(99)
+
+        let refusal = "db.sqlite has schema version 99 but this program knows only \(Schema.migrations.count): "
+            + "it was written by a newer version; refusing to use it"
+        for arguments in [["prune", "--older-than", "1m"], ["import", file]] {
+            let r = try Self.run(arguments + ["--db", db])
+            #expect(r.status == 1, "\(arguments[0]): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains(refusal), "\(arguments[0]): \(r.stderr)")
+            #expect(!r.stdout.contains("pruned"), "\(r.stdout)")
+        }
+        let after = try Database(path: db, mode: .readOnly)
+        #expect(try after.scalar("SELECT count(*) FROM events") == .integer(Int64(Scenario.events.count)))
+        #expect(try after.userVersion == 99)
+    }
+
     @Test func serveStopsCleanlyOnSIGTERM() throws {
         let dir = TestServer.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -62,6 +62,21 @@ import SQLiteDB
         #expect(try db.userVersion == 3)
     }
 
+    @Test func pendingMigrationsCountsWithoutApplyingAndRefusesANewerDatabase() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path("p.sqlite"))
+        #expect(try db.pendingMigrations(Self.steps) == Self.steps.count)
+        try db.migrate(Array(Self.steps.prefix(1)))
+        #expect(try db.pendingMigrations(Self.steps) == Self.steps.count - 1)
+        #expect(try db.userVersion == 1)
+        try db.migrate(Self.steps)
+        #expect(try db.pendingMigrations(Self.steps) == 0)
+        let error = #expect(throws: SQLiteError.self) { try db.pendingMigrations(Array(Self.steps.prefix(2))) }
+        #expect(error?.message.contains("schema version 3 but this program knows only 2") == true)
+        #expect(error?.message.contains("newer") == true)
+    }
+
     @Test func userVersionRoundTripsAndRejectsOutOfRange() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -99,8 +99,11 @@ final class Retention: Sendable {
 
     /// A connection for pruning: short busy timeout, no fsync per batch (a lost delete is
     /// repeated by the next pass; WAL with `synchronous=NORMAL` never corrupts the file).
+    /// Throws, as the store does, for a database written by a newer version (its schema
+    /// version is past ours): its tables may mean something else now.
     static func open(_ path: String) throws -> Database {
         let db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try db.pendingMigrations(Schema.migrations)
         try db.execute("PRAGMA synchronous = NORMAL")
         try db.execute("PRAGMA journal_size_limit = \(EventStore.walSizeLimit)")
         return db
