@@ -41,15 +41,16 @@ public actor ActivityReporter {
     private var closed = false
 
     /// - Parameters:
-    ///   - transport: how to send HTTP; `URLSessionTransport` by default.
+    ///   - transport: how to send HTTP; by default a `URLSessionTransport` whose session times
+    ///     out after the configuration's `requestTimeout`.
     ///   - sleep: how to wait; tests pass a recording clock.
     ///   - random: uniform in [0, 1), for jitter.
     public init(configuration: ReporterConfiguration,
-                transport: any ReporterTransport = URLSessionTransport(),
+                transport: (any ReporterTransport)? = nil,
                 sleep: @escaping Sleep = ActivityReporter.taskSleep,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.configuration = configuration
-        self.transport = transport
+        self.transport = transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout)
         self.sleep = sleep
         self.random = random
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
