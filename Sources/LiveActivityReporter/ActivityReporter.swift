@@ -5,11 +5,12 @@ import Foundation
 ///
 /// - `report(_:)` only encodes and buffers; sending happens in the background. A batch goes
 ///   when it is full (`maxBatchEvents`), after `batchDelay`, or on `flush()`.
-/// - Timeouts, dropped connections and 5xx answers are retried after a back-off
-///   (`RetryPolicy`), resending the same events with the same `id`s: the monitor stores and
-///   counts an id once, so a retry whose first answer was lost is never double-counted.
-/// - 4xx answers are never retried. A 422 names the invalid events: those are dropped and the
-///   others of the batch, which the monitor did not store, go again. A 413 halves the batch.
+/// - Timeouts, dropped connections, 5xx answers and the 408 and 429 of a proxy in front of the
+///   monitor are retried after a back-off (`RetryPolicy`, at least the answer's `Retry-After`),
+///   resending the same events with the same `id`s: the monitor stores and counts an id once,
+///   so a retry whose first answer was lost is never double-counted.
+/// - Other 4xx answers are never retried. A 422 names the invalid events: those are dropped and
+///   the others of the batch, which the monitor did not store, go again. A 413 halves the batch.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted.
 ///
@@ -41,15 +42,16 @@ public actor ActivityReporter {
     private var closed = false
 
     /// - Parameters:
-    ///   - transport: how to send HTTP; `URLSessionTransport` by default.
+    ///   - transport: how to send HTTP; by default a `URLSessionTransport` whose session times
+    ///     out after the configuration's `requestTimeout`.
     ///   - sleep: how to wait; tests pass a recording clock.
     ///   - random: uniform in [0, 1), for jitter.
     public init(configuration: ReporterConfiguration,
-                transport: any ReporterTransport = URLSessionTransport(),
+                transport: (any ReporterTransport)? = nil,
                 sleep: @escaping Sleep = ActivityReporter.taskSleep,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.configuration = configuration
-        self.transport = transport
+        self.transport = transport ?? URLSessionTransport(requestTimeout: configuration.requestTimeout)
         self.sleep = sleep
         self.random = random
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
@@ -133,7 +135,7 @@ public actor ActivityReporter {
     private enum Outcome {
         /// Answered (whatever the answer); go on with the next batch.
         case answered
-        /// Not answered, or answered 5xx: wait, then send the same events again.
+        /// Not answered, or answered 5xx, 408 or 429: wait, then send the same events again.
         case retry(after: TimeInterval?)
     }
 
@@ -233,9 +235,11 @@ public actor ActivityReporter {
             buffer.release()
             log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request")
             return .answered
-        case 500..<600:
+        case 408, 429, 500..<600:
+            // 408 and 429 come from a proxy or load balancer in front of the monitor (which
+            // sends neither): a timeout and a "not so fast", both worth another try.
             buffer.release()
-            let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }
             log("the monitor answered \(response.status) (\(IngestAnswer.message(response.body))); \(batch.count) event(s) will be sent again")
             return .retry(after: retryAfter)
         default:

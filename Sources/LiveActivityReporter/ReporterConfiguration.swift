@@ -21,7 +21,8 @@ public struct ReporterConfiguration: Sendable {
     /// Bytes of encoded events kept while the monitor is unreachable; past this the oldest are
     /// dropped (counted).
     public var maxBufferedBytes = 4 * 1024 * 1024
-    /// Seconds to wait for one answer.
+    /// Seconds to wait for one answer. The default transport sets it on its session (Linux
+    /// ignores a request's own timeout); a transport you pass must apply it itself.
     public var requestTimeout: TimeInterval = 10
     public var retry = RetryPolicy()
     /// Receives one line for each notable thing (a rejection, a drop, a failed attempt). Lines

@@ -7,14 +7,15 @@ public struct ReporterStatistics: Sendable, Hashable {
     public var accepted = 0
     /// Events the server already had: a batch sent again after its answer was lost.
     public var duplicates = 0
-    /// Events the server refused (4xx) or that could not be encoded; never sent again.
+    /// Events the server refused (a 4xx other than 408 and 429) or that could not be encoded;
+    /// never sent again.
     public var rejected = 0
     /// Events discarded unsent to keep the buffer within its bounds (oldest first), or
     /// reported after `close()`.
     public var dropped = 0
     /// HTTP attempts made.
     public var requests = 0
-    /// Attempts that followed a failed one (timeout, dropped connection, 5xx).
+    /// Attempts that followed a failed one (timeout, dropped connection, 5xx, 408, 429).
     public var retries = 0
     /// Events waiting to be sent now.
     public var buffered = 0

@@ -1,11 +1,14 @@
 import Foundation
 
-/// Exponential back-off with jitter for failed sends (timeouts, dropped connections, 5xx).
+/// Exponential back-off with jitter for failed sends (timeouts, dropped connections, 5xx, 408,
+/// 429).
 ///
 /// After the n-th consecutive failure the reporter waits
-/// `min(maxDelay, initialDelay × multiplier^(n−1)) × (1 − jitter × r)`, r uniform in [0, 1), so
-/// that many phones or backend workers that failed together do not retry together. A server's
-/// `Retry-After` (the monitor sends 5 s with a 503) raises the wait to at least that long.
+/// `base × (1 − jitter × r)`, `base = min(maxDelay, initialDelay × multiplier^(n−1))`, r
+/// uniform in [0, 1), so that many phones or backend workers that failed together do not retry
+/// together. A server's `Retry-After` (the monitor sends 5 s with a 503) is a floor, and the
+/// jitter goes above it: `max(base, min(retryAfter, maxDelay)) × (1 + jitter × r)`. Below the
+/// floor every client turned away together would come back at the same instant.
 public struct RetryPolicy: Sendable, Hashable {
     public var initialDelay: TimeInterval
     public var multiplier: Double
@@ -26,8 +29,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public func delay(afterFailures failures: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
         let exponent = Double(max(failures, 1) - 1)
         let base = min(maxDelay, initialDelay * pow(multiplier, exponent))
-        let jittered = base * (1 - jitter * min(max(random, 0), 1))
-        guard let retryAfter, retryAfter > 0 else { return jittered }
-        return max(jittered, min(retryAfter, maxDelay))
+        let r = min(max(random, 0), 1)
+        guard let retryAfter, retryAfter > 0 else { return base * (1 - jitter * r) }
+        return max(base, min(retryAfter, maxDelay)) * (1 + jitter * r)
     }
 }

@@ -8,9 +8,26 @@ import FoundationNetworking
 public struct URLSessionTransport: ReporterTransport {
     public let session: URLSession
 
-    /// An ephemeral session of its own: no cookies or cache, and other traffic of the app does not
-    /// queue behind it.
-    public init(session: URLSession = URLSession(configuration: .ephemeral)) {
+    /// An ephemeral session of its own (no cookies or cache, and other traffic of the app does not
+    /// queue behind it) that gives up on an answer after `requestTimeout` seconds.
+    ///
+    /// The timeout is set on the session, not only on each request: swift-corelibs-foundation
+    /// (Linux) ignores `URLRequest.timeoutInterval` and applies the session's
+    /// `timeoutIntervalForRequest` (60 s by default), so a monitor that accepted the connection
+    /// and never answered held every attempt for a minute.
+    public init(requestTimeout: TimeInterval = 10) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = requestTimeout
+        // The request timeout bounds each silence; this bounds a whole attempt whose answer
+        // trickles in (the default is 7 days), with room for a 512 KiB batch on a slow link.
+        configuration.timeoutIntervalForResource = max(requestTimeout * 6, 60)
+        session = URLSession(configuration: configuration)
+    }
+
+    /// A session of your own. On Linux its configuration's `timeoutIntervalForRequest` is the
+    /// only timeout that applies (the request's is ignored): set it to the reporter's
+    /// `requestTimeout`.
+    public init(session: URLSession) {
         self.session = session
     }
 

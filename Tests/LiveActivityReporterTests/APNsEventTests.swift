@@ -75,6 +75,47 @@ struct APNsEventTests {
         }
     }
 
+    @Test func aPushToStartWithoutABookingIsRefusedUpFront() {
+        // The monitor refuses it (422, booking_id required): the event would be lost.
+        let start = Data(#"{"aps": {"event": "start", "attributes-type": "LiveActivityAttributes", "content-state": {}}}"#.utf8)
+        do {
+            _ = try LiveActivityEvent.pushSent(apnsPayload: start, pushToken: Self.token, status: 200, latencyMs: 1,
+                                               activityID: nil)
+            Issue.record("accepted a push-to-start without a booking id")
+        } catch {
+            #expect(error == .missingBookingID)
+        }
+        #expect(throws: APNsPayloadError.missingBookingID) {
+            try LiveActivityEvent.pushSent(apnsPayload: start, pushToken: Self.token, status: 200, latencyMs: 1,
+                                           activityID: nil, bookingID: "")
+        }
+        #expect(throws: Never.self) {
+            try LiveActivityEvent.pushSent(apnsPayload: start, pushToken: Self.token, status: 200, latencyMs: 1,
+                                           activityID: nil, bookingID: "BK-7")
+        }
+    }
+
+    @Test func aFieldOfTheWrongTypeIsNamed() {
+        let payload = Data(#"{"aps": {"event": "update", "timestamp": "1795000100", "content-state": {}}}"#.utf8)
+        do {
+            _ = try LiveActivityEvent.pushSent(apnsPayload: payload, pushToken: Self.token, status: 200, latencyMs: 1,
+                                               activityID: "A")
+            Issue.record("accepted a string timestamp")
+        } catch {
+            #expect(error == .badField("aps.timestamp", expected: "a number"))
+            #expect(error.description == "aps.timestamp in the APNs payload must be a number")
+        }
+        func make(_ text: String) throws(APNsPayloadError) -> LiveActivityEvent {
+            try LiveActivityEvent.pushSent(apnsPayload: Data(text.utf8), pushToken: Self.token, status: 200,
+                                           latencyMs: 1, activityID: "A")
+        }
+        #expect(throws: APNsPayloadError.badField("aps.event", expected: "a string")) { try make(#"{"aps": {"event": 1}}"#) }
+        #expect(throws: APNsPayloadError.badField("aps", expected: "an object")) { try make(#"{"aps": "update"}"#) }
+        #expect(throws: APNsPayloadError.badField("aps.stale-date", expected: "a number")) {
+            try make(#"{"aps": {"event": "update", "stale-date": "soon"}}"#)
+        }
+    }
+
     @Test func theReasonIsReadFromAnAPNsErrorBody() {
         #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"BadDeviceToken"}"#.utf8)) == "BadDeviceToken")
         #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"Unregistered","timestamp":1795000000000}"#.utf8)) == "Unregistered")

@@ -3,8 +3,9 @@ import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter
 
-/// Failures: what is retried (timeouts, dropped connections, 5xx), how long the reporter waits,
-/// what is never retried (4xx), and how much it keeps while the monitor is away.
+/// Failures: what is retried (timeouts, dropped connections, 5xx, 408, 429), how long the
+/// reporter waits, what is never retried (other 4xx), and how much it keeps while the monitor
+/// is away.
 @Suite(.serialized)
 struct ReporterRetryTests {
     @Test func aRetryAfterADroppedConnectionIsNeverDoubleCounted() async throws {
@@ -124,11 +125,12 @@ struct ReporterRetryTests {
         var configuration = ReporterConfiguration(serverURL: down.url)
         configuration.batchDelay = 0
         let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
-                                        random: { 0 })
+                                        random: { 0.5 })
         await reporter.report(Samples.series(3))
         #expect(try await eventually { await reporter.statistics.accepted == 3 })
         #expect(transport.attempts.map(\.status) == [503, 503, 200])
-        #expect(clock.recorded == [5, 5], "Retry-After outweighs the 0.5 s and 1 s back-off")
+        // Retry-After outweighs the 0.5 s and 1 s back-off; the jitter (0.5 × 0.5 of it) goes above.
+        #expect(clock.recorded == [6.25, 6.25])
         #expect(try await up.metric("liveactivity_ingest_duplicates_total") == 0)
     }
 
@@ -171,5 +173,44 @@ struct ReporterRetryTests {
         let activity = try await server.get("/api/activities/T1")
         #expect(activity.status == 404)
         #expect(transport.attempts.dropFirst().flatMap(\.eventIDs) == events.suffix(10).map(\.id))
+    }
+
+    /// The monitor sends neither, but a proxy or load balancer in front of it does.
+    @Test(arguments: [429, 408])
+    func throttledAndTimedOutAnswersAreRetriedAfterTheirRetryAfter(status: Int) async throws {
+        let transport = ScriptedTransport([TransportResponse(status: status, headers: ["Retry-After": "7"]),
+                                           TransportResponse(status: status)])
+        let clock = SleepRecorder()
+        var configuration = ReporterConfiguration(serverURL: URL(string: "http://monitor.invalid")!)
+        configuration.batchDelay = 0
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
+                                        random: { 0 })
+        await reporter.report(Samples.series(3))
+        #expect(try await eventually { await reporter.statistics.accepted == 3 })
+        let requests = transport.requests
+        #expect(requests.count == 3)
+        #expect(Set(requests.map(\.body)).count == 1, "every attempt sends the same events with the same ids")
+        // The first wait honours Retry-After: 7; the second, without one, is the back-off.
+        #expect(clock.recorded == [7, 1])
+        let stats = await reporter.statistics
+        #expect(stats.rejected == 0 && stats.retries == 2)
+    }
+
+    @Test func aRetryAfterGivenAsAnHTTPDateIsHonoured() async throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let in30s = formatter.string(from: Date().addingTimeInterval(30))
+        let transport = ScriptedTransport([TransportResponse(status: 503, headers: ["Retry-After": in30s])])
+        let clock = SleepRecorder()
+        var configuration = ReporterConfiguration(serverURL: URL(string: "http://monitor.invalid")!)
+        configuration.batchDelay = 0
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
+                                        random: { 0 })
+        await reporter.report(Samples.series(1))
+        #expect(try await eventually { await reporter.statistics.accepted == 1 })
+        let waits = clock.recorded
+        #expect(waits.count == 1 && waits[0] > 27 && waits[0] <= 30, "waited \(waits) for \(in30s)")
     }
 }

@@ -21,4 +21,16 @@ struct RetryPolicyTests {
         #expect(delays.count > 90)
         #expect(delays.allSatisfy { $0 > 1 && $0 <= 2 })
     }
+
+    /// A 503 with Retry-After: 5 turns many clients away at once: they must not all come back
+    /// at the same instant, nor before the 5 s.
+    @Test func jitterGoesAboveRetryAfter() {
+        let policy = RetryPolicy()
+        let delays = (0..<100).map { policy.delay(afterFailures: 1, random: Double($0) / 100, retryAfter: 5) }
+        #expect(Set(delays).count == 100)
+        #expect(delays.allSatisfy { $0 >= 5 && $0 < 7.5 })
+        // Past the cap, the floor is the cap, and the jitter still spreads the clients.
+        #expect(policy.delay(afterFailures: 1, random: 0, retryAfter: 600) == 60)
+        #expect(policy.delay(afterFailures: 1, random: 0.5, retryAfter: 600) == 75)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import LiveActivityReporter
 @testable import LiveActivityMonitor
 
@@ -31,7 +32,22 @@ final class LiveServer: Sendable {
 
     func stop() {
         server.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        // The store's reader connections close when it is released, not in `stop()`; the last
+        // one to close deletes the -wal and -shm files, sometimes while `removeItem` walks the
+        // directory, which then fails on a file already gone and leaves the directory behind.
+        // Try again; a directory that cannot be deleted is a failure, not a silent leftover.
+        var failure: (any Error)?
+        for _ in 0..<50 {
+            do {
+                try FileManager.default.removeItem(atPath: directory)
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: directory) { return }
+                failure = error
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        Issue.record("could not delete \(directory): \(failure.map { String(describing: $0) } ?? "")")
     }
 
     func get(_ path: String) async throws -> TransportResponse {
