@@ -17,15 +17,16 @@ extension ActivityRecord {
 
     /// Rewrites a stored row in place, for a record whose dismissal did not change. Unlike
     /// `INSERT OR REPLACE` (a delete and an insert, each through the primary key and every index),
-    /// it leaves the index entries alone: an activity's id and booking never change, and SQLite
-    /// rewrites an index entry whenever its column is assigned, even to the same value (setting
-    /// `dismissed_at` dirtied a page of `activities_live` in nearly every commit).
+    /// it leaves the index entries alone: an activity's id, booking and start never change, and
+    /// SQLite works on an index whenever one of its columns is assigned, even to the same value
+    /// (setting `dismissed_at` dirtied a page of `activities_live` in nearly every commit).
     static let updateSQL = "UPDATE activities SET "
-        + columns.filter { !["activity_id", "booking_id", "dismissed_at"].contains($0) }.map { "\($0) = ?" }.joined(separator: ", ")
+        + columns.filter { !unchangedByUpdate.contains($0) }.map { "\($0) = ?" }.joined(separator: ", ")
         + " WHERE activity_id = ?"
+    static let unchangedByUpdate: Set = ["activity_id", "booking_id", "started_at", "dismissed_at"]
 
-    /// Binds every column for `upsertSQL`, or (`update`) every column but the key, booking and
-    /// dismissal and then the key, for `updateSQL`.
+    /// Binds every column for `upsertSQL`, or (`update`) every column but `unchangedByUpdate`
+    /// and then the key, for `updateSQL`.
     func bind(to s: Statement, update: Bool = false) throws {
         var i: Int32 = 0
         func next() -> Int32 { i += 1; return i }
@@ -36,7 +37,7 @@ extension ActivityRecord {
         try s.bind(attributesType, at: next())
         try s.bind(app, at: next())
         try s.bind(source.rawValue, at: next())
-        try s.bind(startedAt, at: next())
+        if !update { try s.bind(startedAt, at: next()) }
         try s.bind(attributes?.text, at: next())
         try s.bind(contentState?.text, at: next())
         try s.bind(contentTimestamp, at: next())
