@@ -137,13 +137,12 @@ import Testing
         #expect(r.stdout.contains("pruned 16 events"), "the scenario is days old: \(r.stdout)")
     }
 
-    /// `serve … 2>&1 | tee log` after tee is gone: the next log line meets a closed pipe.
-    @Test func serveOutlivesTheReaderOfItsLog() throws {
-        let dir = TestServer.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    /// `serve --port 0 --db DIR/db.sqlite` plus `arguments`, its standard error, what it logged
+    /// until it listened, and the port it took.
+    static func startServe(in dir: String, _ arguments: [String] = []) throws -> (process: Process, stderr: Pipe, log: String, port: Int) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["serve", "--port", "0", "--max-connections", "1", "--db", dir + "/db.sqlite"]
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["serve", "--port", "0", "--db", dir + "/db.sqlite"] + arguments
         let err = Pipe()
         p.standardError = err
         try p.run()
@@ -153,6 +152,14 @@ import Testing
             log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
         }
         let port = try #require(log.split(separator: "127.0.0.1:").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        return (p, err, log, port)
+    }
+
+    /// `serve … 2>&1 | tee log` after tee is gone: the next log line meets a closed pipe.
+    @Test func serveOutlivesTheReaderOfItsLog() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (p, err, _, port) = try Self.startServe(in: dir, ["--max-connections", "1"])
         try err.fileHandleForReading.close()
         // A connection over the limit makes libmicrohttpd log, to the closed pipe.
         let held = HTTPClient(port: port)
@@ -198,19 +205,8 @@ import Testing
     @Test func serveStopsCleanlyOnSIGTERM() throws {
         let dir = TestServer.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["serve", "--port", "0", "--db", dir + "/db.sqlite"]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        var log = ""
-        let deadline = Date().addingTimeInterval(10)
-        while !log.contains("listening on"), Date() < deadline {
-            log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
-        }
+        var (p, err, log, port) = try Self.startServe(in: dir)
         #expect(log.contains("listening on http://127.0.0.1:"))
-        let port = try #require(log.split(separator: "127.0.0.1:").last.flatMap { Int($0.prefix { $0.isNumber }) })
         let posted = try HTTPClient(port: port).request("POST", "/v1/events", headers: [("Content-Type", "application/json")],
                                                        body: Array(IngestTests.started("a1").jsonString.utf8))
         #expect(posted.status == 200)
