@@ -145,4 +145,17 @@ import Testing
         }
         #expect(stored == 3, "rejections in the counters table without any further ingest")
     }
+
+    /// …but a flood of refused requests is not a flood of commits: at most one a second.
+    @Test func refusedRequestsAreWrittenAtMostOnceASecond() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let commits = "liveactivity_store_commit_seconds_count"
+        let before = try server.metric(commits) ?? 0
+        let started = Date()
+        for _ in 0..<300 { _ = try server.post("{not json") }
+        let seconds = Date().timeIntervalSince(started)
+        let after = try server.metric(commits) ?? 0
+        #expect(after - before <= seconds.rounded(.up) + 1, "\(after - before) commits in \(seconds) s for 300 refusals")
+    }
 }

@@ -70,16 +70,25 @@ public final class EventStore: Sendable {
         if due { _ = submit(.sweep) }
     }
 
-    /// Counts a refused request. A commit of its own writes it soon (one for all the refusals
-    /// counted meanwhile), so that a restart, even after a crash, loses none of them.
+    /// Counts a refused request. A commit of its own writes it soon, one for all the refusals
+    /// counted meanwhile and at most one a second (a flood of refused requests must not become
+    /// a flood of commits), so that a restart, even after a crash, loses at most the last second.
     public func countRejection(_ reason: MonitorMetrics.Rejection) {
-        let flush = state.withLock { s in
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let delay: Double? = state.withLock { s in
             s.unpersisted.inc(MonitorMetrics.ingestRejected, reason.rawValue)
-            defer { s.flushQueued = true }
-            return !s.flushQueued
+            guard !s.flushQueued else { return nil }
+            s.flushQueued = true
+            let at = max(now, s.lastFlush + Self.rejectionFlushInterval)
+            s.lastFlush = at
+            return at - now
         }
-        if flush { enqueue(.sweep) }
+        guard let delay else { return }
+        if delay <= 0 { return enqueue(.sweep) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in enqueue(.sweep) }
     }
+
+    static let rejectionFlushInterval = 1.0
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
     public func close() {

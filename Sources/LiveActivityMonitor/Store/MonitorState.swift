@@ -8,8 +8,10 @@ struct MonitorState: Sendable {
     var deadlines = DeadlineQueue()
     /// Counts not yet written (refused requests, which never reach the writer's transaction).
     var unpersisted = MonitorCounters()
-    /// A commit is queued to write `unpersisted`.
+    /// A commit is queued (or timed) to write `unpersisted`.
     var flushQueued = false
+    /// When the last such commit was queued (uptime seconds).
+    var lastFlush = -Double.infinity
 
     /// Keeps `record` if it is still on a lock screen at `now`, and schedules its next deadline.
     mutating func publish(_ record: ActivityRecord, now: Double) {
