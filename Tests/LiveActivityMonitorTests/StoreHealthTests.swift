@@ -100,6 +100,20 @@ import Testing
         try EventStore(path: path).close()
     }
 
+    /// A file from a newer version is refused untouched (not even switched to WAL).
+    @Test func aNewerDatabaseIsRefusedUnchanged() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/db.sqlite"
+        try Database(path: path).setUserVersion(99)
+        #expect {
+            try EventStore(path: path)
+        } throws: { error in
+            "\(error)".contains("written by a newer version")
+        }
+        #expect(try Database(path: path).scalar("PRAGMA journal_mode") == .text("delete"))
+    }
+
     /// Deleted (or replaced) under the running server: the server refuses what it could not
     /// keep, says so once in its log, and `/-/ready` fails.
     @Test func aDeletedDatabaseFileRefusesWritesAndSaysSo() throws {
