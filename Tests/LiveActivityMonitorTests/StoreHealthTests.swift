@@ -100,6 +100,25 @@ import Testing
         try EventStore(path: path).close()
     }
 
+    /// A closed store lets go of its files (a caller may delete them at once): no descriptor of
+    /// this process still names the database, its -wal or -shm.
+    @Test func aClosedStoreHoldsNoDescriptorOnItsFiles() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/db.sqlite"
+        let store = try EventStore(path: path)
+        _ = try store.record("nobody")  // borrows a read connection
+        func open() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+            }.filter { $0.hasPrefix(path) }
+        }
+        #expect(try !open().isEmpty)
+        store.close()
+        #expect(try open() == [], "still open after close")
+        withExtendedLifetime(store) {}
+    }
+
     /// A file from a newer version is refused untouched (not even switched to WAL).
     @Test func aNewerDatabaseIsRefusedUnchanged() throws {
         let directory = TestServer.makeTemporaryDirectory()

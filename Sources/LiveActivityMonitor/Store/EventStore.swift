@@ -101,6 +101,7 @@ public final class EventStore: Sendable {
         _ = submitUnchecked(.sweep)
         wake.signal()
         writerStopped.wait()
+        readers.close()
     }
 
     /// True once `close` has begun: the store takes no more writes.
