@@ -200,6 +200,11 @@ import Testing
         let after = try Database(path: db, mode: .readOnly)
         #expect(try after.scalar("SELECT count(*) FROM events") == .integer(Int64(Scenario.events.count)))
         #expect(try after.userVersion == 99)
+
+        let foreign = dir + "/other.sqlite"
+        try Database(path: foreign).execute("CREATE TABLE notes (text TEXT)")
+        let r = try Self.run(["prune", "--older-than", "1d", "--db", foreign])
+        #expect(r.status == 1 && r.stderr.contains("is not a live-activity-monitor database"), "\(r.stderr)")
     }
 
     @Test func serveStopsCleanlyOnSIGTERM() throws {
