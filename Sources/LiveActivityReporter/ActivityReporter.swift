@@ -12,7 +12,8 @@ import Foundation
 /// - Other 4xx answers are never retried. A 422 names the invalid events: those are dropped and
 ///   the others of the batch, which the monitor did not store, go again. A 413 halves the batch.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
-///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted.
+///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
+///   updates and push results before starts, ends and dismissals.
 ///
 /// One batch is in flight at a time, so events arrive in the order they were reported.
 @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
@@ -98,7 +99,7 @@ public actor ActivityReporter {
         let dropped = buffer.append(EventBuffer.Entry(id: event.id, kind: event.kind.rawValue, body: body))
         if !dropped.isEmpty {
             stats.dropped += dropped.count
-            log("buffer full (\(buffer.count) events, \(buffer.bytes) bytes): dropped the \(dropped.count) oldest, first \(dropped[0].kind) \(dropped[0].id)")
+            log("buffer full (\(buffer.count) events, \(buffer.bytes) bytes): dropped \(dropped.count), first \(dropped[0].kind) \(dropped[0].id)")
         }
         if buffer.pendingCount >= batchLimit, let wait, !wait.isBackoff { wait.task.cancel() }
         startDriver()

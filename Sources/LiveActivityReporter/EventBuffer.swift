@@ -26,14 +26,21 @@ struct EventBuffer {
     /// Entries not in flight.
     var pendingCount: Int { entries.count - inFlight }
 
-    /// Adds an entry and drops the oldest entries not in flight while over a bound. Returns the
-    /// dropped entries (possibly the new one itself, when everything else is in flight).
+    /// Kinds kept longest when the buffer is full: without its start the monitor cannot place an
+    /// activity's later events (no booking, no lock-screen state), and its end and dismissal
+    /// close it. Updates and push results are many, and each matters less.
+    static let anchors: Set = ["activity.started", "activity.ended", "activity.dismissed"]
+
+    /// Adds an entry and, while over a bound, drops the oldest entry not in flight that is not an
+    /// anchor (or the oldest anchor when only anchors are left). Returns the dropped entries
+    /// (possibly the new one itself, when everything else is in flight).
     mutating func append(_ entry: Entry) -> [Entry] {
         entries.append(entry)
         bytes += entry.body.count
         var dropped: [Entry] = []
         while entries.count > maxEvents || bytes > maxBytes, entries.count > inFlight {
-            let old = entries.remove(at: inFlight)
+            let victim = entries[inFlight...].firstIndex { !Self.anchors.contains($0.kind) } ?? inFlight
+            let old = entries.remove(at: victim)
             bytes -= old.body.count
             dropped.append(old)
         }

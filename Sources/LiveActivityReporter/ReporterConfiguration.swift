@@ -16,10 +16,11 @@ public struct ReporterConfiguration: Sendable {
     /// How long an event may wait for others to share its request. A full batch, or `flush()`,
     /// goes at once.
     public var batchDelay: TimeInterval = 1
-    /// Events kept while the monitor is unreachable; past this the oldest are dropped (counted).
+    /// Events kept while the monitor is unreachable; past this the oldest are dropped (counted),
+    /// updates and push results before starts, ends and dismissals.
     public var maxBufferedEvents = 5_000
     /// Bytes of encoded events kept while the monitor is unreachable; past this the oldest are
-    /// dropped (counted).
+    /// dropped (counted), as for `maxBufferedEvents`.
     public var maxBufferedBytes = 4 * 1024 * 1024
     /// Seconds to wait for one answer. The default transport sets it on its session (Linux
     /// ignores a request's own timeout); a transport you pass must apply it itself.

@@ -10,7 +10,8 @@ public struct ReporterStatistics: Sendable, Hashable {
     /// Events the server refused (a 4xx other than 408 and 429) or that could not be encoded;
     /// never sent again.
     public var rejected = 0
-    /// Events discarded unsent to keep the buffer within its bounds (oldest first), or
+    /// Events discarded unsent to keep the buffer within its bounds (oldest first, starts,
+    /// ends and dismissals last), or
     /// reported after `close()`.
     public var dropped = 0
     /// HTTP attempts made.

@@ -3,8 +3,26 @@ import Testing
 @testable import LiveActivityReporter
 
 struct EventBufferTests {
-    static func entry(_ id: String, bytes: Int = 10) -> EventBuffer.Entry {
-        EventBuffer.Entry(id: id, kind: "activity.updated", body: Data(repeating: 0x20, count: bytes))
+    static func entry(_ id: String, bytes: Int = 10, kind: String = "activity.updated") -> EventBuffer.Entry {
+        EventBuffer.Entry(id: id, kind: kind, body: Data(repeating: 0x20, count: bytes))
+    }
+
+    /// A full buffer gives up updates and push results before a start, an end or a dismissal.
+    @Test func startsEndsAndDismissalsAreDroppedLast() {
+        var buffer = EventBuffer(maxEvents: 3, maxBytes: 1000)
+        var dropped: [String] = []
+        dropped += buffer.append(Self.entry("start", kind: "activity.started")).map(\.id)
+        for i in 0..<3 { dropped += buffer.append(Self.entry("u\(i)")).map(\.id) }
+        dropped += buffer.append(Self.entry("push", kind: "push.sent")).map(\.id)
+        dropped += buffer.append(Self.entry("end", kind: "activity.ended")).map(\.id)
+        #expect(dropped == ["u0", "u1", "u2"])
+        #expect(buffer.entries.map(\.id) == ["start", "push", "end"])
+        // Only anchors left: the oldest goes.
+        dropped += buffer.append(Self.entry("gone", kind: "activity.dismissed")).map(\.id)
+        #expect(dropped.last == "push")
+        dropped += buffer.append(Self.entry("start2", kind: "activity.started")).map(\.id)
+        #expect(dropped.last == "start", "only anchors left: the oldest of them")
+        #expect(buffer.entries.map(\.id) == ["end", "gone", "start2"])
     }
 
     @Test func overTheCountTheOldestGo() {

@@ -134,7 +134,7 @@ struct ReporterRetryTests {
         #expect(try await up.metric("liveactivity_ingest_duplicates_total") == 0)
     }
 
-    @Test func whileTheMonitorIsAwayTheBufferKeepsTheNewestEvents() async throws {
+    @Test func whileTheMonitorIsAwayTheBufferKeepsTheStartAndTheNewestEvents() async throws {
         // Nothing listens on `away`: attempts fail with a refused connection.
         let away = try LiveServer()
         let awayURL = away.url
@@ -156,11 +156,11 @@ struct ReporterRetryTests {
         // Wait until the first attempt failed and the reporter is backing off…
         #expect(try await eventually { clock.recorded.count == 1 })
         #expect(transport.attempts.map(\.status) == [nil])
-        // …then report the rest while it waits: only the newest ten are kept.
+        // …then report the rest while it waits: the start (e00) and the newest nine are kept.
         await reporter.report(Array(events.dropFirst(4)))
         var stats = await reporter.statistics
         #expect(stats.dropped == 15 && stats.buffered == 10 && stats.reported == 25)
-        #expect(lines.all.contains { $0.contains("dropped") && $0.contains("e00") })
+        #expect(lines.all.contains { $0.contains("dropped") && $0.contains("e01") })
 
         // The monitor is back: flush() cuts the back-off short.
         transport.setFallback(.redirect(to: server.url))
@@ -168,11 +168,11 @@ struct ReporterRetryTests {
         stats = await reporter.statistics
         #expect(stats.accepted == 10 && stats.buffered == 0 && stats.dropped == 15)
         let stored = try await server.events(booking: "BK-T1")
-        #expect(stored.isEmpty, "the start (e00) was dropped, so the monitor cannot tie the updates to a booking")
-        #expect(try await server.metric(#"liveactivity_ingest_events_total{type="activity.updated"}"#) == 10)
+        #expect(stored.count == 10, "the start was kept, so the updates belong to its booking")
+        #expect(try await server.metric(#"liveactivity_ingest_events_total{type="activity.updated"}"#) == 9)
         let activity = try await server.get("/api/activities/T1")
-        #expect(activity.status == 404)
-        #expect(transport.attempts.dropFirst().flatMap(\.eventIDs) == events.suffix(10).map(\.id))
+        #expect(activity.status == 200)
+        #expect(transport.attempts.dropFirst().flatMap(\.eventIDs) == [events[0].id] + events.suffix(9).map(\.id))
     }
 
     /// The monitor sends neither, but a proxy or load balancer in front of it does.
