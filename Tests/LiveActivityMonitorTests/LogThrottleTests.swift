@@ -19,4 +19,16 @@ import Testing
         #expect(written.value.last == "quiet minute before", "nothing was left out, nothing to report")
         #expect(written.value.count == 6)
     }
+
+    @Test func flushSaysWhatTheCurrentWindowLeftOut() {
+        let (clock, _) = Clock.manual(1000)
+        let written = LogLines()
+        let throttle = LogThrottle(limit: 1, interval: 60, clock: clock) { written.append($0) }
+        throttle.flush()
+        #expect(written.value.isEmpty)
+        for i in 0..<4 { throttle("refused \(i)") }
+        throttle.flush()
+        throttle.flush()
+        #expect(written.value == ["refused 0", "(3 more message(s) were left out of the log)"])
+    }
 }

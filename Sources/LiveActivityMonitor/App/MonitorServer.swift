@@ -17,6 +17,7 @@ public final class MonitorServer: Sendable {
     public let configuration: MonitorConfiguration
     public let store: EventStore
     private let http: HTTPServer
+    private let httpLog: LogThrottle
     let retention: Retention?
     let router: Router
 
@@ -52,6 +53,7 @@ public final class MonitorServer: Sendable {
         http.defaultHeaders = Self.securityHeaders
         http.serverAnswered = { path, status in router.countServerAnswer(path: path, status: status) }
         let httpLog = LogThrottle(clock: configuration.clock, write: configuration.log)
+        self.httpLog = httpLog
         http.errorLog = { httpLog($0) }
         do {
             self.http = try HTTPServer(configuration: http) { request in router.handle(request) }
@@ -77,6 +79,7 @@ public final class MonitorServer: Sendable {
     /// Stops accepting, lets in-flight requests finish, flushes the writer, closes the database.
     public func stop() {
         http.stop()
+        httpLog.flush()
         retention?.stop()
         store.close()
     }

@@ -23,6 +23,16 @@ final class LogThrottle: Sendable {
         self.write = write
     }
 
+    /// Says how many messages of the current window were left out, if any (at stop: no later
+    /// message would tell).
+    func flush() {
+        let leftOut = window.withLock { w in
+            defer { w.dropped = 0 }
+            return w.dropped
+        }
+        if leftOut > 0 { write("(\(leftOut) more message(s) were left out of the log)") }
+    }
+
     func callAsFunction(_ message: String) {
         let now = clock.now()
         let (pass, leftOut) = window.withLock { w -> (Bool, Int) in
