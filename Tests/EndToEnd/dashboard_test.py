@@ -582,6 +582,38 @@ def budget_checks(chrome):
             server.stop()
 
 
+def layout_checks(chrome):
+    with Step("ride card: a long driver name truncates, the ETA column keeps one line each"):
+        server = Server()
+        try:
+            n = int(time.time())
+            rides = {"ride-long": "Maximiliano Fernández-García",
+                     "ride-longer": "Maximiliano Alejandro de la Santísima Trinidad Fernández-García y Montenegro"}
+            server.ingest([{"type": "activity.started", "activity_id": a, "booking_id": f"BK-{a}",
+                            "attributes_type": "LiveActivityAttributes", "occurred_at": n - 60, "push_token": token(0xD0),
+                            "content_state": {"driverName": name, "rating": "4.9", "progress": 0.3, "duration": 125}}
+                           for a, name in rides.items()])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in rides), timeout=8, what="the two ride cards")
+            for a, name in rides.items():
+                # Lines of each text in the ETA column: the distinct tops of its text's line boxes.
+                got = chrome.evaluate("""(() => {
+                  const col = %s.querySelector('.ls-card .t-column.t-align-trailing');
+                  const lines = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+                    return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+                  const name = [...%s.querySelectorAll('.ls-card .t-one-line')][0];
+                  return { texts: [...col.children].map((e) => [e.textContent, lines(e)]),
+                           name: name.textContent, title: name.title, truncated: name.scrollWidth > name.clientWidth };
+                })()""" % (card(a), card(a)))
+                check(f"{len(name)}-character name: the ETA column's texts are one line each",
+                      [t[1] for t in got["texts"]] == [1, 1] and got["texts"][0][0] == "2 h 5 min", str(got["texts"]))
+                check(f"{len(name)}-character name: the name is cut with an ellipsis, in full in its title",
+                      got["name"] == name and got["title"] == name and got["truncated"], str(got))
+            chrome.screenshot(os.path.join(OUT, "long-names.png"))
+        finally:
+            server.stop()
+
+
 def main():
     update = "--update-screenshots" in sys.argv
     os.makedirs(OUT, exist_ok=True)
@@ -615,6 +647,7 @@ def main():
         scale_checks(server, chrome)
         token_checks(chrome)
         budget_checks(chrome)
+        layout_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
     finally:

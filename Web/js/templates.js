@@ -249,7 +249,11 @@ export function renderElement(spec, ctx) {
   if (spec.font) el.classList.add(`t-font-${token(spec.font)}`);
   if (spec.weight) el.classList.add(`t-weight-${token(spec.weight)}`);
   if (spec.monospaced_digit) el.classList.add("tabular");
-  if (spec.lines === 1) el.classList.add("t-one-line");
+  if (spec.lines === 1) {
+    el.classList.add("t-one-line");
+    // What the ellipsis cuts off stays readable on hover (a property: text, not markup).
+    if (el.classList.contains("t-text") && el.textContent) el.title = el.textContent;
+  }
   if (spec.grow) el.classList.add("t-grow");
   if (spec.text_align) el.classList.add(`t-text-${token(spec.text_align)}`);
   const color = cssColor(spec.color, ctx.template.tint);
