@@ -30,12 +30,37 @@ export function cachedTemplate(type) {
   return loaded.get(templateKey(type)) ?? null;
 }
 
-/** The template for an attributes type: `templates/<type>.json`, else `templates/_generic.json`. */
+let index = null; // Promise<Set<type> | null>, loaded once
+
+/**
+ * The types `templates/index.json` lists, or null when it cannot be read. Asking for a file only
+ * when it is listed spares the browser a 404 (an error in its console) per type without one.
+ */
+function templateIndex() {
+  index ??= (async () => {
+    try {
+      const res = await fetch("templates/index.json", { headers: { Accept: "application/json" } });
+      const list = res.ok ? (await res.json())?.templates : undefined;
+      if (Array.isArray(list)) return new Set(list.filter((t) => typeof t === "string"));
+      console.warn(`templates/index.json: ${res.ok ? "no templates list" : `status ${res.status}`}; trying each type's file`);
+    } catch (err) {
+      console.warn(`templates/index.json: ${err}; trying each type's file`);
+    }
+    return null;
+  })();
+  return index;
+}
+
+/**
+ * The template for an attributes type: `templates/<type>.json` when `templates/index.json` lists
+ * it (or the index cannot be read), else `templates/_generic.json`.
+ */
 export function loadTemplate(type) {
   const key = templateKey(type);
   if (!cache.has(key)) {
     cache.set(key, (async () => {
-      if (key) {
+      const listed = key ? await templateIndex() : null;
+      if (key && (listed === null || listed.has(key))) {
         const t = await fetchTemplate(`templates/${encodeURIComponent(key)}.json`);
         if (t) return { ...t, generic: false };
       }
