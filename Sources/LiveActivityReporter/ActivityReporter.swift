@@ -41,6 +41,8 @@ public actor ActivityReporter {
     /// Events per request; lowered when the server answers 413.
     private var batchLimit: Int
     private var closed = false
+    /// While `close(within:)` runs: the seconds left until its deadline.
+    private var closeBudget: TimeInterval?
 
     /// - Parameters:
     ///   - transport: how to send HTTP; by default a `URLSessionTransport` whose session times
@@ -123,12 +125,42 @@ public actor ActivityReporter {
     }
 
     /// Flushes once, then stops sending. Events still buffered stay unsent (see `statistics`);
-    /// events reported later are dropped.
+    /// events reported later are dropped. To keep trying for a while, use `close(within:)`.
     public func close() async {
         _ = await flush()
         closed = true
         driver?.cancel()
         wait?.task.cancel()
+    }
+
+    /// Sends everything buffered, retrying failures with the usual back-off (at least each
+    /// `Retry-After`) until the buffer is empty or `seconds` have passed, then stops sending:
+    /// for a backend's shutdown, so that a monitor restarting meanwhile (503 for a few seconds)
+    /// costs nothing. No wait goes past the deadline; after a wait cut short by it, one last
+    /// attempt is made. An attempt under way is not cut off, so this can return up to
+    /// `requestTimeout` after the deadline. Events still buffered then are dropped (counted in
+    /// `statistics.dropped`, and logged); events reported later are dropped too.
+    ///
+    /// Time is what the reporter's `sleep` was asked to wait plus how long its attempts took.
+    public func close(within seconds: TimeInterval) async {
+        if !closed, !buffer.isEmpty {
+            closeBudget = min(closeBudget ?? .infinity, max(seconds, 0))
+            flushRequested = true
+            wait?.task.cancel()
+            startDriver()
+        }
+        // Also outwaits a batch still in flight after an earlier `close()`.
+        while let driver { await driver.value }
+        closed = true
+        closeBudget = nil
+        driver?.cancel()
+        wait?.task.cancel()
+        let left = buffer.removeAll()
+        if !left.isEmpty {
+            stats.dropped += left.count
+            log("closed with \(left.count) event(s) unsent after \(seconds) s: dropped \(left.count), first \(left[0].kind) \(left[0].id)")
+        }
+        finishFlushes(false)
     }
 
     // MARK: - Sending
@@ -141,29 +173,41 @@ public actor ActivityReporter {
     }
 
     private func startDriver() {
-        guard driver == nil, !buffer.isEmpty, !closed else { return }
+        guard driver == nil, !buffer.isEmpty, !closed, (closeBudget ?? 1) > 0 else { return }
         driver = Task { await self.drive() }
     }
 
     private func drive() async {
         var behind = false
-        while !buffer.isEmpty, !closed {
-            // Full batches go at once; a partial one waits for company, up to `batchDelay`.
-            var drain = behind || flushRequested
+        drive: while !buffer.isEmpty, !closed {
+            // Full batches go at once; a partial one waits for company, up to `batchDelay`
+            // (unless flushing or closing).
+            var drain = behind || flushRequested || closeBudget != nil
             if !drain, buffer.pendingCount < batchLimit {
                 drain = await pause(configuration.batchDelay, isBackoff: false)
                 if closed { break }
             }
             behind = false
-            switch await sendPending(drain: drain) {
+            let started = Self.uptime()
+            let outcome = await sendPending(drain: drain)
+            spend(Self.uptime() - started)
+            switch outcome {
             case .answered:
                 failures = 0
                 if buffer.isEmpty { finishFlushes(true) }
             case .retry(let retryAfter):
                 failures += 1
                 finishFlushes(false)
-                let delay = configuration.retry.delay(afterFailures: failures, random: random(), retryAfter: retryAfter)
-                _ = await pause(delay, isBackoff: true)
+                var delay = configuration.retry.delay(afterFailures: failures, random: random(), retryAfter: retryAfter)
+                let closing = closeBudget != nil
+                if let budget = closeBudget {
+                    // Closing: past the deadline, stop; before it, never wait beyond it.
+                    guard budget > 0 else { break drive }
+                    delay = min(delay, budget)
+                }
+                let started = Self.uptime()
+                let waitedInFull = await pause(delay, isBackoff: true)
+                if closing { spend(waitedInFull ? delay : Self.uptime() - started) }
                 behind = true
             }
         }
@@ -279,6 +323,14 @@ public actor ActivityReporter {
         wait = nil
         return !task.isCancelled
     }
+
+    /// Counts time against `close(within:)`'s deadline, while it runs.
+    private func spend(_ seconds: TimeInterval) {
+        if let budget = closeBudget { closeBudget = budget - seconds }
+    }
+
+    /// Monotonic seconds, for timing attempts.
+    private static func uptime() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
 
     private func finishFlushes(_ result: Bool) {
         let waiters = flushWaiters

@@ -78,6 +78,15 @@ struct EventBuffer {
         }
     }
 
+    /// Removes and returns every entry; none may be in flight.
+    mutating func removeAll() -> [Entry] {
+        precondition(inFlight == 0, "no batch in flight")
+        let all = entries
+        entries = []
+        bytes = 0
+        return all
+    }
+
     /// The batch in flight failed: its entries become pending again.
     mutating func release() {
         inFlight = 0

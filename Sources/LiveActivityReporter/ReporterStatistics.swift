@@ -11,8 +11,8 @@ public struct ReporterStatistics: Sendable, Hashable {
     /// never sent again.
     public var rejected = 0
     /// Events discarded unsent to keep the buffer within its bounds (oldest first, starts,
-    /// ends and dismissals last), or
-    /// reported after `close()`.
+    /// ends and dismissals last), still buffered when `close(within:)` reached its deadline,
+    /// or reported after `close()`.
     public var dropped = 0
     /// HTTP attempts made.
     public var requests = 0

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import LiveActivityReporter
+
+/// Closing: `close()` makes one attempt; `close(within:)` keeps retrying until its deadline, on
+/// the injected clock, so that a backend shutting down while the monitor restarts loses nothing.
+@Suite(.serialized)
+struct ReporterCloseTests {
+    static let url = URL(string: "http://monitor.invalid")!
+
+    static func unavailable(retryAfter: String) -> TransportResponse {
+        TransportResponse(status: 503, headers: ["Retry-After": retryAfter])
+    }
+
+    @Test func closeWithinADeadlineRetriesUntilEverythingIsDelivered() async throws {
+        let transport = ScriptedTransport([Self.unavailable(retryAfter: "2"), Self.unavailable(retryAfter: "2")])
+        let clock = SleepRecorder()
+        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: Self.url), transport: transport,
+                                        sleep: clock.immediate, random: { 0 })
+        await reporter.report(Samples.series(3))
+        await reporter.close(within: 10)
+
+        // Nothing waits for the batch delay; each retry waits its Retry-After.
+        #expect(clock.recorded == [2, 2])
+        #expect(transport.requests.count == 3)
+        #expect(Set(transport.requests.map(\.body)).count == 1, "every attempt sends the same events with the same ids")
+        let stats = await reporter.statistics
+        #expect(stats.accepted == 3 && stats.dropped == 0 && stats.buffered == 0 && stats.retries == 2)
+
+        await reporter.report(Samples.series(1, prefix: "late"))
+        #expect(await reporter.statistics.dropped == 1, "closed: later events are dropped")
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test func closeWithinADeadlineGivesUpAtTheDeadlineAndCountsTheRestAsDropped() async throws {
+        // The monitor answers 503 with Retry-After: 5 for longer than the deadline.
+        let transport = ScriptedTransport([], then: Self.unavailable(retryAfter: "5"))
+        let clock = SleepRecorder()
+        let lines = LogLines()
+        var configuration = ReporterConfiguration(serverURL: Self.url)
+        configuration.log = lines.sink
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
+                                        random: { 0 })
+        await reporter.report(Samples.series(4))
+        await reporter.close(within: 12)
+
+        // Attempts at 0, 5, 10 and, the last wait cut to the deadline, 12; no wait past it.
+        let waits = clock.recorded
+        #expect(waits.count == 3 && waits.prefix(2) == [5, 5] && waits[2] > 1.99 && waits[2] <= 2, "waited \(waits)")
+        #expect(waits.reduce(0, +) <= 12)
+        #expect(transport.requests.count == 4)
+        let stats = await reporter.statistics
+        #expect(stats.accepted == 0 && stats.dropped == 4 && stats.buffered == 0 && stats.requests == 4)
+        #expect(lines.all.contains { $0.contains("closed") && $0.contains("dropped 4") })
+
+        // Nothing is sent after close returned.
+        await Task.yield()
+        #expect(transport.requests.count == 4)
+    }
+
+    @Test func closeWithoutADeadlineStillMakesOneAttemptAndKeepsTheRestBuffered() async throws {
+        let transport = ScriptedTransport([Self.unavailable(retryAfter: "5")])
+        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: Self.url), transport: transport,
+                                        sleep: SleepRecorder().immediate, random: { 0 })
+        await reporter.report(Samples.series(3))
+        await reporter.close()
+
+        #expect(transport.requests.count == 1)
+        let stats = await reporter.statistics
+        #expect(stats.accepted == 0 && stats.dropped == 0 && stats.buffered == 3 && stats.requests == 1)
+        // Neither a later event nor a flush sends anything.
+        await reporter.report(Samples.series(1, prefix: "late"))
+        #expect(await reporter.flush() == false)
+        #expect(transport.requests.count == 1)
+        #expect(await reporter.statistics.dropped == 1)
+    }
+}
