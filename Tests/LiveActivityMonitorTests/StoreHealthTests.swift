@@ -115,7 +115,8 @@ import Testing
         }
         #expect(try !open().isEmpty)
         store.close()
-        #expect(try open() == [], "still open after close")
+        let left = try open()
+        #expect(left == [], "still open after close: \(left)")
         withExtendedLifetime(store) {}
     }
 

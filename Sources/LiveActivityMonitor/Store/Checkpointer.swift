@@ -24,11 +24,11 @@ public final class Checkpointer: Sendable {
         let db = try Database(path: path)
         // The checkpoint's own syncs: of the log before copying, of the file after.
         try db.execute("PRAGMA synchronous = NORMAL")
-        let box = ConnectionBox(db)
+        let slot = ConnectionSlot(db)
         let thread = Thread { [self] in
             // At most 15 bytes: Linux refuses a longer thread name.
             Thread.current.name = "checkpointer"
-            run(box.database)
+            run(slot)
         }
         thread.start()
     }
@@ -40,13 +40,14 @@ public final class Checkpointer: Sendable {
         stopped.wait()
     }
 
-    private func run(_ db: Database) {
+    private func run(_ slot: ConnectionSlot) {
         while stopRequested.wait(timeout: .now() + Self.interval) == .timedOut {
             // Errors are left to the writer: busy means another checkpoint is running (the
             // writer's or retention's), and a failing disk fails the writer's commits too,
             // which is what readiness and the answers report.
-            _ = try? db.checkpoint(truncate: false)
+            _ = try? slot.database?.checkpoint(truncate: false)
         }
+        slot.database = nil  // closed before stop() returns
         stopped.signal()
     }
 }

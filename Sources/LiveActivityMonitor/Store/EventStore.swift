@@ -45,11 +45,11 @@ public final class EventStore: Sendable {
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
         checkpointer = try Checkpointer(path: path)
-        let writer = ConnectionBox(db)
+        let writer = ConnectionSlot(db)
         let thread = Thread { [self] in
             // Set on the thread itself: on Linux a name given before `start` does not reach it.
             Thread.current.name = "store-writer"
-            runWriter(writer.database)
+            runWriter(writer)
         }
         thread.start()
         // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
@@ -135,7 +135,14 @@ public final class EventStore: Sendable {
         return job
     }
 
-    private func runWriter(_ db: Database) {
+    private func runWriter(_ slot: ConnectionSlot) {
+        if let db = slot.database { writeUntilStopped(db) }
+        slot.database = nil  // closed before close() returns
+        fileLock.release()
+        writerStopped.signal()
+    }
+
+    private func writeUntilStopped(_ db: Database) {
         while true {
             wake.wait()
             let (jobs, stopping) = queue.withLock { q in
@@ -155,8 +162,6 @@ public final class EventStore: Sendable {
             log("store: at stop, the log could not be folded into \(path) (\(Self.writeProblem(error))): "
                 + "keep its -wal file beside it, which holds the latest events")
         }
-        fileLock.release()
-        writerStopped.signal()
     }
 
     /// One transaction for every waiting job; published to memory and answered after COMMIT.

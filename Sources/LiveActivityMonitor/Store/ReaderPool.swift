@@ -36,3 +36,11 @@ final class ConnectionBox: @unchecked Sendable {
     let database: Database
     init(_ database: Database) { self.database = database }
 }
+
+/// A thread's own connection until that thread lets it go: set to nil, it closes at once, not
+/// whenever the thread's closure is released (a closed store lets go of its files).
+/// `@unchecked Sendable`: handed to one thread, which alone uses it.
+final class ConnectionSlot: @unchecked Sendable {
+    var database: Database?
+    init(_ database: Database) { self.database = database }
+}
