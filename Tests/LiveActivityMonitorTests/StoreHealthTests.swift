@@ -185,11 +185,11 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let commits = "liveactivity_store_commit_seconds_count"
-        let before = try server.metric(commits) ?? 0
+        let before = try #require(try server.metric(commits), "no \(commits) in /metrics")
         let started = Date()
         for _ in 0..<300 { _ = try server.post("{not json") }
         let seconds = Date().timeIntervalSince(started)
-        let after = try server.metric(commits) ?? 0
+        let after = try #require(try server.metric(commits))
         #expect(after - before <= seconds.rounded(.up) + 1, "\(after - before) commits in \(seconds) s for 300 refusals")
     }
 }
