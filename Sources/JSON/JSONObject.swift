@@ -133,6 +133,12 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         hasher.combine(sum)
     }
 
+    /// Whether two member names are the same key: the same bytes (`==` on `String` is
+    /// canonical equivalence), compared in place, lengths first.
+    public static func sameKey(_ a: String, _ b: String) -> Bool {
+        JSONKey.same(a, b)
+    }
+
     private func position(of key: String) -> Int? {
         if let index { return index[JSONKey(key)] }
         let length = key.utf8.count

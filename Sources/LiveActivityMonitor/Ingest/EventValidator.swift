@@ -24,8 +24,8 @@ public enum EventValidator {
                     "apns_unique_id", "payload_bytes", "timestamp", "content_state", "stale_date",
                     "dismissal_date", "relevance_score", "alert", "attributes"],
     ]
-    /// Every field an event of each type may have: one set lookup per member.
-    static let allowedFields: [EventType: Set<String>] = fieldsByType.mapValues { $0.union(commonFields) }
+    /// Every field an event of each type may have.
+    static let allowedFields: [EventType: FieldNames] = fieldsByType.mapValues { FieldNames($0.union(commonFields)) }
 
     /// The fields read as dates (RFC 3339 text or Unix seconds) and stored as RFC 3339.
     static let dateFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
@@ -48,7 +48,7 @@ public enum EventValidator {
             let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
             return .invalid([FieldError(index: index, field: "type", error: "unknown type \"\(typeName)\"; expected one of \(known)")])
         }
-        let allowed = allowedFields[type] ?? commonFields
+        let allowed = allowedFields[type] ?? FieldNames(commonFields)
         for (key, _) in object where !allowed.contains(key) {
             reader.fail(key, "unknown field for \(type.rawValue)")
         }
@@ -112,13 +112,13 @@ public enum EventValidator {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         for (key, value) in object.entries {
-            if key == "push_token" {
+            if FieldNames.same(key, "push_token") {
                 w.key("token_fingerprint"); w.string(fingerprint)
-            } else if key == "booking_id", value == .null {
+            } else if FieldNames.same(key, "booking_id"), value == .null {
                 continue
-            } else if let date = dates.first(where: { $0.field == key }) {
+            } else if let date = dates.first(where: { FieldNames.same($0.field, key) }) {
                 w.key(key); w.string(RFC3339.format(date.seconds))
-            } else if let text = texts.first(where: { $0.field == key }) {
+            } else if let text = texts.first(where: { FieldNames.same($0.field, key) }) {
                 w.key(key); w.write(text.text)
             } else {
                 w.key(key); w.write(value)
@@ -254,5 +254,31 @@ struct FieldReader {
             return nil
         }
         return token
+    }
+}
+
+/// A fixed set of member names, looked up by length first, then by bytes (as JSON compares
+/// names). Hashing every member name into a `Set<String>` was 9% of decoding; here a name
+/// meets only the few allowed names of its own length.
+struct FieldNames {
+    private var byLength: [[String]] = []
+
+    init(_ names: some Sequence<String>) {
+        for name in names {
+            let length = name.utf8.count
+            if byLength.count <= length { byLength += Array(repeating: [], count: length + 1 - byLength.count) }
+            byLength[length].append(name)
+        }
+    }
+
+    func contains(_ name: String) -> Bool {
+        let length = name.utf8.count
+        return length < byLength.count && byLength[length].contains { JSONObject.sameKey($0, name) }
+    }
+
+    /// Whether `a` and `b` are the same member name (lengths first: most names differ there).
+    @inline(__always)
+    static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && JSONObject.sameKey(a, b)
     }
 }
