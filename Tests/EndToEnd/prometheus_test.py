@@ -6,18 +6,22 @@
 1. Starts the built server (`LAM_BIN`, default .build/debug/live-activity-monitor) with
    `serve --demo --port 0` on a fresh database, and Debian's /usr/bin/prometheus on a free
    loopback port, scraping it every second with job `live-activity-monitor` and loading
-   Grafana/prometheus/alerts.yml, with its storage in a temporary directory.
+   Grafana/prometheus/alerts.yml, with its storage in a temporary directory. A second
+   server, without the demo, in job `lam-apns-outage`, hears only of pushes answered 403
+   (a first deploy with a revoked key): it never has a status="200" series.
 2. Runs grafana_check's dashboard structure and promtool checks.
 3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
    scrape interval), sends every panel, annotation and variable query of the dashboard, with
    the template variables substituted as Grafana does (grafana_check.check_queries); every
    panel query must return data. Retries for a while, since a series can appear a few
    seconds into the demo.
-4. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
+4. Checks what some panels say, not only that they answer: the push error ratio stat reads
+   100% for the outage job, and the commit latency panel draws one line per instance.
+5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
    fault class the demo promises reached Prometheus, and that the server stops cleanly on
    SIGTERM while the demo runs.
 
-Both processes are always stopped and the temporary directory removed. Standard library
+Every process is always stopped and the temporary directory removed. Standard library
 only; the last line is `N passed, M failed`; exits non-zero when a check fails.
 """
 
