@@ -229,8 +229,9 @@ def check_semantics(url: str, demo_port: int, outage_port: int) -> list[gc.Check
     results = []
     rate_s = 4 * int(gc.parse_duration(SCRAPE_INTERVAL))
 
-    def ctx(jobs: list[str]) -> gc.GrafanaContext:
-        return gc.GrafanaContext(job_values=jobs, scrape_interval_s=rate_s // 4, interval_s=rate_s // 4)
+    def ctx(jobs: list[str], instances: list[str] | None = None) -> gc.GrafanaContext:
+        return gc.GrafanaContext(job_values=jobs, scrape_interval_s=rate_s // 4, interval_s=rate_s // 4,
+                                 instance_values=instances or gc.instance_values(url, jobs))
 
     # Every push failing: the error-ratio stat must read 100%, not "No data".
     name = "stat 'Push error ratio' reads 1 when every push fails (no status=\"200\" series)"
@@ -243,6 +244,16 @@ def check_semantics(url: str, demo_port: int, outage_port: int) -> list[gc.Check
     instances = sorted(r["metric"].get("instance", "") for r in body.get("data", {}).get("result", []))
     want = sorted([f"127.0.0.1:{demo_port}", f"127.0.0.1:{outage_port}"])
     results.append(gc._ok(name) if instances == want else gc._fail(name, f"{instances}, want {want}"))
+
+    # The instance variable narrows every panel: both jobs, only the outage instance selected.
+    only = f"127.0.0.1:{outage_port}"
+    name = "instance variable narrows panels to the selected instance"
+    narrowed = ctx([JOB, OUTAGE_JOB], [only])
+    body = gc.query(url, narrowed.interpolate(panel_expr("Store commit latency", "B")))
+    got = sorted(r["metric"].get("instance", "") for r in body.get("data", {}).get("result", []))
+    ratio = scalar(url, narrowed.interpolate(panel_expr("Push error ratio")))
+    results.append(gc._ok(name) if got == [only] and ratio == 1
+                   else gc._fail(name, f"commit p99 instances {got}, error ratio {ratio}"))
     return results
 
 
