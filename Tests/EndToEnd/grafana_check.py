@@ -3,9 +3,9 @@
 
     python3 Tests/EndToEnd/grafana_check.py [--prometheus-url URL] [--job JOB]
 
-1. The dashboard JSON: stable uid, `datasource` and `job` variables, unique panel ids,
+1. The dashboard JSON: stable uid, `datasource`, `job` and `instance` variables, unique panel ids,
    gridPos inside 24 columns without overlaps, every panel with a datasource variable,
-   targets with an expression filtered by `job=~"$job"` and a unit; every metric of
+   targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit; every metric of
    DESIGN.md section 5 charted somewhere; the provisioning files.
 2. `promtool check config`, `promtool check rules` and `promtool test rules` (a missing
    promtool is a failure), and every alert has a unit-test case that fires and one
@@ -48,6 +48,9 @@ DASHBOARD_UID = "live-activity-monitor"
 DATASOURCE_REF = {"type": "prometheus", "uid": "${datasource}"}
 JOB_FILTER = 'job=~"$job"'
 JOB_VARIABLE_QUERY = "label_values(liveactivity_build_info, job)"
+# With several monitors (shards) in a job, every panel can be narrowed to some of them.
+INSTANCE_FILTER = 'instance=~"$instance"'
+INSTANCE_VARIABLE_QUERY = 'label_values(liveactivity_build_info{job=~"$job"}, instance)'
 PAYLOAD_LIMIT_BYTES = 4096
 
 # Every family of DESIGN.md section 5 must be charted somewhere.
@@ -176,6 +179,8 @@ def _expr_problems(expr: str) -> list[str]:
     for metric, matchers in selectors:
         if JOB_FILTER not in matchers:
             problems.append(f"{metric} is not filtered by {JOB_FILTER}")
+        if INSTANCE_FILTER not in matchers:
+            problems.append(f"{metric} is not filtered by {INSTANCE_FILTER}")
     # Label names inside braces were removed by the selector regex; what is left must
     # not name a metric without a selector (it would escape the job filter).
     stripped = _SELECTOR.sub("SELECTOR", expr)
@@ -238,6 +243,21 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
             # A custom all value such as .* would also match other jobs' process_* series.
             job_problems.append(f"allValue {job.get('allValue')!r}: leave it unset")
     check("job variable", job_problems)
+
+    instance = variable(dashboard, "instance")
+    instance_problems = []
+    if instance is None:
+        instance_problems.append("no variable named instance")
+    else:
+        if instance.get("type") != "query":
+            instance_problems.append(f"type {instance.get('type')!r}, expected query")
+        if instance.get("datasource") != DATASOURCE_REF:
+            instance_problems.append(f"datasource {instance.get('datasource')!r}, expected {DATASOURCE_REF}")
+        if variable_query(instance).replace(" ", "") != INSTANCE_VARIABLE_QUERY.replace(" ", ""):
+            instance_problems.append(f"query {variable_query(instance)!r}, expected {INSTANCE_VARIABLE_QUERY!r}")
+        if not (instance.get("multi") and instance.get("includeAll")) or instance.get("allValue"):
+            instance_problems.append("must be multi-select with All (and no custom allValue)")
+    check("instance variable (depends on job)", instance_problems)
 
     panels = all_panels(dashboard)
     ids = [p.get("id") for p in panels]
@@ -545,6 +565,10 @@ class GrafanaContext:
     job_values: list[str]
     job_multi: bool = True
     job_include_all: bool = True
+    # None: the instance variable is All, i.e. every instance of the selected jobs.
+    instance_values: list[str] | None = None
+    instance_multi: bool = True
+    instance_include_all: bool = True
     scrape_interval_s: int = 15
     interval_s: int = 15
     range_s: int = 3 * 3600
@@ -575,6 +599,11 @@ class GrafanaContext:
                 return builtins[name]
             if name == "job":
                 return format_variable(self.job_values, self.job_multi, self.job_include_all, fmt)
+            if name == "instance":
+                if self.instance_values is None:
+                    raise ValueError("$instance used but its values were not resolved")
+                return format_variable(self.instance_values, self.instance_multi,
+                                       self.instance_include_all, fmt)
             raise ValueError(f"unknown template variable ${name}")
 
         return _VARIABLE.sub(replace, expr)
@@ -633,6 +662,15 @@ def job_values(prometheus_url: str) -> list[str]:
     return sorted(body.get("data") or [])
 
 
+def instance_values(prometheus_url: str, jobs: list[str]) -> list[str]:
+    """What `label_values(liveactivity_build_info{job=~"$job"}, instance)` returns in Grafana."""
+    matcher = "liveactivity_build_info{job=~\"" + format_variable(jobs, True, True, None) + "\"}"
+    body = _api(prometheus_url, "/api/v1/label/instance/values", {"match[]": matcher})
+    if body.get("status") != "success":
+        raise RuntimeError(f"label values query failed: {body.get('error')}")
+    return sorted(body.get("data") or [])
+
+
 def scrape_interval_of(prometheus_url: str, jobs: list[str]) -> int | None:
     """The scrape interval of the first active target of `jobs`, if Prometheus says."""
     body = _api(prometheus_url, "/api/v1/targets", {"state": "active"})
@@ -654,6 +692,7 @@ def _dashboard_range_s(dashboard: dict) -> int:
 
 
 def check_queries(prometheus_url: str, job: str | list[str] | None = None, *,
+                  instance: str | list[str] | None = None,
                   scrape_interval: str | None = None, interval: str | None = None,
                   time_range: str | None = None, dashboard_path: Path = DASHBOARD,
                   alerts_path: Path = ALERTS, verbose: bool = True) -> list[CheckResult]:
@@ -692,6 +731,22 @@ def check_queries(prometheus_url: str, job: str | list[str] | None = None, *,
     if not selected:
         return results
 
+    iv = variable(dashboard, "instance") or {}
+    try:
+        offered = instance_values(prometheus_url, selected)
+    except (OSError, RuntimeError) as e:
+        return results + [_fail(f"Prometheus at {prometheus_url} answers", str(e))]
+    if instance is None:
+        instances = offered
+        name = f"instance variable resolves to {offered}"
+        results.append(_ok(name) if offered else _fail(name, "no instance for the selected jobs"))
+    else:
+        instances = [instance] if isinstance(instance, str) else list(instance)
+        name = f"instance variable offers {instances}"
+        results.append(_fail(name, f"offered {offered}") if set(instances) - set(offered) else _ok(name))
+    if not instances:
+        return results
+
     if scrape_interval is not None:
         scrape_s = int(parse_duration(scrape_interval))
     else:
@@ -703,12 +758,15 @@ def check_queries(prometheus_url: str, job: str | list[str] | None = None, *,
         job_values=selected,
         job_multi=bool(jv.get("multi", True)),
         job_include_all=bool(jv.get("includeAll", True)),
+        instance_values=instances,
+        instance_multi=bool(iv.get("multi", True)),
+        instance_include_all=bool(iv.get("includeAll", True)),
         scrape_interval_s=scrape_s,
         interval_s=int(parse_duration(interval)) if interval else scrape_s,
         range_s=int(parse_duration(time_range)) if time_range else _dashboard_range_s(dashboard),
     )
     if verbose:
-        print(f"  Grafana context: job={ctx.interpolate('$job')} "
+        print(f"  Grafana context: job={ctx.interpolate('$job')} instance={ctx.interpolate('$instance')} "
               f"$__rate_interval={ctx.builtins()['__rate_interval']} "
               f"$__interval={ctx.builtins()['__interval']} $__range={ctx.builtins()['__range']}")
 

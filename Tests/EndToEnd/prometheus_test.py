@@ -6,23 +6,28 @@
 1. Starts the built server (`LAM_BIN`, default .build/debug/live-activity-monitor) with
    `serve --demo --port 0` on a fresh database, and Debian's /usr/bin/prometheus on a free
    loopback port, scraping it every second with job `live-activity-monitor` and loading
-   Grafana/prometheus/alerts.yml, with its storage in a temporary directory.
+   Grafana/prometheus/alerts.yml, with its storage in a temporary directory. A second
+   server, without the demo, in job `lam-apns-outage`, hears only of pushes answered 403
+   (a first deploy with a revoked key): it never has a status="200" series.
 2. Runs grafana_check's dashboard structure and promtool checks.
 3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
    scrape interval), sends every panel, annotation and variable query of the dashboard, with
    the template variables substituted as Grafana does (grafana_check.check_queries); every
    panel query must return data. Retries for a while, since a series can appear a few
    seconds into the demo.
-4. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
+4. Checks what some panels say, not only that they answer: the push error ratio stat reads
+   100% for the outage job, and the commit latency panel draws one line per instance.
+5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
    fault class the demo promises reached Prometheus, and that the server stops cleanly on
    SIGTERM while the demo runs.
 
-Both processes are always stopped and the temporary directory removed. Standard library
+Every process is always stopped and the temporary directory removed. Standard library
 only; the last line is `N passed, M failed`; exits non-zero when a check fails.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -31,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -48,6 +54,11 @@ PROMETHEUS = "/usr/bin/prometheus"
 MIN_SCRAPES = 8
 QUERY_DEADLINE_S = 45
 STARTUP_TIMEOUT_S = 20
+
+# A second monitor, without the demo, in a job of its own: every push it hears of was
+# answered 403 ExpiredProviderToken, as on a first deploy with a revoked key. It has never
+# seen a 200, so it has no status="200" series at all.
+OUTAGE_JOB = "lam-apns-outage"
 
 # Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
 # scraped (the same list as DemoTrafficTests, one level further down the pipeline).
@@ -104,14 +115,15 @@ def wait_for(what: str, condition, timeout: float, interval: float = 0.2):
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def start_server(binary: Path, tmp: Path) -> tuple[subprocess.Popen, int, Path]:
-    log = tmp / "server.log"
+def start_server(binary: Path, tmp: Path, name: str = "server",
+                 demo: bool = True) -> tuple[subprocess.Popen, int, Path]:
+    log = tmp / f"{name}.log"
     env = dict(os.environ)
     for key in [k for k in env if k.startswith("LAM_")]:
         del env[key]  # flags only: a developer's LAM_* must not change the run
     proc = subprocess.Popen(
-        [str(binary), "serve", "--demo", "--port", "0", "--db", str(tmp / "monitor.sqlite"),
-         "--web-root", str(ROOT / "Web")],
+        [str(binary), "serve"] + (["--demo"] if demo else []) + [
+         "--port", "0", "--db", str(tmp / f"{name}.sqlite"), "--web-root", str(ROOT / "Web")],
         cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=open(log, "wb"))
 
@@ -124,7 +136,8 @@ def start_server(binary: Path, tmp: Path) -> tuple[subprocess.Popen, int, Path]:
     return proc, wait_for("the server to listen", port, STARTUP_TIMEOUT_S), log
 
 
-def start_prometheus(tmp: Path, target_port: int) -> tuple[subprocess.Popen, str, Path]:
+def start_prometheus(tmp: Path, target_port: int,
+                     outage_port: int) -> tuple[subprocess.Popen, str, Path]:
     port = free_port()
     config = tmp / "prometheus.yml"
     # rule_files takes the repository's alerts.yml by absolute path: the file under test.
@@ -139,6 +152,9 @@ scrape_configs:
   - job_name: {JOB}
     static_configs:
       - targets: ["127.0.0.1:{target_port}"]
+  - job_name: {OUTAGE_JOB}
+    static_configs:
+      - targets: ["127.0.0.1:{outage_port}"]
 """)
     log = tmp / "prometheus.log"
     proc = subprocess.Popen(
@@ -180,6 +196,65 @@ def stop(proc: subprocess.Popen | None, name: str, results: list[gc.CheckResult]
         check = f"{name} stops on SIGTERM with status 0 while the demo runs"
         results.append(gc._ok(check, f"{took:.1f} s") if proc.returncode == 0
                        else gc._fail(check, f"status {proc.returncode} after {took:.1f} s"))
+
+
+def feed_outage(port: int, stop_event: threading.Event) -> None:
+    """Reports a failed push (403 ExpiredProviderToken) every 0.2 s until stopped."""
+    n = 0
+    while not stop_event.is_set():
+        n += 1
+        event = {"id": f"outage-{n}", "type": "push.sent", "activity_id": "A-OUTAGE",
+                 "booking_id": "BK-OUTAGE", "occurred_at": time.time(), "event": "update",
+                 "priority": 10, "status": 403, "reason": "ExpiredProviderToken",
+                 "latency_ms": 20, "push_token": "80a1" * 16}
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/events", data=json.dumps(event).encode(),
+            headers={"Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(request, timeout=5).read()
+        except OSError:
+            pass
+        stop_event.wait(0.2)
+
+
+def panel_expr(title: str, ref_id: str = "A") -> str:
+    for t, r, expr in gc.panel_queries(gc.load_dashboard()):
+        if t == title and r == ref_id:
+            return expr
+    raise KeyError(f"no panel {title!r} {ref_id}")
+
+
+def check_semantics(url: str, demo_port: int, outage_port: int) -> list[gc.CheckResult]:
+    """What the panels say, not only that they answer: values an operator relies on."""
+    results = []
+    rate_s = 4 * int(gc.parse_duration(SCRAPE_INTERVAL))
+
+    def ctx(jobs: list[str], instances: list[str] | None = None) -> gc.GrafanaContext:
+        return gc.GrafanaContext(job_values=jobs, scrape_interval_s=rate_s // 4, interval_s=rate_s // 4,
+                                 instance_values=instances or gc.instance_values(url, jobs))
+
+    # Every push failing: the error-ratio stat must read 100%, not "No data".
+    name = "stat 'Push error ratio' reads 1 when every push fails (no status=\"200\" series)"
+    value = scalar(url, ctx([OUTAGE_JOB]).interpolate(panel_expr("Push error ratio")))
+    results.append(gc._ok(name) if value == 1 else gc._fail(name, f"value {value}"))
+
+    # Store commit latency: one line per instance (each has its own disk), never pooled.
+    name = "panel 'Store commit latency' p99: one series per instance"
+    body = gc.query(url, ctx([JOB, OUTAGE_JOB]).interpolate(panel_expr("Store commit latency", "B")))
+    instances = sorted(r["metric"].get("instance", "") for r in body.get("data", {}).get("result", []))
+    want = sorted([f"127.0.0.1:{demo_port}", f"127.0.0.1:{outage_port}"])
+    results.append(gc._ok(name) if instances == want else gc._fail(name, f"{instances}, want {want}"))
+
+    # The instance variable narrows every panel: both jobs, only the outage instance selected.
+    only = f"127.0.0.1:{outage_port}"
+    name = "instance variable narrows panels to the selected instance"
+    narrowed = ctx([JOB, OUTAGE_JOB], [only])
+    body = gc.query(url, narrowed.interpolate(panel_expr("Store commit latency", "B")))
+    got = sorted(r["metric"].get("instance", "") for r in body.get("data", {}).get("result", []))
+    ratio = scalar(url, narrowed.interpolate(panel_expr("Push error ratio")))
+    results.append(gc._ok(name) if got == [only] and ratio == 1
+                   else gc._fail(name, f"commit p99 instances {got}, error ratio {ratio}"))
+    return results
 
 
 def check_rules(url: str) -> list[gc.CheckResult]:
@@ -230,12 +305,15 @@ def main() -> int:
     results += section
 
     tmp = Path(tempfile.mkdtemp(prefix="lam-prometheus-test-"))
-    server = prometheus = None
-    server_log = prometheus_log = None
+    server = prometheus = outage = None
+    server_log = prometheus_log = outage_log = None
+    stop_feeding = threading.Event()
     began = time.monotonic()
     try:
         server, port, server_log = start_server(binary, tmp)
-        prometheus, url, prometheus_log = start_prometheus(tmp, port)
+        outage, outage_port, outage_log = start_server(binary, tmp, name="outage", demo=False)
+        threading.Thread(target=feed_outage, args=(outage_port, stop_feeding), daemon=True).start()
+        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port)
         print(f"== Live: server on 127.0.0.1:{port} with --demo, Prometheus on {url}")
         section = [gc._ok("server logs that the demo runs")
                    if "demo:" in server_log.read_text(errors="replace")
@@ -263,6 +341,7 @@ def main() -> int:
                 missing.append(name)
         section.append(gc._fail("every demo fault class reached Prometheus", ", ".join(missing))
                        if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
+        section += check_semantics(url, port, outage_port)
         section += check_rules(url)
         gc._print(section)
         results += section
@@ -274,11 +353,13 @@ def main() -> int:
         results.append(gc._fail("live run", f"{type(e).__name__}: {e}"))
         gc._print(results[-1:])
     finally:
+        stop_feeding.set()
+        stop(outage, "outage server")
         stop(server, "server")
         stop(prometheus, "prometheus")
         failed = [r for r in results if not r.passed]
         if failed:
-            for log in (server_log, prometheus_log):
+            for log in (server_log, outage_log, prometheus_log):
                 if log is not None and log.exists():
                     print(f"--- last lines of {log.name}")
                     print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))
