@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import HTTPServer
+import JSON
 import Testing
 @testable import LiveActivityMonitor
 
@@ -52,5 +54,67 @@ import Testing
         #expect(throws: Never.self, "the second close() returned while the store still held the file") {
             try EventStore(path: path).close()
         }
+    }
+
+    /// This process's threads named `name` (as `Thread.current.name` sets it, in /proc).
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
+    /// A server that cannot bind its port leaves no store thread behind and lets go of its
+    /// database file (a second attempt, on another port, opens it).
+    @Test func aPortInUseLeavesNoThreadAndNoLockBehind() throws {
+        let first = try TestServer()
+        defer { first.stop() }
+        let writersBefore = Self.threads(named: "store-writer")
+        #expect(writersBefore >= 1)
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var c = first.configuration
+        c.databasePath = directory + "/monitor.sqlite"
+        c.port = first.server.port
+        #expect(throws: (any Error).self) { try MonitorServer(c) }
+        #expect(Self.threads(named: "store-writer") <= writersBefore)
+        #expect(Self.threads(named: "checkpointer") <= writersBefore)
+        c.port = 0
+        let second = try MonitorServer(c)
+        second.stop()
+    }
+
+    /// stop() while a request waits for the writer: the request is answered 200 and its event is
+    /// there after a restart (HTTP stops before the writer, which finishes what was queued).
+    @Test func stopWhileAnIngestWaitsForTheWriterAnswersAndKeepsIt() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let store = server.server.store
+        let writerBusy = DispatchSemaphore(value: 0)
+        Thread {
+            _ = store.submit(.withConnection { _ in
+                writerBusy.signal()
+                Thread.sleep(forTimeInterval: 0.5)
+            })
+        }.start()
+        writerBusy.wait()
+        let status = LockedCounter()
+        let answered = DispatchSemaphore(value: 0)
+        let port = server.server.port
+        Thread {
+            let client = HTTPClient(port: port)
+            defer { client.close() }
+            let body = Array(JSONValue.array([IngestTests.started("in-flight")]).jsonString.utf8)
+            status.add((try? client.request("POST", "/v1/events", headers: [("Content-Type", "application/json")],
+                                            body: body).status) ?? -1)
+            answered.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.1)   // the request reaches the writer's queue
+        server.server.stop()
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        #expect(status.value == 200)
+        try server.restart()
+        #expect(try server.get("/api/activities/in-flight").status == 200)
     }
 }
