@@ -25,6 +25,8 @@ public final class EventStore: Sendable {
     private let queue = Mutex<(jobs: [WriteJob], stopping: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
+    /// Signalled once `close` has finished, for later callers of `close`.
+    private let closed = DispatchSemaphore(value: 0)
     private let checkpointer: Checkpointer
     let fileLock: DatabaseFileLock
     /// Where the store reports what an operator must know: writes failing and recovering, a
@@ -91,17 +93,23 @@ public final class EventStore: Sendable {
     static let rejectionFlushInterval = 1.0
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
+    /// Idempotent: a second caller, or one on another thread at once, returns once closed too.
     public func close() {
         let first = queue.withLock { q in
             defer { q.stopping = true }
             return !q.stopping
         }
-        guard first else { return }
+        guard first else {
+            closed.wait()
+            closed.signal()   // let the next caller through as well
+            return
+        }
         checkpointer.stop()
         _ = submitUnchecked(.sweep)
         wake.signal()
         writerStopped.wait()
         readers.close()
+        closed.signal()
     }
 
     /// True once `close` has begun: the store takes no more writes.

@@ -54,11 +54,13 @@ final class Retention: Sendable {
     }
 
     /// Stops the periodic passes, interrupting a pass in progress between two transactions.
+    /// Idempotent: a second caller, or one on another thread at once, returns once stopped too.
     func stop() {
         stopping.withLock { $0 = true }
         guard running.withLock({ $0 }) else { return }
         wake.signal()
         finished.wait()
+        finished.signal()   // let a second caller of stop() through as well
     }
 
     private var isStopping: Bool { stopping.withLock { $0 } }
