@@ -155,6 +155,31 @@ import Testing
         return (p, err, log, port)
     }
 
+    /// A stop held up by an unfinished request (the 10 s grace period) ends at once on a
+    /// second SIGTERM, saying so; what was acknowledged before is kept.
+    @Test func aSecondSIGTERMEndsAStopAtOnce() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var (p, err, log, port) = try Self.startServe(in: dir)
+        let posted = try HTTPClient(port: port).request("POST", "/v1/events", headers: [("Content-Type", "application/json")],
+                                                       body: Array(IngestTests.started("a1").jsonString.utf8))
+        #expect(posted.status == 200)
+        // A request whose body never ends keeps the stop in its grace period.
+        let held = try RawConnection(port: port)
+        #expect(held.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"))
+        Thread.sleep(forTimeInterval: 0.2)
+        let started = Date()
+        p.terminate()
+        Thread.sleep(forTimeInterval: 0.5)
+        p.terminate()
+        p.waitUntilExit()
+        log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(Date().timeIntervalSince(started) < 5, "the second SIGTERM was ignored")
+        #expect(p.terminationStatus == 128 + SIGTERM)
+        #expect(log.contains("SIGTERM again: exiting"), "\(log)")
+        #expect(try Database(path: dir + "/db.sqlite", mode: .readOnly).scalar("SELECT count(*) FROM events") == .integer(1))
+    }
+
     /// `serve … 2>&1 | tee log` after tee is gone: the next log line meets a closed pipe.
     @Test func serveOutlivesTheReaderOfItsLog() throws {
         let dir = TestServer.makeTemporaryDirectory()

@@ -90,7 +90,10 @@ enum ServeCommand {
         var configuration = try configuration(parsed)
         configuration.log = { log($0) }
 
-        let signals = TerminationSignals()
+        let signals = TerminationSignals { sig in
+            log("\(sig == SIGINT ? "SIGINT" : "SIGTERM") again: exiting without finishing the stop "
+                + "(acknowledged events are safe; unanswered requests get no answer)")
+        }
         let server: MonitorServer
         do { server = try MonitorServer(configuration) } catch {
             CommandLineTool.printError("error: cannot start on \(configuration.databasePath): \(error)")
