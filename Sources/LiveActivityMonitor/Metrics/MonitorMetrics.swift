@@ -48,9 +48,11 @@ public enum MonitorMetrics {
     public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
 
     // Process-scoped: they describe this process, not the stored data.
+    // Up to 10 s: a commit can wait out SQLite's 5 s busy timeout and a stalled disk, and a
+    // p99 beyond the top bucket would read as that bucket.
     public static let commitSeconds = family("store_commit_seconds",
         "Time to commit one group of ingest requests durably.",
-        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     public static let httpRequests = family("http_requests_total",
         "HTTP requests answered, by route template and status code.", ["code", "handler"])
 
