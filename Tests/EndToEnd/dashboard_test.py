@@ -590,6 +590,72 @@ def budget_checks(chrome):
             server.stop()
 
 
+def clock_behind(chrome, seconds):
+    """Sets the clock of every page loaded from now on `seconds` behind the real one (the
+    server's): Date.now() and new Date() shift, timers and performance.now() do not. Returns the
+    id to pass to Page.removeScriptToEvaluateOnNewDocument."""
+    script = """(() => {
+      const offset = %d, RealDate = Date, realNow = Date.now;
+      class ShiftedDate extends RealDate {
+        constructor(...args) { if (args.length === 0) super(realNow() - offset); else super(...args); }
+        static now() { return realNow() - offset; }
+      }
+      globalThis.Date = ShiftedDate;
+    })()""" % round(seconds * 1000)
+    return chrome.send("Page.addScriptToEvaluateOnNewDocument", {"source": script})["identifier"]
+
+
+def time_driven_checks(chrome):
+    """Rows that time alone adds to a booking's timeline (stale date passed, 8-hour end, removal)
+    appear when their time comes on an open page, with no new data."""
+    with Step("booking: transitions that time alone causes appear when their time comes"):
+        server = Server()
+        # The page's clock runs behind the server's, as a support agent's laptop may: the server
+        # reports the new states before the page reaches each deadline, so they are not news by
+        # the time the page gets there, and only the page's own clock can bring the rows.
+        behind = 8
+        script = clock_behind(chrome, behind)
+        try:
+            n = time.time()
+            cs = {"driverName": "Ana", "rating": "4.9", "progress": 0.5, "duration": 6}
+            deadlines = {"stale": n + 4, "ended": n + 6, "dismissed": n + 8}  # the server's clock
+            server.ingest([
+                {"type": "activity.started", "activity_id": "t-stale", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xE0), "stale_date": deadlines["stale"], "content_state": cs},
+                {"type": "activity.started", "activity_id": "t-8h", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": deadlines["ended"] - 8 * 3600, "push_token": token(0xE1), "content_state": cs},
+                {"type": "activity.started", "activity_id": "t-removed", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 120, "push_token": token(0xE2), "content_state": cs},
+                {"type": "activity.ended", "activity_id": "t-removed", "occurred_at": n - 30, "dismissal_policy": "after",
+                 "dismissal_date": deadlines["dismissed"]},
+            ])
+            chrome.navigate(server.base + "/#/booking/BK-TIME")
+            chrome.wait_for("document.querySelectorAll('.ev').length >= 4", timeout=8, what="the booking's timeline")
+            rows = "[...document.querySelectorAll('.ev-derived')].map((r) => r.dataset.type)"
+            check("before its deadlines the timeline has no time-driven row", chrome.evaluate(rows) == [], str(chrome.evaluate(rows)))
+            seen, mismatches = {}, set()
+            while time.time() < max(deadlines.values()) + behind + 4 and len(seen) < len(deadlines):
+                for kind in chrome.evaluate(rows):
+                    seen.setdefault(kind.removeprefix("derived."), time.time())
+                if not chrome.evaluate("document.querySelector('.mismatch').hidden"):
+                    mismatches.add(chrome.evaluate("document.querySelector('.mismatch').textContent"))
+                chrome.pump(0.2)
+            for kind, at in deadlines.items():
+                due = at + behind  # when the page's clock reaches it
+                late = seen[kind] - due if kind in seen else None
+                check(f"'{kind}' row appears when the page's clock passes its deadline",
+                      late is not None and late < 1.5, "never appeared" if late is None else f"{late:.1f} s after it")
+            states = chrome.evaluate("Object.fromEntries([...document.querySelectorAll('.snap')].map((c) => [c.dataset.activityId, c.dataset.state]))")
+            check("the cards following now moved with the rows", states == {"t-stale": "stale", "t-8h": "ended", "t-removed": "dismissed"}, str(states))
+            check("no 'replay and server disagree' while the states flipped", not mismatches, str(mismatches))
+            fetched = chrome.evaluate("performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/bookings/')).length")
+            loaded_for = max(deadlines.values()) + behind + 1 - n
+            check(f"no refetching loop: {fetched} booking requests in about {loaded_for:.0f} s", fetched <= loaded_for / 5 + 2, str(fetched))
+        finally:
+            chrome.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+            server.stop()
+
+
 def layout_checks(chrome):
     with Step("ride card: a long driver name truncates, the ETA column keeps one line each"):
         server = Server()
@@ -656,6 +722,7 @@ def main():
         scale_checks(server, chrome)
         token_checks(chrome)
         budget_checks(chrome)
+        time_driven_checks(chrome)
         layout_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
