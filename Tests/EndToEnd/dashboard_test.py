@@ -26,7 +26,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dashboard_cdp import Chromium, CDPError  # noqa: E402
-from dashboard_fixtures import XSS, bulk, followups, showcase, token  # noqa: E402
+from dashboard_fixtures import APPLE_EPOCH, XSS, bulk, followups, showcase, token  # noqa: E402
 from dashboard_server import REPO, Server  # noqa: E402
 
 OUT = os.path.join(REPO, "Tests", "EndToEnd", "out")
@@ -656,6 +656,67 @@ def time_driven_checks(chrome):
             server.stop()
 
 
+ISLAND_FIT = """((root) => {
+  // Every text of the compact and minimal Dynamic Island, where it is drawn: whether its first
+  // and last characters are inside its region and the island (not clipped), whether an ellipsis
+  // cuts its end, its font size.
+  const out = [];
+  for (const region of root.querySelectorAll('.di-compact .di-region, .di-minimal .di-region')) {
+    const island = region.closest('.di').getBoundingClientRect(), box = region.getBoundingClientRect();
+    for (const el of region.querySelectorAll('.t-text, .t-timer')) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const text = range.getBoundingClientRect(), own = el.getBoundingClientRect();
+      const cut = el.scrollWidth > el.clientWidth + 0.5 && getComputedStyle(el).textOverflow === 'ellipsis';
+      const right = cut ? own.right : text.right;  // an ellipsis draws the end inside the element
+      out.push({ where: region.className, text: el.textContent, cut, size: parseFloat(getComputedStyle(el).fontSize),
+                 startInside: text.left >= Math.max(box.left, island.left) - 0.5,
+                 endInside: right <= Math.min(box.right, island.right) + 0.5 });
+    }
+  }
+  return out;
+})(%s)"""
+
+
+def island_fit_checks(chrome):
+    with Step("Dynamic Island: long values fit the compact and minimal presentations"):
+        server = Server()
+        try:
+            n = int(time.time())
+            ride = lambda d: {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": d}
+            server.ingest([
+                {"type": "activity.started", "activity_id": "eta-2h", "booking_id": "BK-ETA-2H", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD1), "content_state": ride(125)},
+                {"type": "activity.started", "activity_id": "eta-205h", "booking_id": "BK-ETA-205H", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD2), "content_state": ride(12345)},
+                # A timer whose start date is 10 hours back: "10:00:00" in the compact island.
+                {"type": "activity.started", "activity_id": "timer-10h", "booking_id": "BK-TIMER-10H", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD3), "content_state": {"startedAt": n - 36000 - APPLE_EPOCH}},
+            ])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in ("eta-2h", "eta-205h", "timer-10h")), timeout=8, what="the three cards")
+            chrome.pump(0.5)  # fitting happens once the cards are laid out
+            for a, starts in (("eta-2h", "2 h 5 min"), ("eta-205h", "205"), ("timer-10h", "10:00:0")):
+                texts = chrome.evaluate(ISLAND_FIT % card(a))
+                trail = [t for t in texts if "di-trail" in t["where"]]
+                check(f"{a}: no text of the compact or minimal island is clipped",
+                      texts and all(t["startInside"] and t["endInside"] for t in texts), str(texts))
+                check(f"{a}: the compact trailing value keeps its meaningful start ({starts!r}), no smaller than 70 % of 15 px",
+                      len(trail) == 1 and trail[0]["text"].startswith(starts) and trail[0]["size"] >= 10.5, str(trail))
+            full = chrome.evaluate(ISLAND_FIT % card("eta-2h"))
+            check("'2 h 5 min' fits whole, by shrinking a little (no abbreviation, no ellipsis)",
+                  [t["text"] for t in full if "di-trail" in t["where"]] == ["2 h 5 min"] and not any(t["cut"] for t in full), str(full))
+            chrome.screenshot(os.path.join(OUT, "island-fit.png"))
+            chrome.navigate(server.base + "/#/booking/BK-ETA-205H")
+            snap = "document.querySelector('.snapshot-cards .snap[data-activity-id=\"eta-205h\"]')"
+            chrome.wait_for(snap + " !== null", timeout=8, what="the booking's card")
+            chrome.pump(0.5)
+            texts = chrome.evaluate(ISLAND_FIT % snap)
+            check("the booking page's islands fit too", texts and all(t["startInside"] and t["endInside"] for t in texts), str(texts))
+        finally:
+            server.stop()
+
+
 def layout_checks(chrome):
     with Step("ride card: a long driver name truncates, the ETA column keeps one line each"):
         server = Server()
@@ -723,6 +784,7 @@ def main():
         token_checks(chrome)
         budget_checks(chrome)
         time_driven_checks(chrome)
+        island_fit_checks(chrome)
         layout_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
