@@ -717,6 +717,49 @@ def island_fit_checks(chrome):
             server.stop()
 
 
+def long_id_checks(chrome):
+    with Step("booking: ids of 128 characters and unbroken long values stay inside the page"):
+        server = Server()
+        try:
+            n = int(time.time())
+            booking, first, second = "BK-" + "7" * 125, "ride-" + "a" * 123, "ride-" + "b" * 123
+            long_value = "Z" * 300
+            started = lambda a: {"type": "activity.started", "activity_id": a, "booking_id": booking, "attributes_type": "LiveActivityAttributes",
+                                 "occurred_at": n - 120, "push_token": token(0xF0),
+                                 "content_state": {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": 9}}
+            server.ingest([started(first), started(second),
+                           {"type": "activity.updated", "activity_id": first, "occurred_at": n - 60,
+                            "content_state": {"driverName": long_value, "rating": "4.9", "progress": 0.4, "duration": 8}}])
+            chrome.navigate(server.base + "/#/booking/" + booking)
+            chrome.wait_for("document.querySelectorAll('.ev').length >= 3 && document.querySelectorAll('.snap').length === 2", timeout=8,
+                            what="the booking page")
+            chrome.pump(0.3)
+            got = chrome.evaluate("""(() => {
+              const outside = (container, selector) => {
+                const box = container.getBoundingClientRect();
+                return [...container.querySelectorAll(selector)].filter((el) => {
+                  const r = el.getBoundingClientRect();
+                  return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
+                }).map((el) => `${el.className}: ${el.textContent.slice(0, 30)}…`);
+              };
+              return {
+                page: [document.documentElement.scrollWidth, innerWidth],
+                head: outside(document.querySelector('.booking-head'), '*'),
+                snapshot: outside(document.querySelector('.snapshot'), '.snap-title, .snap-title *'),
+                timeline: outside(document.querySelector('.timeline'), '.ev *'),
+              };
+            })()""")
+            check("no horizontal scrolling: the page is as wide as the window", got["page"][0] <= got["page"][1], str(got["page"]))
+            check("the booking id wraps inside the page's head", not got["head"], str(got["head"]))
+            check("each card's title (activity id) stays inside the lock-screen panel", not got["snapshot"], str(got["snapshot"]))
+            check("timeline rows (activity ids, a 300-character value) stay inside the timeline", not got["timeline"], str(got["timeline"]))
+            whole = chrome.evaluate("document.querySelector('.booking-head h1').textContent")
+            check("the whole booking id is shown, not cut", booking in whole, whole[:80])
+            chrome.screenshot(os.path.join(OUT, "long-ids.png"))
+        finally:
+            server.stop()
+
+
 def layout_checks(chrome):
     with Step("ride card: a long driver name truncates, the ETA column keeps one line each"):
         server = Server()
@@ -785,6 +828,7 @@ def main():
         budget_checks(chrome)
         time_driven_checks(chrome)
         island_fit_checks(chrome)
+        long_id_checks(chrome)
         layout_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
