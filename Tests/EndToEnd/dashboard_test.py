@@ -26,7 +26,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dashboard_cdp import Chromium, CDPError  # noqa: E402
-from dashboard_fixtures import XSS, bulk, followups, showcase, token  # noqa: E402
+from dashboard_fixtures import APPLE_EPOCH, XSS, bulk, followups, showcase, token  # noqa: E402
 from dashboard_server import REPO, Server  # noqa: E402
 
 OUT = os.path.join(REPO, "Tests", "EndToEnd", "out")
@@ -590,6 +590,176 @@ def budget_checks(chrome):
             server.stop()
 
 
+def clock_behind(chrome, seconds):
+    """Sets the clock of every page loaded from now on `seconds` behind the real one (the
+    server's): Date.now() and new Date() shift, timers and performance.now() do not. Returns the
+    id to pass to Page.removeScriptToEvaluateOnNewDocument."""
+    script = """(() => {
+      const offset = %d, RealDate = Date, realNow = Date.now;
+      class ShiftedDate extends RealDate {
+        constructor(...args) { if (args.length === 0) super(realNow() - offset); else super(...args); }
+        static now() { return realNow() - offset; }
+      }
+      globalThis.Date = ShiftedDate;
+    })()""" % round(seconds * 1000)
+    return chrome.send("Page.addScriptToEvaluateOnNewDocument", {"source": script})["identifier"]
+
+
+def time_driven_checks(chrome):
+    """Rows that time alone adds to a booking's timeline (stale date passed, 8-hour end, removal)
+    appear when their time comes on an open page, with no new data."""
+    with Step("booking: transitions that time alone causes appear when their time comes"):
+        server = Server()
+        # The page's clock runs behind the server's, as a support agent's laptop may: the server
+        # reports the new states before the page reaches each deadline, so they are not news by
+        # the time the page gets there, and only the page's own clock can bring the rows.
+        behind = 8
+        script = clock_behind(chrome, behind)
+        try:
+            n = time.time()
+            cs = {"driverName": "Ana", "rating": "4.9", "progress": 0.5, "duration": 6}
+            deadlines = {"stale": n + 4, "ended": n + 6, "dismissed": n + 8}  # the server's clock
+            server.ingest([
+                {"type": "activity.started", "activity_id": "t-stale", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xE0), "stale_date": deadlines["stale"], "content_state": cs},
+                {"type": "activity.started", "activity_id": "t-8h", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": deadlines["ended"] - 8 * 3600, "push_token": token(0xE1), "content_state": cs},
+                {"type": "activity.started", "activity_id": "t-removed", "booking_id": "BK-TIME", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 120, "push_token": token(0xE2), "content_state": cs},
+                {"type": "activity.ended", "activity_id": "t-removed", "occurred_at": n - 30, "dismissal_policy": "after",
+                 "dismissal_date": deadlines["dismissed"]},
+            ])
+            chrome.navigate(server.base + "/#/booking/BK-TIME")
+            chrome.wait_for("document.querySelectorAll('.ev').length >= 4", timeout=8, what="the booking's timeline")
+            rows = "[...document.querySelectorAll('.ev-derived')].map((r) => r.dataset.type)"
+            check("before its deadlines the timeline has no time-driven row", chrome.evaluate(rows) == [], str(chrome.evaluate(rows)))
+            seen, mismatches = {}, set()
+            while time.time() < max(deadlines.values()) + behind + 4 and len(seen) < len(deadlines):
+                for kind in chrome.evaluate(rows):
+                    seen.setdefault(kind.removeprefix("derived."), time.time())
+                if not chrome.evaluate("document.querySelector('.mismatch').hidden"):
+                    mismatches.add(chrome.evaluate("document.querySelector('.mismatch').textContent"))
+                chrome.pump(0.2)
+            for kind, at in deadlines.items():
+                due = at + behind  # when the page's clock reaches it
+                late = seen[kind] - due if kind in seen else None
+                check(f"'{kind}' row appears when the page's clock passes its deadline",
+                      late is not None and late < 1.5, "never appeared" if late is None else f"{late:.1f} s after it")
+            states = chrome.evaluate("Object.fromEntries([...document.querySelectorAll('.snap')].map((c) => [c.dataset.activityId, c.dataset.state]))")
+            check("the cards following now moved with the rows", states == {"t-stale": "stale", "t-8h": "ended", "t-removed": "dismissed"}, str(states))
+            check("no 'replay and server disagree' while the states flipped", not mismatches, str(mismatches))
+            fetched = chrome.evaluate("performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/bookings/')).length")
+            loaded_for = max(deadlines.values()) + behind + 1 - n
+            check(f"no refetching loop: {fetched} booking requests in about {loaded_for:.0f} s", fetched <= loaded_for / 5 + 2, str(fetched))
+        finally:
+            chrome.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+            server.stop()
+
+
+ISLAND_FIT = """((root) => {
+  // Every text of the compact and minimal Dynamic Island, where it is drawn: whether its first
+  // and last characters are inside its region and the island (not clipped), whether an ellipsis
+  // cuts its end, its font size.
+  const out = [];
+  for (const region of root.querySelectorAll('.di-compact .di-region, .di-minimal .di-region')) {
+    const island = region.closest('.di').getBoundingClientRect(), box = region.getBoundingClientRect();
+    for (const el of region.querySelectorAll('.t-text, .t-timer')) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const text = range.getBoundingClientRect(), own = el.getBoundingClientRect();
+      const cut = el.scrollWidth > el.clientWidth + 0.5 && getComputedStyle(el).textOverflow === 'ellipsis';
+      const right = cut ? own.right : text.right;  // an ellipsis draws the end inside the element
+      out.push({ where: region.className, text: el.textContent, cut, size: parseFloat(getComputedStyle(el).fontSize),
+                 startInside: text.left >= Math.max(box.left, island.left) - 0.5,
+                 endInside: right <= Math.min(box.right, island.right) + 0.5 });
+    }
+  }
+  return out;
+})(%s)"""
+
+
+def island_fit_checks(chrome):
+    with Step("Dynamic Island: long values fit the compact and minimal presentations"):
+        server = Server()
+        try:
+            n = int(time.time())
+            ride = lambda d: {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": d}
+            server.ingest([
+                {"type": "activity.started", "activity_id": "eta-2h", "booking_id": "BK-ETA-2H", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD1), "content_state": ride(125)},
+                {"type": "activity.started", "activity_id": "eta-205h", "booking_id": "BK-ETA-205H", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD2), "content_state": ride(12345)},
+                # A timer whose start date is 10 hours back: "10:00:00" in the compact island.
+                {"type": "activity.started", "activity_id": "timer-10h", "booking_id": "BK-TIMER-10H", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 60, "push_token": token(0xD3), "content_state": {"startedAt": n - 36000 - APPLE_EPOCH}},
+            ])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in ("eta-2h", "eta-205h", "timer-10h")), timeout=8, what="the three cards")
+            chrome.pump(0.5)  # fitting happens once the cards are laid out
+            for a, starts in (("eta-2h", "2 h 5 min"), ("eta-205h", "205"), ("timer-10h", "10:00:0")):
+                texts = chrome.evaluate(ISLAND_FIT % card(a))
+                trail = [t for t in texts if "di-trail" in t["where"]]
+                check(f"{a}: no text of the compact or minimal island is clipped",
+                      texts and all(t["startInside"] and t["endInside"] for t in texts), str(texts))
+                check(f"{a}: the compact trailing value keeps its meaningful start ({starts!r}), no smaller than 70 % of 15 px",
+                      len(trail) == 1 and trail[0]["text"].startswith(starts) and trail[0]["size"] >= 10.5, str(trail))
+            full = chrome.evaluate(ISLAND_FIT % card("eta-2h"))
+            check("'2 h 5 min' fits whole, by shrinking a little (no abbreviation, no ellipsis)",
+                  [t["text"] for t in full if "di-trail" in t["where"]] == ["2 h 5 min"] and not any(t["cut"] for t in full), str(full))
+            chrome.screenshot(os.path.join(OUT, "island-fit.png"))
+            chrome.navigate(server.base + "/#/booking/BK-ETA-205H")
+            snap = "document.querySelector('.snapshot-cards .snap[data-activity-id=\"eta-205h\"]')"
+            chrome.wait_for(snap + " !== null", timeout=8, what="the booking's card")
+            chrome.pump(0.5)
+            texts = chrome.evaluate(ISLAND_FIT % snap)
+            check("the booking page's islands fit too", texts and all(t["startInside"] and t["endInside"] for t in texts), str(texts))
+        finally:
+            server.stop()
+
+
+def long_id_checks(chrome):
+    with Step("booking: ids of 128 characters and unbroken long values stay inside the page"):
+        server = Server()
+        try:
+            n = int(time.time())
+            booking, first, second = "BK-" + "7" * 125, "ride-" + "a" * 123, "ride-" + "b" * 123
+            long_value = "Z" * 300
+            started = lambda a: {"type": "activity.started", "activity_id": a, "booking_id": booking, "attributes_type": "LiveActivityAttributes",
+                                 "occurred_at": n - 120, "push_token": token(0xF0),
+                                 "content_state": {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": 9}}
+            server.ingest([started(first), started(second),
+                           {"type": "activity.updated", "activity_id": first, "occurred_at": n - 60,
+                            "content_state": {"driverName": long_value, "rating": "4.9", "progress": 0.4, "duration": 8}}])
+            chrome.navigate(server.base + "/#/booking/" + booking)
+            chrome.wait_for("document.querySelectorAll('.ev').length >= 3 && document.querySelectorAll('.snap').length === 2", timeout=8,
+                            what="the booking page")
+            chrome.pump(0.3)
+            got = chrome.evaluate("""(() => {
+              const outside = (container, selector) => {
+                const box = container.getBoundingClientRect();
+                return [...container.querySelectorAll(selector)].filter((el) => {
+                  const r = el.getBoundingClientRect();
+                  return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
+                }).map((el) => `${el.className}: ${el.textContent.slice(0, 30)}…`);
+              };
+              return {
+                page: [document.documentElement.scrollWidth, innerWidth],
+                head: outside(document.querySelector('.booking-head'), '*'),
+                snapshot: outside(document.querySelector('.snapshot'), '.snap-title, .snap-title *'),
+                timeline: outside(document.querySelector('.timeline'), '.ev *'),
+              };
+            })()""")
+            check("no horizontal scrolling: the page is as wide as the window", got["page"][0] <= got["page"][1], str(got["page"]))
+            check("the booking id wraps inside the page's head", not got["head"], str(got["head"]))
+            check("each card's title (activity id) stays inside the lock-screen panel", not got["snapshot"], str(got["snapshot"]))
+            check("timeline rows (activity ids, a 300-character value) stay inside the timeline", not got["timeline"], str(got["timeline"]))
+            whole = chrome.evaluate("document.querySelector('.booking-head h1').textContent")
+            check("the whole booking id is shown, not cut", booking in whole, whole[:80])
+            chrome.screenshot(os.path.join(OUT, "long-ids.png"))
+        finally:
+            server.stop()
+
+
 def layout_checks(chrome):
     with Step("ride card: a long driver name truncates, the ETA column keeps one line each"):
         server = Server()
@@ -656,6 +826,9 @@ def main():
         scale_checks(server, chrome)
         token_checks(chrome)
         budget_checks(chrome)
+        time_driven_checks(chrome)
+        island_fit_checks(chrome)
+        long_id_checks(chrome)
         layout_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")

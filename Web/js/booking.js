@@ -7,11 +7,17 @@ import { getJSON, NotFound } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
-import { replay, toActivity, normaliseEvent, p10Budget } from "./lockscreen.js";
+import { replay, toActivity, normaliseEvent, p10Budget, MAX_ACTIVE, MAX_LIFETIME } from "./lockscreen.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 5000;
 const LATE_AFTER = 1; // seconds of slack between arrivals before an event counts as reported late
+// A deadline further away than this is re-checked then (a sleeping laptop or a throttled tab
+// fires timers late, and setTimeout cannot wait beyond 2^31 ms anyway).
+const MAX_DEADLINE_WAIT_MS = 3600 * 1000;
+// Browser and server clocks differ a little: a state that flips this close to now may be read
+// differently by each without either being wrong.
+const CLOCK_SLACK = 10;
 
 const WHY = {
   out_of_order: "Ignored: not newer than the content shown",
@@ -31,6 +37,7 @@ export class BookingView {
     this.root = root;
     this.id = null;
     this.timer = null;
+    this.deadlineTimer = null;
     this.seq = 0;
   }
 
@@ -55,6 +62,7 @@ export class BookingView {
 
   hide() {
     clearTimeout(this.timer);
+    clearTimeout(this.deadlineTimer);
     this.seq++;
     this.id = null;
     this.data = null;
@@ -74,12 +82,16 @@ export class BookingView {
       }
       if (seq !== this.seq) return;
       const sig = JSON.stringify([data.events?.length, data.activities, data.priority10_budget]);
+      this.fetchedAt = fmt.nowSeconds();
       if (!this.data || sig !== this.sig) {
         this.data = data;
         this.sig = sig;
         this.templates = templates;
         this.prepare();
         this.render();
+        this.scheduleDeadline();
+      } else if (this.fetchedAt >= this.nextDeadline) {
+        this.timeMoved(); // the deadline's timer was late (a background tab): catch up now
       } else if (this.live) {
         this.renderSnapshot();
       }
@@ -110,10 +122,7 @@ export class BookingView {
   prepare() {
     const events = (this.data.events ?? []).map((e, i) => normaliseEvent(e, i)).filter((e) => e.t !== null).map((e, i) => ({ ...e, index: i }));
     this.events = events;
-    const now = fmt.nowSeconds();
-    const full = replay(events, { until: now });
-    this.notes = full.notes;
-    this.derived = full.derived.filter((d) => d.t <= now);
+    const now = this.replayUntilNow();
     // Activities in start order; the server's list first, then any only the events know.
     const ids = [];
     for (const a of this.data.activities ?? []) ids.push(a.activity_id);
@@ -134,6 +143,49 @@ export class BookingView {
     const last = Math.max(events.length ? events[events.length - 1].t : now, ...this.derived.map((d) => d.t));
     const stillVisible = (this.data.activities ?? []).some((a) => a.state !== "dismissed");
     this.range = { min: Math.floor(first), max: Math.ceil(stillVisible ? Math.max(now, last) : last + 60), followsNow: stillVisible };
+  }
+
+  /**
+   * Replays every event up to now for the per-event notes and the transitions that time alone
+   * caused so far, and finds the next instant at which that list (or a note) changes: the next
+   * stale date, 8-hour end or removal, or an event stamped in the future. Returns now.
+   */
+  replayUntilNow() {
+    const now = fmt.nowSeconds();
+    const full = replay(this.events, { until: now });
+    this.notes = full.notes;
+    this.derived = full.derived.filter((d) => d.t <= now);
+    // Every time-driven transition comes at most 12 h after its activity's start, and no
+    // activity starts after the last event: replaying that far ahead finds them all.
+    const lastEvent = this.events.length ? this.events[this.events.length - 1].t : now;
+    const ahead = replay(this.events, { until: Math.max(now, lastEvent) + MAX_LIFETIME + 1 });
+    const upcoming = [...ahead.derived.map((d) => d.t), ...this.events.map((e) => e.t)].filter((t) => t > now);
+    this.nextDeadline = upcoming.length ? Math.min(...upcoming) : Infinity;
+    return now;
+  }
+
+  /** Re-renders the timeline when the next time-driven transition is due (no refetch needed:
+   *  the events already say when it comes). */
+  scheduleDeadline() {
+    clearTimeout(this.deadlineTimer);
+    if (!Number.isFinite(this.nextDeadline)) return;
+    // A few ms late, so that the replay at wake-up is at or past the deadline.
+    const wait = Math.min(MAX_DEADLINE_WAIT_MS, Math.max(0, (this.nextDeadline - fmt.nowSeconds()) * 1000) + 20);
+    const data = this.data;
+    this.deadlineTimer = setTimeout(() => {
+      if (data !== this.data) return; // another booking, or hidden
+      if (fmt.nowSeconds() >= this.nextDeadline) this.timeMoved();
+      else this.scheduleDeadline();
+    }, wait);
+  }
+
+  /** Time passed a deadline with the same data: the new rows, the card following now, the marks. */
+  timeMoved() {
+    this.replayUntilNow();
+    this.fillTimeline();
+    if (this.live) this.renderSnapshot();
+    this.markTimeline();
+    this.scheduleDeadline();
   }
 
   /** The instant shown: the chosen one, or now (clamped to the timeline) when following live. */
@@ -213,19 +265,31 @@ export class BookingView {
       controls, this.cardsAt, this.mismatch);
 
     this.list = h("ol", { class: "events" });
-    this.rows = [];
-    this.lastStale = new Map();
-    for (const item of this.timelineItems()) {
-      const row = item.derived ? this.derivedRow(item) : this.eventRow(item);
-      this.rows.push({ row, item });
-      this.list.append(row);
-    }
+    this.fillTimeline();
     const timeline = h("section", { class: "timeline", attrs: { "aria-label": "Events" } },
       h("h2", { text: `Timeline (${this.events.length} event${this.events.length === 1 ? "" : "s"})` }), this.list);
 
     root.append(h("div", { class: "booking-grid" }, snapshot, timeline));
     this.renderSnapshot();
     this.markTimeline();
+  }
+
+  /** (Re)builds the timeline's rows: the events and the transitions time caused until now. */
+  fillTimeline() {
+    const rows = document.createDocumentFragment();
+    this.rows = [];
+    this.lastStale = new Map();
+    for (const item of this.timelineItems()) {
+      const row = item.derived ? this.derivedRow(item) : this.eventRow(item);
+      this.rows.push({ row, item });
+      rows.append(row);
+    }
+    clear(this.list).append(rows);
+    // The ticks are coloured by the notes, which an event stamped in the future only gets now.
+    for (const [i, ev] of this.events.entries()) {
+      const tick = this.ticks?.[i]?.el;
+      if (tick) tick.className = `tick tick-${this.notes[ev.index]?.effect ?? "info"}`;
+    }
   }
 
   placeTicks() {
@@ -384,23 +448,31 @@ export class BookingView {
         diagnostics(a, { at: liveClock ?? t, bookingLink: false, budget })));
     }
     clear(this.cardsAt).append(...cards);
-    this.checkAgainstServer(records);
+    this.checkAgainstServer();
   }
 
   /** Following now, the replay must agree with the server's own state: say so when it does not. */
-  checkAgainstServer(records) {
+  checkAgainstServer() {
     if (!this.live) {
       this.mismatch.hidden = true;
       return;
     }
-    const now = fmt.nowSeconds();
+    // The server's states are as of the fetch; the card may be drawn later (at a deadline), when
+    // a state has flipped that the server will only report on the next refresh: compare the
+    // replay at the fetch.
+    const at = this.fetchedAt ?? fmt.nowSeconds();
+    const { records } = replay(this.events, { until: at });
     const problems = [];
     for (const server of this.data.activities ?? []) {
       const r = records.get(server.activity_id);
       if (!r) continue;
-      const mine = toActivity(r, now);
-      // Skip states about to flip within the refresh interval.
-      if (mine.state !== server.state && Math.abs(now - (fmt.toSeconds(server.stale_date) ?? 0)) > 10) {
+      const mine = toActivity(r, at);
+      // Skip states that flip within the clocks' slack of that instant: stale date, 8-hour end,
+      // removal.
+      const deadlines = [mine.stale_date, mine.started_at + MAX_ACTIVE, mine.visible_until,
+        fmt.toSeconds(server.stale_date), fmt.toSeconds(server.visible_until)];
+      const flipping = deadlines.some((d) => d !== null && Math.abs(at - d) <= CLOCK_SLACK);
+      if (mine.state !== server.state && !flipping) {
         problems.push(`${server.activity_id}: replay says ${mine.state}, server says ${server.state}`);
       }
       if (JSON.stringify(mine.content_state) !== JSON.stringify(server.content_state)) {

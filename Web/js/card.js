@@ -42,16 +42,19 @@ export function islands(activity, template, { at = null } = {}) {
   const ctx = context(activity, template, { at: drawnAt(activity, at) });
   const ex = template.expanded ?? {};
   const region = (cls, spec) => h("div", { class: ["di-region", cls] }, renderSafely(spec, ctx));
+  // Compact and minimal cannot grow: their texts shrink, shorten or end in an ellipsis (fit.js).
+  const fitted = { ...ctx, fit: true };
+  const small = (cls, spec) => h("div", { class: ["di-region", cls] }, renderSafely(spec, fitted));
   // An ended activity stays on the lock screen but leaves the Dynamic Island.
   const gone = activity.state === "ended" || activity.state === "dismissed";
   return h("div", { class: ["islands", gone ? "islands-gone" : null], title: gone ? "Ended: no longer in the Dynamic Island" : null },
     h("figure", { class: "di-fig di-fig-compact" },
       h("div", { class: "di di-compact", attrs: { role: "group", "aria-label": "Dynamic Island, compact" } },
-        region("di-lead", template.compact_leading), h("div", { class: "di-camera" }), region("di-trail", template.compact_trailing)),
+        small("di-lead", template.compact_leading), h("div", { class: "di-camera" }), small("di-trail", template.compact_trailing)),
       h("figcaption", { text: "Compact" })),
     h("figure", { class: "di-fig di-fig-minimal" },
       h("div", { class: "di di-minimal", attrs: { role: "group", "aria-label": "Dynamic Island, minimal" } },
-        region("di-min", template.minimal)),
+        small("di-min", template.minimal)),
       h("figcaption", { text: "Minimal" })),
     h("figure", { class: "di-fig di-fig-expanded" },
       h("div", { class: "di di-expanded", attrs: { role: "group", "aria-label": "Dynamic Island, expanded" } },

@@ -5,6 +5,7 @@
 import { h, svg } from "./dom.js";
 import { icon } from "./icons.js";
 import * as fmt from "./format.js";
+import { fitText } from "./fit.js";
 
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 const cache = new Map(); // key → Promise<template>
@@ -188,6 +189,8 @@ export function formatValue(v, format, ctx) {
     case "minutes": {
       if (!Number.isFinite(num)) return String(v);
       const m = Math.max(0, Math.round(num));
+      // The short form, for a place too narrow for the full one: "7m", "2h 5m".
+      if (ctx?.short) return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h ${m % 60}m`;
       return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
     }
     case "arrival": {
@@ -251,9 +254,14 @@ export function renderElement(spec, ctx) {
     el = h("div", { class: "t-spacer" });
   } else if ("text" in spec) {
     el = h("span", { class: "t-text", text: interpolate(spec.text, ctx) });
+    if (ctx.fit) fitText(el, { short: interpolate(spec.text, { ...ctx, short: true }) });
   } else if ("value" in spec) {
-    const text = formatValue(lookup(spec.value, ctx), spec.format, ctx);
-    el = h("span", { class: "t-text", text: text === "" ? spec.placeholder ?? "—" : `${spec.prefix ?? ""}${text}${spec.suffix ?? ""}` });
+    const shown = (c) => {
+      const text = formatValue(lookup(spec.value, c), spec.format, c);
+      return text === "" ? spec.placeholder ?? "—" : `${spec.prefix ?? ""}${text}${spec.suffix ?? ""}`;
+    };
+    el = h("span", { class: "t-text", text: shown(ctx) });
+    if (ctx.fit) fitText(el, { short: shown({ ...ctx, short: true }) });
   } else if ("timer" in spec) {
     el = renderTimer(spec, ctx);
   } else if ("button" in spec) {
@@ -312,6 +320,7 @@ function renderTimer(spec, ctx) {
     const value = down ? Math.max(0, startedAt - at) : Math.max(0, at - startedAt);
     return fmt.timerText(value);
   };
+  if (ctx.fit) fitText(el);
   if (ctx.live && pausedAt === null && startedAt !== null) return live(el, text);
   el.textContent = text(ctx.now());
   return el;
@@ -365,7 +374,9 @@ function renderFields(spec, ctx) {
   return dl;
 }
 
-/** The rendering context for one activity (`now` fixed for a past point in time). */
+/** The rendering context for one activity (`now` fixed for a past point in time). `fit`
+ *  (set by the Dynamic Island's compact and minimal regions) makes texts fit their region;
+ *  `short` asks values for their short form. */
 export function context(activity, template, { at = null } = {}) {
   return {
     state: activity.content_state ?? {},
