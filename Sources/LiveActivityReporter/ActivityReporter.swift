@@ -41,7 +41,7 @@ public actor ActivityReporter {
     /// Events per request; lowered when the server answers 413.
     private var batchLimit: Int
     private var closed = false
-    /// While `close(within:)` runs: the seconds left until its deadline.
+    /// While `close()` or `close(within:)` runs: the seconds left until its deadline.
     private var closeBudget: TimeInterval?
 
     /// - Parameters:
@@ -124,13 +124,12 @@ public actor ActivityReporter {
         return await withCheckedContinuation { flushWaiters.append($0) }
     }
 
-    /// Flushes once, then stops sending. Events still buffered stay unsent (see `statistics`);
-    /// events reported later are dropped. To keep trying for a while, use `close(within:)`.
+    /// Sends everything buffered, retrying failures until the buffer is empty or
+    /// `configuration.closeTimeout` (10 s by default) has passed, then stops sending:
+    /// `close(within: configuration.closeTimeout)`. Events still buffered then are dropped
+    /// (counted in `statistics.dropped`, and logged); events reported later are dropped too.
     public func close() async {
-        _ = await flush()
-        closed = true
-        driver?.cancel()
-        wait?.task.cancel()
+        await close(within: configuration.closeTimeout)
     }
 
     /// Sends everything buffered, retrying failures with the usual back-off (at least each
@@ -142,9 +141,10 @@ public actor ActivityReporter {
     /// `statistics.dropped`, and logged); events reported later are dropped too.
     ///
     /// Time is what the reporter's `sleep` was asked to wait plus how long its attempts took.
+    /// A negative or NaN `seconds` is 0: one attempt.
     public func close(within seconds: TimeInterval) async {
         if !closed, !buffer.isEmpty {
-            closeBudget = min(closeBudget ?? .infinity, max(seconds, 0))
+            closeBudget = min(closeBudget ?? .infinity, seconds > 0 ? seconds : 0)
             flushRequested = true
             wait?.task.cancel()
             startDriver()

@@ -11,14 +11,14 @@ public struct ReporterStatistics: Sendable, Hashable {
     /// never sent again.
     public var rejected = 0
     /// Events discarded unsent to keep the buffer within its bounds (oldest first, starts,
-    /// ends and dismissals last), still buffered when `close(within:)` reached its deadline,
-    /// or reported after `close()`.
+    /// ends and dismissals last), still buffered when `close()` or `close(within:)` reached
+    /// its deadline, or reported after closing.
     public var dropped = 0
     /// HTTP attempts made.
     public var requests = 0
     /// Attempts that followed a failed one (timeout, dropped connection, 5xx, 408, 429).
     public var retries = 0
-    /// Events waiting to be sent now.
+    /// Events waiting to be sent now; always 0 once `close()` or `close(within:)` returned.
     public var buffered = 0
 
     public init() {}
