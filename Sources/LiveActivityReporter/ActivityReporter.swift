@@ -5,12 +5,14 @@ import Foundation
 ///
 /// - `report(_:)` only encodes and buffers; sending happens in the background. A batch goes
 ///   when it is full (`maxBatchEvents`), after `batchDelay`, or on `flush()`.
-/// - Timeouts, dropped connections, 5xx answers and the 408 and 429 of a proxy in front of the
-///   monitor are retried after a back-off (`RetryPolicy`, at least the answer's `Retry-After`),
-///   resending the same events with the same `id`s: the monitor stores and counts an id once,
-///   so a retry whose first answer was lost is never double-counted.
-/// - Other 4xx answers are never retried. A 422 names the invalid events: those are dropped and
-///   the others of the batch, which the monitor did not store, go again. A 413 halves the batch.
+/// - Timeouts, dropped connections and the answers 500, 502, 503 and 504 (and the 408 and 429 of
+///   a proxy in front of the monitor) are retried after a back-off (`RetryPolicy`, at least the
+///   answer's `Retry-After`), resending the same events with the same `id`s: the monitor stores
+///   and counts an id once, so a retry whose first answer was lost is never double-counted.
+/// - Other answers (400, 401, 403, 404, 415, 501, 505, …) would be the same for the same
+///   request: never retried, the batch is counted in `statistics.rejected` and the answer kept
+///   in `statistics.lastRejection`. A 422 names the invalid events: those are dropped and the
+///   others of the batch, which the monitor did not store, go again. A 413 halves the batch.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
 ///   updates and push results before starts, ends and dismissals.
@@ -168,7 +170,8 @@ public actor ActivityReporter {
     private enum Outcome {
         /// Answered (whatever the answer); go on with the next batch.
         case answered
-        /// Not answered, or answered 5xx, 408 or 429: wait, then send the same events again.
+        /// Not answered, or answered 408, 429, 500, 502, 503 or 504: wait, then send the same
+        /// events again.
         case retry(after: TimeInterval?)
     }
 
@@ -272,6 +275,9 @@ public actor ActivityReporter {
             } else {
                 // The monitor stores a request whole or not at all: the valid rest go again.
                 stats.rejected += invalid.count
+                let first = problems[0]
+                stats.lastRejection = ReporterStatistics.Rejection(
+                    status: 422, message: "\(batch[first.index].id): \(first.field): \(first.error)", events: invalid.count)
                 buffer.complete(removing: invalid)
             }
             return .answered
@@ -280,27 +286,41 @@ public actor ActivityReporter {
             buffer.release()
             log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request")
             return .answered
-        case 408, 429, 500..<600:
+        case _ where Self.retryableStatuses.contains(response.status):
             // 408 and 429 come from a proxy or load balancer in front of the monitor (which
-            // sends neither): a timeout and a "not so fast", both worth another try.
+            // sends neither): a timeout and a "not so fast", both worth another try; so are a
+            // failing server (500), a gateway without a healthy monitor behind it (502, 504)
+            // and a monitor restarting (503).
             buffer.release()
             let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }
             log("the monitor answered \(response.status) (\(IngestAnswer.message(response.body))); \(batch.count) event(s) will be sent again")
             return .retry(after: retryAfter)
         default:
+            // Any other answer (400, 401, 403, 404, 415, 501, 505, …) would be the same for
+            // the same request: sending it again only adds load.
             reject(batch, response)
             return .answered
         }
     }
 
+    /// The answers worth sending the same request again for; every other answer is final.
+    static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
     /// Drops a whole batch the monitor refused: sending it again would be refused again.
     private func reject(_ batch: [EventBuffer.Entry], _ response: TransportResponse) {
+        let message = IngestAnswer.message(response.body)
         stats.rejected += batch.count
+        stats.lastRejection = ReporterStatistics.Rejection(status: response.status, message: message, events: batch.count)
         buffer.complete()
-        var hint = ""
-        if response.status == 401 { hint = " (check the ingest token)" }
-        if response.status == 404 { hint = " (check the server URL)" }
-        log("the monitor answered \(response.status)\(hint): \(IngestAnswer.message(response.body)); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
+        let hint = switch response.status {
+        case 401, 403: " (check the ingest token)"
+        case 404: " (check the server URL)"
+        case 300..<400: " (a redirect the transport did not follow: check the server URL)"
+        case 415: " (a proxy changed the request?)"
+        case 500..<600: " (not retried: sending the same request again would get the same answer)"
+        default: ""
+        }
+        log("the monitor answered \(response.status)\(hint): \(message); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
     }
 
     /// Waits, unless cut short by `flush()`, `close()` or (while batching) a full batch.
