@@ -12,7 +12,8 @@ import Foundation
 /// - Other answers (400, 401, 403, 404, 415, 501, 505, …) would be the same for the same
 ///   request: never retried, the batch is counted in `statistics.rejected` and the answer kept
 ///   in `statistics.lastRejection`. A 422 names the invalid events: those are dropped and the
-///   others of the batch, which the monitor did not store, go again. A 413 halves the batch.
+///   others of the batch, which the monitor did not store, go again. A 413 halves the batch
+///   size; it doubles again, up to `maxBatchEvents`, after every 10 batches accepted in a row.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
 ///   updates and push results before starts, ends and dismissals.
@@ -40,8 +41,16 @@ public actor ActivityReporter {
     private var flushWaiters: [CheckedContinuation<Bool, Never>] = []
     /// Consecutive failed attempts.
     private var failures = 0
-    /// Events per request; lowered when the server answers 413.
+    /// Events per request; halved when the server answers 413, doubled again (up to
+    /// `fullBatchLimit`) after `regrowAfter` batches in a row were accepted.
     private var batchLimit: Int
+    /// Events per request as configured.
+    private let fullBatchLimit: Int
+    /// Batches accepted since `batchLimit` last changed.
+    private var acceptedAtLimit = 0
+    /// Accepted batches before a lowered batch size is doubled: against a monitor whose limit
+    /// stays low, at most one request in `regrowAfter + 1` is a 413.
+    static let regrowAfter = 10
     private var closed = false
     /// While `close()` or `close(within:)` runs: the seconds left until its deadline.
     private var closeBudget: TimeInterval?
@@ -60,7 +69,8 @@ public actor ActivityReporter {
         self.sleep = sleep
         self.random = random
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
-        batchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+        fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+        batchLimit = fullBatchLimit
     }
 
     /// A reporter with the default configuration for `serverURL`.
@@ -262,6 +272,7 @@ public actor ActivityReporter {
             stats.accepted += counts?.accepted ?? batch.count
             stats.duplicates += counts?.duplicates ?? 0
             buffer.complete()
+            regrowBatchLimit()
             return .answered
         case 422:
             let problems = IngestAnswer.problems(response.body).filter { $0.index >= 0 && $0.index < batch.count }
@@ -283,8 +294,9 @@ public actor ActivityReporter {
             return .answered
         case 413 where batch.count > 1:
             batchLimit = max(1, batch.count / 2)
+            acceptedAtLimit = 0
             buffer.release()
-            log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request")
+            log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request for now (maxBatchEvents and maxBatchBytes set the most)")
             return .answered
         case _ where Self.retryableStatuses.contains(response.status):
             // 408 and 429 come from a proxy or load balancer in front of the monitor (which
@@ -301,6 +313,17 @@ public actor ActivityReporter {
             reject(batch, response)
             return .answered
         }
+    }
+
+    /// After a 413 lowered the batch size: doubles it again once `regrowAfter` batches in a row
+    /// were accepted, so that one oversized batch does not throttle the reporter for good.
+    private func regrowBatchLimit() {
+        guard batchLimit < fullBatchLimit else { return }
+        acceptedAtLimit += 1
+        guard acceptedAtLimit >= Self.regrowAfter else { return }
+        batchLimit = min(fullBatchLimit, batchLimit * 2)
+        acceptedAtLimit = 0
+        log("\(Self.regrowAfter) batches accepted in a row: sending up to \(batchLimit) events per request again")
     }
 
     /// The answers worth sending the same request again for; every other answer is final.
