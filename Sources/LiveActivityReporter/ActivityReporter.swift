@@ -235,6 +235,9 @@ public actor ActivityReporter {
             let batch = buffer.takeBatch(maxEvents: batchLimit, maxBytes: configuration.maxBatchBytes)
             let outcome = await send(batch)
             if case .retry = outcome { return outcome }
+            // Answered: the batches after this one are not retries, and a later failure starts
+            // the back-off from its first step.
+            failures = 0
         }
         if buffer.isEmpty { flushRequested = false }
         return .answered

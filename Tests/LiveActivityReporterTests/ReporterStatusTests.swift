@@ -47,4 +47,14 @@ struct ReporterStatusTests {
         let stats = await reporter.statistics
         #expect(stats.rejected == 0 && stats.retries == 1 && stats.lastRejection == nil)
     }
+
+    /// `retries` counts attempts that resend what failed, not every batch sent after one.
+    @Test func onlyTheResentBatchCountsAsARetry() async throws {
+        let transport = ScriptedTransport([TransportResponse(status: 503)])
+        let reporter = Self.reporter(transport) { $0.maxBatchEvents = 10 }
+        await reporter.report(Samples.series(35))
+        #expect(try await eventually { await reporter.statistics.accepted == 35 })
+        let stats = await reporter.statistics
+        #expect(stats.requests == 5 && stats.retries == 1, "\(stats)")
+    }
 }
