@@ -35,8 +35,9 @@ public actor ActivityReporter {
     private var stats = ReporterStatistics()
     /// The background task sending the buffer; nil when the buffer is empty.
     private var driver: Task<Void, Never>?
-    /// The driver's current wait, which `flush()` (and a full batch, while batching) cuts short.
-    private var wait: (task: Task<Void, Never>, isBackoff: Bool)?
+    /// The driver's current wait, which `flush()` (and a full batch, while batching) cuts short,
+    /// except a back-off the monitor's answer asked for.
+    private var wait: (task: Task<Void, Never>, kind: WaitKind)?
     private var flushRequested = false
     private var flushWaiters: [CheckedContinuation<Bool, Never>] = []
     /// Consecutive failed attempts.
@@ -115,7 +116,7 @@ public actor ActivityReporter {
             stats.dropped += dropped.count
             log("buffer full (\(buffer.count) events, \(buffer.bytes) bytes): dropped \(dropped.count), first \(dropped[0].kind) \(dropped[0].id)")
         }
-        if buffer.pendingCount >= batchLimit, let wait, !wait.isBackoff { wait.task.cancel() }
+        if buffer.pendingCount >= batchLimit, let wait, wait.kind == .batching { wait.task.cancel() }
         startDriver()
     }
 
@@ -124,12 +125,19 @@ public actor ActivityReporter {
         for event in events { report(event) }
     }
 
-    /// Sends everything buffered now, without waiting for the batch delay or a back-off.
+    /// Sends everything buffered now, without waiting for the batch delay or the back-off after
+    /// an attempt that got no answer (a timeout, a refused or dropped connection).
     /// Returns true once the buffer is empty (every event accepted, a duplicate or rejected),
     /// false as soon as an attempt fails; the events then stay buffered and are retried.
+    ///
+    /// While the reporter backs off after the monitor answered 408, 429, 500, 502, 503 or 504
+    /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
+    /// flushing after every event would otherwise send a request per event to a monitor that
+    /// asked for time. The events go when the back-off ends.
     @discardableResult
     public func flush() async -> Bool {
         guard !buffer.isEmpty, !closed else { return buffer.isEmpty }
+        if let wait, wait.kind == .backoffAfterAnswer { return false }
         flushRequested = true
         wait?.task.cancel()
         startDriver()
@@ -180,9 +188,19 @@ public actor ActivityReporter {
     private enum Outcome {
         /// Answered (whatever the answer); go on with the next batch.
         case answered
-        /// Not answered, or answered 408, 429, 500, 502, 503 or 504: wait, then send the same
-        /// events again.
-        case retry(after: TimeInterval?)
+        /// Not answered (`answered` false), or answered 408, 429, 500, 502, 503 or 504: wait,
+        /// then send the same events again.
+        case retry(after: TimeInterval?, answered: Bool)
+    }
+
+    private enum WaitKind {
+        /// For more events to fill a batch: a full batch or `flush()` cuts it short.
+        case batching
+        /// After an attempt without an answer: `flush()` cuts it short (the network may be back).
+        case backoffAfterNoAnswer
+        /// After the monitor (or a proxy) answered it is unwell or busy: only `close` cuts it
+        /// short.
+        case backoffAfterAnswer
     }
 
     private func startDriver() {
@@ -197,7 +215,7 @@ public actor ActivityReporter {
             // (unless flushing or closing).
             var drain = behind || flushRequested || closeBudget != nil
             if !drain, buffer.pendingCount < batchLimit {
-                drain = await pause(configuration.batchDelay, isBackoff: false)
+                drain = await pause(configuration.batchDelay, kind: .batching)
                 if closed { break }
             }
             behind = false
@@ -208,7 +226,7 @@ public actor ActivityReporter {
             case .answered:
                 failures = 0
                 if buffer.isEmpty { finishFlushes(true) }
-            case .retry(let retryAfter):
+            case .retry(let retryAfter, let answered):
                 failures += 1
                 finishFlushes(false)
                 var delay = configuration.retry.delay(afterFailures: failures, random: random(), retryAfter: retryAfter)
@@ -219,7 +237,7 @@ public actor ActivityReporter {
                     delay = min(delay, budget)
                 }
                 let started = Self.uptime()
-                let waitedInFull = await pause(delay, isBackoff: true)
+                let waitedInFull = await pause(delay, kind: answered ? .backoffAfterAnswer : .backoffAfterNoAnswer)
                 if closing { spend(waitedInFull ? delay : Self.uptime() - started) }
                 behind = true
             }
@@ -263,7 +281,7 @@ public actor ActivityReporter {
         } catch {
             buffer.release()
             log("sending \(batch.count) event(s) failed (\(error)); they will be sent again")
-            return .retry(after: nil)
+            return .retry(after: nil, answered: false)
         }
         return handle(response, batch)
     }
@@ -309,7 +327,7 @@ public actor ActivityReporter {
             buffer.release()
             let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }
             log("the monitor answered \(response.status) (\(IngestAnswer.message(response.body))); \(batch.count) event(s) will be sent again")
-            return .retry(after: retryAfter)
+            return .retry(after: retryAfter, answered: true)
         default:
             // Any other answer (400, 401, 403, 404, 415, 501, 505, …) would be the same for
             // the same request: sending it again only adds load.
@@ -349,9 +367,10 @@ public actor ActivityReporter {
         log("the monitor answered \(response.status)\(hint): \(message); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
     }
 
-    /// Waits, unless cut short by `flush()`, `close()` or (while batching) a full batch.
+    /// Waits, unless cut short by `close()`, `flush()` (but not a back-off after an answer) or,
+    /// while batching, a full batch.
     /// Returns true when the whole time passed.
-    private func pause(_ seconds: TimeInterval, isBackoff: Bool) async -> Bool {
+    private func pause(_ seconds: TimeInterval, kind: WaitKind) async -> Bool {
         guard seconds > 0, !closed else { return !closed }
         let sleep = self.sleep
         let logLine: @Sendable (String) -> Void = { [configuration] in configuration.log?($0) }
@@ -364,7 +383,7 @@ public actor ActivityReporter {
                 logLine("the sleep function failed (\(error)); continuing at once")
             }
         }
-        wait = (task, isBackoff)
+        wait = (task, kind)
         await task.value
         wait = nil
         return !task.isCancelled

@@ -57,4 +57,25 @@ struct ReporterStatusTests {
         let stats = await reporter.statistics
         #expect(stats.requests == 5 && stats.retries == 1, "\(stats)")
     }
+
+    /// A caller that flushes after every event must not turn the monitor's "come back in 5 s"
+    /// into a request per event: `flush()` does not cut short a back-off after a 5xx, 408 or 429.
+    @Test func flushDoesNotCutShortTheBackOffOfAnUnwellMonitor() async throws {
+        let transport = ScriptedTransport([], then: TransportResponse(status: 503, headers: ["Retry-After": "5"]))
+        let clock = SleepRecorder()
+        var configuration = ReporterConfiguration(serverURL: Self.url)
+        configuration.batchDelay = 0
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.suspending,
+                                        random: { 0 })
+        await reporter.report(Samples.series(1))
+        #expect(try await eventually { clock.recorded.count == 1 })
+        for i in 0..<20 {
+            await reporter.report(Samples.series(1, prefix: "f\(i)-"))
+            #expect(await reporter.flush() == false)
+        }
+        #expect(transport.requests.count == 1, "\(transport.requests.count) requests while asked to wait 5 s")
+        #expect(await reporter.statistics.buffered == 21)
+        await reporter.close(within: 0)
+        #expect(await reporter.statistics.dropped == 21)
+    }
 }
