@@ -39,7 +39,9 @@ public actor ActivityReporter {
     /// except a back-off the monitor's answer asked for.
     private var wait: (task: Task<Void, Never>, kind: WaitKind)?
     private var flushRequested = false
-    private var flushWaiters: [CheckedContinuation<Bool, Never>] = []
+    /// `flush()` calls waiting for an outcome, by a number of their own (to let a cancelled one go).
+    private var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    private var nextFlushWaiter = 0
     /// Consecutive failed attempts.
     private var failures = 0
     /// Events per request; halved when the server answers 413, doubled again (up to
@@ -134,14 +136,24 @@ public actor ActivityReporter {
     /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
     /// flushing after every event would otherwise send a request per event to a monitor that
     /// asked for time. The events go when the back-off ends.
+    ///
+    /// Cancelling the calling task ends the wait at once, returning false; the reporter goes on
+    /// sending in the background (an attempt under way is not cut off).
     @discardableResult
     public func flush() async -> Bool {
         guard !buffer.isEmpty, !closed else { return buffer.isEmpty }
+        guard !Task.isCancelled else { return false }
         if let wait, wait.kind == .backoffAfterAnswer { return false }
         flushRequested = true
         wait?.task.cancel()
         startDriver()
-        return await withCheckedContinuation { flushWaiters.append($0) }
+        let id = nextFlushWaiter
+        nextFlushWaiter += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { flushWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.abandonFlush(id) }
+        }
     }
 
     /// Sends everything buffered, retrying failures until the buffer is empty or
@@ -399,8 +411,13 @@ public actor ActivityReporter {
 
     private func finishFlushes(_ result: Bool) {
         let waiters = flushWaiters
-        flushWaiters = []
-        for waiter in waiters { waiter.resume(returning: result) }
+        flushWaiters = [:]
+        for waiter in waiters.values { waiter.resume(returning: result) }
+    }
+
+    /// The task of a `flush()` was cancelled: it returns false now (if it has not returned yet).
+    private func abandonFlush(_ id: Int) {
+        flushWaiters.removeValue(forKey: id)?.resume(returning: false)
     }
 
     private func log(_ line: String) {
