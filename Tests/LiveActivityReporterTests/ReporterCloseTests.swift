@@ -13,11 +13,20 @@ struct ReporterCloseTests {
         TransportResponse(status: 503, headers: ["Retry-After": retryAfter])
     }
 
+    /// The events wait for an hour's batch delay, which the clock holds until `close` cuts it
+    /// short: nothing is sent before the test closes the reporter.
+    static func reporter(_ transport: ScriptedTransport, clock: SleepRecorder, lines: LogLines? = nil) -> ActivityReporter {
+        var configuration = ReporterConfiguration(serverURL: url)
+        configuration.batchDelay = 3600
+        configuration.log = lines?.sink
+        return ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate(holding: 3600),
+                                random: { 0 })
+    }
+
     @Test func closeWithinADeadlineRetriesUntilEverythingIsDelivered() async throws {
         let transport = ScriptedTransport([Self.unavailable(retryAfter: "2"), Self.unavailable(retryAfter: "2")])
         let clock = SleepRecorder()
-        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: Self.url), transport: transport,
-                                        sleep: clock.immediate, random: { 0 })
+        let reporter = Self.reporter(transport, clock: clock)
         await reporter.report(Samples.series(3))
         await reporter.close(within: 10)
 
@@ -38,10 +47,7 @@ struct ReporterCloseTests {
         let transport = ScriptedTransport([], then: Self.unavailable(retryAfter: "5"))
         let clock = SleepRecorder()
         let lines = LogLines()
-        var configuration = ReporterConfiguration(serverURL: Self.url)
-        configuration.log = lines.sink
-        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
-                                        random: { 0 })
+        let reporter = Self.reporter(transport, clock: clock, lines: lines)
         await reporter.report(Samples.series(4))
         await reporter.close(within: 12)
 
@@ -66,10 +72,7 @@ struct ReporterCloseTests {
         let transport = ScriptedTransport([], then: Self.unavailable(retryAfter: "5"))
         let clock = SleepRecorder()
         let lines = LogLines()
-        var configuration = ReporterConfiguration(serverURL: Self.url)
-        configuration.log = lines.sink
-        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: clock.immediate,
-                                        random: { 0 })
+        let reporter = Self.reporter(transport, clock: clock, lines: lines)
         await reporter.report(Samples.series(3))
         await reporter.close()
 
@@ -91,8 +94,7 @@ struct ReporterCloseTests {
     @Test func closeWithoutADeadlineDeliversWhatAMonitorRestartingDelayed() async throws {
         let transport = ScriptedTransport([Self.unavailable(retryAfter: "2"), Self.unavailable(retryAfter: "2")])
         let clock = SleepRecorder()
-        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: Self.url), transport: transport,
-                                        sleep: clock.immediate, random: { 0 })
+        let reporter = Self.reporter(transport, clock: clock)
         await reporter.report(Samples.series(3))
         await reporter.close()
         #expect(clock.recorded == [2, 2])
@@ -103,8 +105,7 @@ struct ReporterCloseTests {
     /// A deadline computed from a bad clock reading must not keep a shutdown waiting for ever.
     @Test func aNaNDeadlineMeansOneAttempt() async throws {
         let transport = ScriptedTransport(Array(repeating: Self.unavailable(retryAfter: "1"), count: 30))
-        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: Self.url), transport: transport,
-                                        sleep: SleepRecorder().immediate, random: { 0 })
+        let reporter = Self.reporter(transport, clock: SleepRecorder())
         await reporter.report(Samples.series(3))
         await reporter.close(within: .nan)
         #expect(transport.requests.count == 1)
