@@ -5,12 +5,15 @@ import Foundation
 ///
 /// - `report(_:)` only encodes and buffers; sending happens in the background. A batch goes
 ///   when it is full (`maxBatchEvents`), after `batchDelay`, or on `flush()`.
-/// - Timeouts, dropped connections, 5xx answers and the 408 and 429 of a proxy in front of the
-///   monitor are retried after a back-off (`RetryPolicy`, at least the answer's `Retry-After`),
-///   resending the same events with the same `id`s: the monitor stores and counts an id once,
-///   so a retry whose first answer was lost is never double-counted.
-/// - Other 4xx answers are never retried. A 422 names the invalid events: those are dropped and
-///   the others of the batch, which the monitor did not store, go again. A 413 halves the batch.
+/// - Timeouts, dropped connections and the answers 500, 502, 503 and 504 (and the 408 and 429 of
+///   a proxy in front of the monitor) are retried after a back-off (`RetryPolicy`, at least the
+///   answer's `Retry-After`), resending the same events with the same `id`s: the monitor stores
+///   and counts an id once, so a retry whose first answer was lost is never double-counted.
+/// - Other answers (400, 401, 403, 404, 415, 501, 505, …) would be the same for the same
+///   request: never retried, the batch is counted in `statistics.rejected` and the answer kept
+///   in `statistics.lastRejection`. A 422 names the invalid events: those are dropped and the
+///   others of the batch, which the monitor did not store, go again. A 413 halves the batch
+///   size; it doubles again, up to `maxBatchEvents`, after every 10 batches accepted in a row.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
 ///   updates and push results before starts, ends and dismissals.
@@ -32,16 +35,27 @@ public actor ActivityReporter {
     private var stats = ReporterStatistics()
     /// The background task sending the buffer; nil when the buffer is empty.
     private var driver: Task<Void, Never>?
-    /// The driver's current wait, which `flush()` (and a full batch, while batching) cuts short.
-    private var wait: (task: Task<Void, Never>, isBackoff: Bool)?
+    /// The driver's current wait, which `flush()` (and a full batch, while batching) cuts short,
+    /// except a back-off the monitor's answer asked for.
+    private var wait: (task: Task<Void, Never>, kind: WaitKind)?
     private var flushRequested = false
-    private var flushWaiters: [CheckedContinuation<Bool, Never>] = []
+    /// `flush()` calls waiting for an outcome, by a number of their own (to let a cancelled one go).
+    private var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    private var nextFlushWaiter = 0
     /// Consecutive failed attempts.
     private var failures = 0
-    /// Events per request; lowered when the server answers 413.
+    /// Events per request; halved when the server answers 413, doubled again (up to
+    /// `fullBatchLimit`) after `regrowAfter` batches in a row were accepted.
     private var batchLimit: Int
+    /// Events per request as configured.
+    private let fullBatchLimit: Int
+    /// Batches accepted since `batchLimit` last changed.
+    private var acceptedAtLimit = 0
+    /// Accepted batches before a lowered batch size is doubled: against a monitor whose limit
+    /// stays low, at most one request in `regrowAfter + 1` is a 413.
+    static let regrowAfter = 10
     private var closed = false
-    /// While `close(within:)` runs: the seconds left until its deadline.
+    /// While `close()` or `close(within:)` runs: the seconds left until its deadline.
     private var closeBudget: TimeInterval?
 
     /// - Parameters:
@@ -58,7 +72,8 @@ public actor ActivityReporter {
         self.sleep = sleep
         self.random = random
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
-        batchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+        fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+        batchLimit = fullBatchLimit
     }
 
     /// A reporter with the default configuration for `serverURL`.
@@ -103,7 +118,7 @@ public actor ActivityReporter {
             stats.dropped += dropped.count
             log("buffer full (\(buffer.count) events, \(buffer.bytes) bytes): dropped \(dropped.count), first \(dropped[0].kind) \(dropped[0].id)")
         }
-        if buffer.pendingCount >= batchLimit, let wait, !wait.isBackoff { wait.task.cancel() }
+        if buffer.pendingCount >= batchLimit, let wait, wait.kind == .batching { wait.task.cancel() }
         startDriver()
     }
 
@@ -112,25 +127,41 @@ public actor ActivityReporter {
         for event in events { report(event) }
     }
 
-    /// Sends everything buffered now, without waiting for the batch delay or a back-off.
+    /// Sends everything buffered now, without waiting for the batch delay or the back-off after
+    /// an attempt that got no answer (a timeout, a refused or dropped connection).
     /// Returns true once the buffer is empty (every event accepted, a duplicate or rejected),
     /// false as soon as an attempt fails; the events then stay buffered and are retried.
+    ///
+    /// While the reporter backs off after the monitor answered 408, 429, 500, 502, 503 or 504
+    /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
+    /// flushing after every event would otherwise send a request per event to a monitor that
+    /// asked for time. The events go when the back-off ends.
+    ///
+    /// Cancelling the calling task ends the wait at once, returning false; the reporter goes on
+    /// sending in the background (an attempt under way is not cut off).
     @discardableResult
     public func flush() async -> Bool {
         guard !buffer.isEmpty, !closed else { return buffer.isEmpty }
+        guard !Task.isCancelled else { return false }
+        if let wait, wait.kind == .backoffAfterAnswer { return false }
         flushRequested = true
         wait?.task.cancel()
         startDriver()
-        return await withCheckedContinuation { flushWaiters.append($0) }
+        let id = nextFlushWaiter
+        nextFlushWaiter += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { flushWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.abandonFlush(id) }
+        }
     }
 
-    /// Flushes once, then stops sending. Events still buffered stay unsent (see `statistics`);
-    /// events reported later are dropped. To keep trying for a while, use `close(within:)`.
+    /// Sends everything buffered, retrying failures until the buffer is empty or
+    /// `configuration.closeTimeout` (10 s by default) has passed, then stops sending:
+    /// `close(within: configuration.closeTimeout)`. Events still buffered then are dropped
+    /// (counted in `statistics.dropped`, and logged); events reported later are dropped too.
     public func close() async {
-        _ = await flush()
-        closed = true
-        driver?.cancel()
-        wait?.task.cancel()
+        await close(within: configuration.closeTimeout)
     }
 
     /// Sends everything buffered, retrying failures with the usual back-off (at least each
@@ -142,9 +173,10 @@ public actor ActivityReporter {
     /// `statistics.dropped`, and logged); events reported later are dropped too.
     ///
     /// Time is what the reporter's `sleep` was asked to wait plus how long its attempts took.
+    /// A negative or NaN `seconds` is 0: one attempt.
     public func close(within seconds: TimeInterval) async {
         if !closed, !buffer.isEmpty {
-            closeBudget = min(closeBudget ?? .infinity, max(seconds, 0))
+            closeBudget = min(closeBudget ?? .infinity, seconds > 0 ? seconds : 0)
             flushRequested = true
             wait?.task.cancel()
             startDriver()
@@ -168,8 +200,19 @@ public actor ActivityReporter {
     private enum Outcome {
         /// Answered (whatever the answer); go on with the next batch.
         case answered
-        /// Not answered, or answered 5xx, 408 or 429: wait, then send the same events again.
-        case retry(after: TimeInterval?)
+        /// Not answered (`answered` false), or answered 408, 429, 500, 502, 503 or 504: wait,
+        /// then send the same events again.
+        case retry(after: TimeInterval?, answered: Bool)
+    }
+
+    private enum WaitKind {
+        /// For more events to fill a batch: a full batch or `flush()` cuts it short.
+        case batching
+        /// After an attempt without an answer: `flush()` cuts it short (the network may be back).
+        case backoffAfterNoAnswer
+        /// After the monitor (or a proxy) answered it is unwell or busy: only `close` cuts it
+        /// short.
+        case backoffAfterAnswer
     }
 
     private func startDriver() {
@@ -184,7 +227,7 @@ public actor ActivityReporter {
             // (unless flushing or closing).
             var drain = behind || flushRequested || closeBudget != nil
             if !drain, buffer.pendingCount < batchLimit {
-                drain = await pause(configuration.batchDelay, isBackoff: false)
+                drain = await pause(configuration.batchDelay, kind: .batching)
                 if closed { break }
             }
             behind = false
@@ -195,7 +238,7 @@ public actor ActivityReporter {
             case .answered:
                 failures = 0
                 if buffer.isEmpty { finishFlushes(true) }
-            case .retry(let retryAfter):
+            case .retry(let retryAfter, let answered):
                 failures += 1
                 finishFlushes(false)
                 var delay = configuration.retry.delay(afterFailures: failures, random: random(), retryAfter: retryAfter)
@@ -206,7 +249,7 @@ public actor ActivityReporter {
                     delay = min(delay, budget)
                 }
                 let started = Self.uptime()
-                let waitedInFull = await pause(delay, isBackoff: true)
+                let waitedInFull = await pause(delay, kind: answered ? .backoffAfterAnswer : .backoffAfterNoAnswer)
                 if closing { spend(waitedInFull ? delay : Self.uptime() - started) }
                 behind = true
             }
@@ -222,6 +265,9 @@ public actor ActivityReporter {
             let batch = buffer.takeBatch(maxEvents: batchLimit, maxBytes: configuration.maxBatchBytes)
             let outcome = await send(batch)
             if case .retry = outcome { return outcome }
+            // Answered: the batches after this one are not retries, and a later failure starts
+            // the back-off from its first step.
+            failures = 0
         }
         if buffer.isEmpty { flushRequested = false }
         return .answered
@@ -247,7 +293,7 @@ public actor ActivityReporter {
         } catch {
             buffer.release()
             log("sending \(batch.count) event(s) failed (\(error)); they will be sent again")
-            return .retry(after: nil)
+            return .retry(after: nil, answered: false)
         }
         return handle(response, batch)
     }
@@ -259,6 +305,7 @@ public actor ActivityReporter {
             stats.accepted += counts?.accepted ?? batch.count
             stats.duplicates += counts?.duplicates ?? 0
             buffer.complete()
+            regrowBatchLimit()
             return .answered
         case 422:
             let problems = IngestAnswer.problems(response.body).filter { $0.index >= 0 && $0.index < batch.count }
@@ -272,40 +319,70 @@ public actor ActivityReporter {
             } else {
                 // The monitor stores a request whole or not at all: the valid rest go again.
                 stats.rejected += invalid.count
+                let first = problems[0]
+                stats.lastRejection = ReporterStatistics.Rejection(
+                    status: 422, message: "\(batch[first.index].id): \(first.field): \(first.error)", events: invalid.count)
                 buffer.complete(removing: invalid)
             }
             return .answered
         case 413 where batch.count > 1:
             batchLimit = max(1, batch.count / 2)
+            acceptedAtLimit = 0
             buffer.release()
-            log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request")
+            log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request for now (maxBatchEvents and maxBatchBytes set the most)")
             return .answered
-        case 408, 429, 500..<600:
+        case _ where Self.retryableStatuses.contains(response.status):
             // 408 and 429 come from a proxy or load balancer in front of the monitor (which
-            // sends neither): a timeout and a "not so fast", both worth another try.
+            // sends neither): a timeout and a "not so fast", both worth another try; so are a
+            // failing server (500), a gateway without a healthy monitor behind it (502, 504)
+            // and a monitor restarting (503).
             buffer.release()
             let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0) }
             log("the monitor answered \(response.status) (\(IngestAnswer.message(response.body))); \(batch.count) event(s) will be sent again")
-            return .retry(after: retryAfter)
+            return .retry(after: retryAfter, answered: true)
         default:
+            // Any other answer (400, 401, 403, 404, 415, 501, 505, …) would be the same for
+            // the same request: sending it again only adds load.
             reject(batch, response)
             return .answered
         }
     }
 
-    /// Drops a whole batch the monitor refused: sending it again would be refused again.
-    private func reject(_ batch: [EventBuffer.Entry], _ response: TransportResponse) {
-        stats.rejected += batch.count
-        buffer.complete()
-        var hint = ""
-        if response.status == 401 { hint = " (check the ingest token)" }
-        if response.status == 404 { hint = " (check the server URL)" }
-        log("the monitor answered \(response.status)\(hint): \(IngestAnswer.message(response.body)); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
+    /// After a 413 lowered the batch size: doubles it again once `regrowAfter` batches in a row
+    /// were accepted, so that one oversized batch does not throttle the reporter for good.
+    private func regrowBatchLimit() {
+        guard batchLimit < fullBatchLimit else { return }
+        acceptedAtLimit += 1
+        guard acceptedAtLimit >= Self.regrowAfter else { return }
+        batchLimit = min(fullBatchLimit, batchLimit * 2)
+        acceptedAtLimit = 0
+        log("\(Self.regrowAfter) batches accepted in a row: sending up to \(batchLimit) events per request again")
     }
 
-    /// Waits, unless cut short by `flush()`, `close()` or (while batching) a full batch.
+    /// The answers worth sending the same request again for; every other answer is final.
+    static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    /// Drops a whole batch the monitor refused: sending it again would be refused again.
+    private func reject(_ batch: [EventBuffer.Entry], _ response: TransportResponse) {
+        let message = IngestAnswer.message(response.body)
+        stats.rejected += batch.count
+        stats.lastRejection = ReporterStatistics.Rejection(status: response.status, message: message, events: batch.count)
+        buffer.complete()
+        let hint = switch response.status {
+        case 401, 403: " (check the ingest token)"
+        case 404: " (check the server URL)"
+        case 300..<400: " (a redirect the transport did not follow: check the server URL)"
+        case 415: " (a proxy changed the request?)"
+        case 500..<600: " (not retried: sending the same request again would get the same answer)"
+        default: ""
+        }
+        log("the monitor answered \(response.status)\(hint): \(message); dropped \(batch.count) event(s), first \(batch[0].kind) \(batch[0].id)")
+    }
+
+    /// Waits, unless cut short by `close()`, `flush()` (but not a back-off after an answer) or,
+    /// while batching, a full batch.
     /// Returns true when the whole time passed.
-    private func pause(_ seconds: TimeInterval, isBackoff: Bool) async -> Bool {
+    private func pause(_ seconds: TimeInterval, kind: WaitKind) async -> Bool {
         guard seconds > 0, !closed else { return !closed }
         let sleep = self.sleep
         let logLine: @Sendable (String) -> Void = { [configuration] in configuration.log?($0) }
@@ -318,7 +395,7 @@ public actor ActivityReporter {
                 logLine("the sleep function failed (\(error)); continuing at once")
             }
         }
-        wait = (task, isBackoff)
+        wait = (task, kind)
         await task.value
         wait = nil
         return !task.isCancelled
@@ -334,8 +411,13 @@ public actor ActivityReporter {
 
     private func finishFlushes(_ result: Bool) {
         let waiters = flushWaiters
-        flushWaiters = []
-        for waiter in waiters { waiter.resume(returning: result) }
+        flushWaiters = [:]
+        for waiter in waiters.values { waiter.resume(returning: result) }
+    }
+
+    /// The task of a `flush()` was cancelled: it returns false now (if it has not returned yet).
+    private func abandonFlush(_ id: Int) {
+        flushWaiters.removeValue(forKey: id)?.resume(returning: false)
     }
 
     private func log(_ line: String) {

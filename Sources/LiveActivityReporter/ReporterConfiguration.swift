@@ -26,6 +26,10 @@ public struct ReporterConfiguration: Sendable {
     /// ignores a request's own timeout); a transport you pass must apply it itself.
     public var requestTimeout: TimeInterval = 10
     public var retry = RetryPolicy()
+    /// How long `close()` keeps retrying what is buffered (`close(within:)` takes its own
+    /// deadline); what is left then is dropped and counted. An attempt under way is not cut off,
+    /// so `close()` can take up to `requestTimeout` longer.
+    public var closeTimeout: TimeInterval = 10
     /// Receives one line for each notable thing (a rejection, a drop, a failed attempt). Lines
     /// name events by id and type; they never contain push tokens or the ingest token.
     public var log: (@Sendable (String) -> Void)?

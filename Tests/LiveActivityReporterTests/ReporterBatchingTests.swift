@@ -73,6 +73,46 @@ struct ReporterBatchingTests {
         #expect(stats.accepted == 16 && stats.rejected == 0 && stats.retries == 0)
     }
 
+    /// One oversized batch (a burst of large events, a proxy's limit lowered for a while) must not
+    /// throttle the reporter for good: the batch size grows back after successful sends.
+    @Test func theBatchSizeGrowsBackAfterA413() async throws {
+        let transport = ScriptedTransport([TransportResponse(status: 413, body: Data(#"{"error":"too large"}"#.utf8))])
+        var configuration = ReporterConfiguration(serverURL: URL(string: "http://monitor.invalid")!)
+        configuration.maxBatchEvents = 8
+        configuration.batchDelay = 3600
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: SleepRecorder().immediate)
+        await reporter.report(Samples.series(8))
+        #expect(await reporter.flush())
+        #expect(transport.requests.map { RecordingTransport.ids(in: $0.body).count } == [8, 4, 4])
+        for round in 0..<20 {
+            await reporter.report(Samples.series(8, prefix: "r\(round)-"))
+            #expect(await reporter.flush())
+        }
+        let sizes = transport.requests.map { RecordingTransport.ids(in: $0.body).count }
+        #expect(sizes.suffix(5) == [8, 8, 8, 8, 8], "sizes \(sizes)")
+        let stats = await reporter.statistics
+        #expect(stats.accepted == 168 && stats.rejected == 0 && stats.retries == 0)
+    }
+
+    /// A monitor whose limit stays low: growing back costs an occasional 413, not one in two.
+    @Test func growingBackAgainstALastingLimitCostsFew413s() async throws {
+        let server = try LiveServer { $0.maxBodyBytes = 2048 }
+        defer { server.stop() }
+        let transport = RecordingTransport()
+        var configuration = ReporterConfiguration(serverURL: server.url)
+        configuration.maxBatchEvents = 16
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: SleepRecorder().immediate)
+        await reporter.report(Samples.series(400))
+        #expect(await reporter.flush())
+        let statuses = transport.attempts.map(\.status)
+        let refused = statuses.filter { $0 == 413 }.count
+        // It tries the full size again now and then (the limit might have been raised)…
+        #expect(refused >= 2, "\(refused) of \(statuses.count) attempts were 413")
+        // …but not every other request.
+        #expect(refused * 8 <= statuses.count, "\(refused) of \(statuses.count) attempts were 413")
+        #expect(await reporter.statistics.accepted == 400)
+    }
+
     @Test func flushWithNothingBufferedReturnsAtOnce() async throws {
         let reporter = ActivityReporter(serverURL: URL(string: "http://127.0.0.1:9")!)
         #expect(await reporter.flush())

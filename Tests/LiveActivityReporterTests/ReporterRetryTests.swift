@@ -3,9 +3,9 @@ import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter
 
-/// Failures: what is retried (timeouts, dropped connections, 5xx, 408, 429), how long the
-/// reporter waits, what is never retried (other 4xx), and how much it keeps while the monitor
-/// is away.
+/// Failures: what is retried (timeouts, dropped connections, 408, 429, 500, 502, 503, 504), how
+/// long the reporter waits, what is never retried (other answers), and how much it keeps while
+/// the monitor is away.
 @Suite(.serialized)
 struct ReporterRetryTests {
     @Test func aRetryAfterADroppedConnectionIsNeverDoubleCounted() async throws {
@@ -58,6 +58,8 @@ struct ReporterRetryTests {
         #expect(attempts[1].eventIDs == events.map(\.id).filter { $0 != "bad-token" })
         let stats = await reporter.statistics
         #expect(stats.rejected == 1 && stats.accepted == 5 && stats.retries == 0)
+        #expect(stats.lastRejection?.status == 422 && stats.lastRejection?.events == 1)
+        #expect(stats.lastRejection?.message.hasPrefix("bad-token: push_token") == true, "\(String(describing: stats.lastRejection))")
         #expect(lines.all.contains { $0.contains("bad-token") && $0.contains("push_token") })
         #expect(!lines.all.contains { $0.contains(secret) }, "a token never reaches the log")
     }
@@ -89,6 +91,7 @@ struct ReporterRetryTests {
         #expect(await reporter.flush())
         #expect(transport.attempts.map(\.status) == [401])
         #expect(await reporter.statistics.rejected == 3)
+        #expect(await reporter.statistics.lastRejection?.status == 401)
         #expect(lines.all.contains { $0.contains("401") && $0.contains("ingest token") })
         #expect(!lines.all.contains { $0.contains("wrong-token") })
     }

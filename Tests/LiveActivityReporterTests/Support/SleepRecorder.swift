@@ -13,6 +13,19 @@ final class SleepRecorder: Sendable {
         { [self] seconds in delays.withLock { $0.append(seconds) } }
     }
 
+    /// Like `immediate`, except that a wait of `held` seconds or more (a batch delay) is not
+    /// recorded and lasts until the reporter cuts it short (`flush()`, `close`): so that a
+    /// reporter with an immediate clock cannot send and retry before the test closes it.
+    func immediate(holding held: TimeInterval) -> ActivityReporter.Sleep {
+        { [self] seconds in
+            if seconds >= held {
+                try await Task.sleep(nanoseconds: 3_600 * 1_000_000_000)
+            } else {
+                delays.withLock { $0.append(seconds) }
+            }
+        }
+    }
+
     var suspending: ActivityReporter.Sleep {
         { [self] seconds in
             delays.withLock { $0.append(seconds) }
