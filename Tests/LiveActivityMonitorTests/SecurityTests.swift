@@ -285,4 +285,29 @@ import Testing
         #expect(responses[7].1.text.contains(#"unknown type \"\u003cscript\u003e\""#))
         #expect(responses[8].1.status == 415)
     }
+
+    // MARK: Token comparison
+
+    /// The time to compare a guess must not depend on the secret's length: a loop over the
+    /// longer of the two inputs runs as long as the secret for every shorter guess, so timing
+    /// guesses of growing length shows where the secret ends.
+    @Test func comparisonTimeDoesNotRevealTheTokenLength() {
+        func fastest(_ guess: String, _ secret: String) -> Duration {
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1)
+            for _ in 0..<50 {
+                let t = clock.measure { _ = ConstantTime.equals(guess, secret) }
+                best = min(best, t)
+            }
+            return best
+        }
+        let long = String(repeating: "k", count: 1 << 20), short = String(repeating: "k", count: 16)
+        let againstLong = fastest("x", long), againstShort = fastest("x", short)
+        // Equal work would give a ratio near 1; a loop over a 1 MiB secret gives thousands.
+        #expect(againstLong < againstShort * 50 + .microseconds(20),
+                "a 1-byte guess took \(againstLong) against a 1 MiB token, \(againstShort) against a 16-byte one")
+        #expect(ConstantTime.equals(short, short) && !ConstantTime.equals(short + "k", short)
+                && !ConstantTime.equals(String(short.dropLast()), short) && !ConstantTime.equals("", short)
+                && !ConstantTime.equals("kkkkkkkkkkkkkkkj", short) && !ConstantTime.equals(short + short, short))
+    }
 }
