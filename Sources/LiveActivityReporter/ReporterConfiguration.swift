@@ -43,3 +43,16 @@ public struct ReporterConfiguration: Sendable {
     /// `POST` target for batches.
     var ingestURL: URL { serverURL.appendingPathComponent("v1").appendingPathComponent("events") }
 }
+
+/// Printing or dumping a configuration (as one does while debugging a setup) shows every
+/// setting but the ingest token, as `PushToken` hides push tokens.
+extension ReporterConfiguration: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "serverURL": serverURL, "ingestToken": ingestToken.map { _ in "redacted" } as Any, "app": app as Any,
+            "maxBatchEvents": maxBatchEvents, "maxBatchBytes": maxBatchBytes, "batchDelay": batchDelay,
+            "maxBufferedEvents": maxBufferedEvents, "maxBufferedBytes": maxBufferedBytes,
+            "requestTimeout": requestTimeout, "retry": retry, "log": log as Any,
+        ], displayStyle: .struct)
+    }
+}

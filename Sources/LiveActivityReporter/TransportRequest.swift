@@ -19,3 +19,13 @@ public struct TransportRequest: Sendable, Hashable {
         self.timeout = timeout
     }
 }
+
+/// A transport that logs its requests shows them without the ingest token (`Authorization`).
+extension TransportRequest: CustomReflectable {
+    public var customMirror: Mirror {
+        var shown = headers
+        for name in headers.keys where name.lowercased() == "authorization" { shown[name] = "redacted" }
+        return Mirror(self, children: ["url": url, "method": method, "headers": shown, "body": body, "timeout": timeout],
+                      displayStyle: .struct)
+    }
+}

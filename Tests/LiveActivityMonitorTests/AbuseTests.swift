@@ -21,9 +21,9 @@ import Testing
         for i in 0..<Self.slowConnections {
             let c = try RawConnection(port: port)
             if i % 2 == 0 {
-                c.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                c.send("GET /metrics HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
             } else {
-                c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n[")
+                c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n[")
             }
             slow.append(c)
         }
@@ -63,7 +63,7 @@ import Testing
         defer { server.stop() }
         server.client.close()
         let port = server.server.port
-        let request = "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"
+        let request = "GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n\r\n"
         var held: [RawConnection] = []
         for _ in 0..<limit {
             let c = try RawConnection(port: port)
@@ -131,7 +131,7 @@ import Testing
         try Self.withRealServer { serve in
             let before = serve.memory()
             let c = try RawConnection(port: serve.port)
-            c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                    + "Content-Length: \(Self.hundredMegabytes)\r\n" + (expectContinue ? "Expect: 100-continue\r\n" : "") + "\r\n")
             let r = c.readResponse(seconds: 2)
             #expect(r?.status == 413)
@@ -154,7 +154,7 @@ import Testing
         try Self.withRealServer { serve in
             let before = serve.memory()
             let c = try RawConnection(port: serve.port)
-            c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
             let sent = Self.pushHundredMegabytes(c, chunked: true)
             let closed = c.isClosed(within: 2)
             let after = serve.memory()

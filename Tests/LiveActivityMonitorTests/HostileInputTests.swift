@@ -96,7 +96,7 @@ import Testing
     /// anyway may get a reset instead of the answer (the race every HTTP/1.1 client has).
     static func post(_ input: Hostile, port: Int) throws -> RawConnection.ParsedResponse {
         let c = try RawConnection(port: port)
-        c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: \(input.contentType)\r\n"
+        c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(input.contentType)\r\n"
                + "Content-Length: \(input.body.count)\r\n\r\n")
         if input.body.count <= 1 << 20 { c.send(input.body) }
         guard let r = c.readResponse(seconds: 5), r.isComplete else {

@@ -125,7 +125,7 @@ import Testing
         ] as [String: Any])
         let body = Array(event.jsonString.utf8)
         let c = try RawConnection(port: server.server.port)
-        c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
         for start in stride(from: 0, to: body.count, by: 65_536) {
             let piece = body[start..<min(start + 65_536, body.count)]
             c.send(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8))

@@ -229,5 +229,20 @@ import Testing
         r = try CommandLineTests.run(["serve", "--read-token-file", dir + "/missing.token"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("cannot read"))
+        // Only visible ASCII: a header carries nothing else reliably, and bytes that are not UTF-8
+        // all read as U+FFFD, so any such bytes matched (a file of 16 0xFF bytes took any 16).
+        let unusable: [String: [UInt8]] = [
+            "binary": [UInt8](repeating: 0xFF, count: 16) + Array("0123456789abcdef".utf8),
+            "two-lines": Array("first-line-0123456789\nsecond-line-0123456789\n".utf8),
+            "inner-space": Array("correct horse battery staple".utf8),
+            "non-ascii": Array("pässwörd-0123456789abcdef".utf8),
+        ]
+        for (name, bytes) in unusable {
+            try Data(bytes).write(to: URL(fileURLWithPath: dir + "/\(name).token"))
+            r = try CommandLineTests.run(["serve", "--port", "0", "--db", dir + "/db.sqlite", "--read-token-file", dir + "/\(name).token"])
+            #expect(r.status == 2, "\(name): \(r.stderr)")
+            #expect(r.stderr.contains("visible ASCII"), "\(name): \(r.stderr)")
+            #expect(!r.stderr.contains("0123456789"), "the token is not echoed")
+        }
     }
 }

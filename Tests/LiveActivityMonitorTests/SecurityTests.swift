@@ -237,7 +237,7 @@ import Testing
         }
         // The 413 the HTTP layer sends itself, from the headers alone, carries them too.
         let c = try RawConnection(port: server.server.port)
-        c.send("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
+        c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
         let r = c.readResponse(seconds: 2)
         #expect(r?.status == 413)
         for name in Self.requiredHeaders { #expect(r?.headers[name] != nil, "early 413 lacks \(name)") }
@@ -284,5 +284,83 @@ import Testing
         #expect(responses[7].1.status == 422)
         #expect(responses[7].1.text.contains(#"unknown type \"\u003cscript\u003e\""#))
         #expect(responses[8].1.status == 415)
+    }
+
+    // MARK: Token comparison
+
+    /// The time to compare a guess must not depend on the secret's length: a loop over the
+    /// longer of the two inputs runs as long as the secret for every shorter guess, so timing
+    /// guesses of growing length shows where the secret ends.
+    @Test func comparisonTimeDoesNotRevealTheTokenLength() {
+        func fastest(_ guess: String, _ secret: String) -> Duration {
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1)
+            for _ in 0..<50 {
+                let t = clock.measure { _ = ConstantTime.equals(guess, secret) }
+                best = min(best, t)
+            }
+            return best
+        }
+        let long = String(repeating: "k", count: 1 << 20), short = String(repeating: "k", count: 16)
+        let againstLong = fastest("x", long), againstShort = fastest("x", short)
+        // Equal work would give a ratio near 1; a loop over a 1 MiB secret gives thousands.
+        #expect(againstLong < againstShort * 50 + .microseconds(20),
+                "a 1-byte guess took \(againstLong) against a 1 MiB token, \(againstShort) against a 16-byte one")
+        #expect(ConstantTime.equals(short, short) && !ConstantTime.equals(short + "k", short)
+                && !ConstantTime.equals(String(short.dropLast()), short) && !ConstantTime.equals("", short)
+                && !ConstantTime.equals("kkkkkkkkkkkkkkkj", short) && !ConstantTime.equals(short + short, short))
+    }
+
+    // MARK: DNS rebinding
+
+    /// One request with the `Host` header given (HTTPClient always sends its own).
+    static func raw(_ server: TestServer, _ method: String, _ path: String, host: String, token: String? = nil,
+                    body: String = "") throws -> RawConnection.ParsedResponse? {
+        let c = try RawConnection(port: server.server.port)
+        defer { c.close() }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        if method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        _ = c.send(head + "\r\n" + body)
+        return c.readResponse(seconds: 5)
+    }
+
+    /// A web page can make its own name resolve to 127.0.0.1 and then read a loopback server as
+    /// its own origin. Browsers send the name they asked for in `Host`: with no token to guard
+    /// them, `/api/*` and ingest answer only loopback names.
+    @Test func dnsRebindingCannotReachAnOpenLoopbackServer() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [IngestTests.started("a")]).status == 200)
+        let port = server.server.port
+        let stale = #"{"type":"activity.stale","activity_id":"a","occurred_at":1795000000}"#
+        for host in ["attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example:\(port)",
+                     "localhost.attacker.example", "localhost:\(port)@attacker.example", "10.0.0.1", "[::2]:\(port)", ""] {
+            for path in ["/api/activities", "/api/activities/a", "/api/bookings/BK-a", "/api/nope"] {
+                let r = try Self.raw(server, "GET", path, host: host)
+                #expect(r?.status == 403, "\(path) for Host \(host): \(r?.text ?? "no answer")")
+                #expect(r?.text.contains("BK-a") == false)
+            }
+            let r = try Self.raw(server, "POST", "/v1/events", host: host, body: stale)
+            #expect(r?.status == 403, "ingest for Host \(host): \(r?.text ?? "no answer")")
+            // Nothing here holds personal data: the page and Prometheus keep working.
+            for path in ["/", "/metrics", "/-/healthy"] {
+                #expect(try Self.raw(server, "GET", path, host: host)?.status == 200, "\(path) for Host \(host)")
+            }
+        }
+        #expect(try server.metric("liveactivity_ingest_events_total{type=\"activity.stale\"}") == 0)
+        for host in ["localhost", "localhost:\(port)", "LocalHost.:\(port)", "dashboard.localhost:\(port)",
+                     "127.0.0.1:\(port)", "127.1.2.3", "[::1]:\(port)"] {
+            #expect(try Self.raw(server, "GET", "/api/bookings/BK-a", host: host)?.status == 200, "Host \(host)")
+        }
+        #expect(try Self.raw(server, "POST", "/v1/events", host: "localhost:\(port)", body: stale)?.status == 200)
+
+        // A token guards the route whatever the name (a reverse proxy may pass its own).
+        let guarded = try Self.guarded()
+        defer { guarded.stop() }
+        #expect(try Self.raw(guarded, "GET", "/api/activities", host: "monitor.example.com", token: Self.readToken)?.status == 200)
+        #expect(try Self.raw(guarded, "GET", "/api/activities", host: "monitor.example.com")?.status == 401)
+        #expect(try Self.raw(guarded, "POST", "/v1/events", host: "monitor.example.com", token: Self.ingestToken,
+                             body: stale)?.status == 200)
     }
 }

@@ -86,4 +86,22 @@ struct EventEncodingTests {
         let wire = String(decoding: try Samples.everyKind()[1].jsonData(), as: UTF8.self)
         #expect(wire.contains(Samples.rotatedToken.hex))
     }
+
+    /// The ingest token is as secret as a push token: printing the configuration, or a request a
+    /// custom transport logs, must not show it.
+    @Test func theIngestTokenNeverShowsInDescriptions() throws {
+        let secret = "ingest-s3cr3t-0123456789abcdef"
+        let configuration = ReporterConfiguration(serverURL: URL(string: "http://127.0.0.1:9464")!, ingestToken: secret)
+        let request = TransportRequest(url: configuration.serverURL,
+                                       headers: ["Authorization": "Bearer " + secret, "Content-Type": "application/json"])
+        for value in [configuration, request] as [Any] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for text in ["\(value)", String(reflecting: value), dumped] {
+                #expect(!text.contains(secret), "\(text)")
+                #expect(text.contains("127.0.0.1:9464"), "the rest still shows: \(text)")
+            }
+        }
+        #expect(configuration.ingestToken == secret && request.headers["Authorization"] == "Bearer " + secret)
+    }
 }

@@ -5,6 +5,8 @@ import JSON
 public enum APIError: Error, Sendable, Equatable {
     case badRequest(String)
     case unauthorized
+    /// Refused whatever the token (a request for a non-loopback name: see `LoopbackHost`).
+    case forbidden(String)
     case notFound(String)
     case methodNotAllowed(allowed: String)
     case payloadTooLarge(String)
@@ -17,6 +19,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .badRequest: 400
         case .unauthorized: 401
+        case .forbidden: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
@@ -57,7 +60,7 @@ public enum APIError: Error, Sendable, Equatable {
 
     var message: String {
         switch self {
-        case .badRequest(let m), .notFound(let m), .payloadTooLarge(let m), .unsupportedMediaType(let m), .unavailable(let m): m
+        case .badRequest(let m), .forbidden(let m), .notFound(let m), .payloadTooLarge(let m), .unsupportedMediaType(let m), .unavailable(let m): m
         case .unauthorized: "unauthorized"
         case .methodNotAllowed(let allowed): "method not allowed; use \(allowed)"
         case .invalidEvents(let errors): "\(errors.count) invalid field(s)"

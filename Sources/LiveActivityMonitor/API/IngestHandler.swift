@@ -6,6 +6,8 @@ struct IngestHandler: Sendable {
     let store: EventStore
     let decoder: IngestDecoder
     let token: String?
+    /// Bound to a loopback address: with no token, only requests for loopback names (`LoopbackHost`).
+    let boundToLoopback: Bool
     let decoding = ConcurrencyLimit.decoding()
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -25,6 +27,9 @@ struct IngestHandler: Sendable {
 
     private func ingest(_ request: HTTPRequest) -> Result<IngestSummary, APIError> {
         guard BearerToken.allows(request, token: token) else { return .failure(.unauthorized) }
+        if token == nil, boundToLoopback, !LoopbackHost.isAddressed(request) {
+            return .failure(LoopbackHost.refusal(route: "/v1/events", tokenOption: "--ingest-token-file"))
+        }
         guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
             return .failure(.unsupportedMediaType(
                 "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")"))
@@ -40,7 +45,7 @@ struct IngestHandler: Sendable {
 
     static func rejection(for error: APIError) -> MonitorMetrics.Rejection {
         switch error {
-        case .unauthorized: .unauthorized
+        case .unauthorized, .forbidden: .unauthorized
         case .unsupportedMediaType: .unsupportedMediaType
         case .payloadTooLarge: .tooLarge
         case .invalidEvents: .invalid

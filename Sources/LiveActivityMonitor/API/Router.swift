@@ -12,6 +12,9 @@ struct Router: Sendable {
     let store: EventStore
     let readToken: String?
     let httpRequests: CounterVec
+    /// Bound to a loopback address: with no read token, `/api/*` answers only requests for
+    /// loopback names (`LoopbackHost`).
+    let boundToLoopback: Bool
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let (handler, response) = route(request)
@@ -61,6 +64,9 @@ struct Router: Sendable {
         func protected(_ template: String, _ body: () throws(APIError) -> HTTPResponse) -> (String, HTTPResponse) {
             get(template) { () throws(APIError) -> HTTPResponse in
                 guard BearerToken.allows(request, token: readToken) else { throw .unauthorized }
+                if readToken == nil, boundToLoopback, !LoopbackHost.isAddressed(request) {
+                    throw LoopbackHost.refusal(route: "/api/*", tokenOption: "--read-token-file")
+                }
                 return try body()
             }
         }

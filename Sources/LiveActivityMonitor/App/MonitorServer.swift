@@ -37,11 +37,14 @@ public final class MonitorServer: Sendable {
 
         var decoder = IngestDecoder()
         decoder.maxEvents = configuration.maxEventsPerRequest
-        let router = Router(ingest: IngestHandler(store: store, decoder: decoder, token: configuration.ingestToken),
+        let loopback = LoopbackHost.isLoopback(address: configuration.host)
+        let ingest = IngestHandler(store: store, decoder: decoder, token: configuration.ingestToken,
+                                   boundToLoopback: loopback)
+        let router = Router(ingest: ingest,
                         reads: ReadHandlers(store: store, priority10Budget: configuration.priority10Budget),
                         staticFiles: StaticFiles(webRoot: configuration.webRoot),
                         registry: registry, store: store, readToken: configuration.readToken,
-                        httpRequests: httpRequests)
+                        httpRequests: httpRequests, boundToLoopback: loopback)
         self.router = router
         var http = HTTPServer.Configuration()
         http.host = configuration.host

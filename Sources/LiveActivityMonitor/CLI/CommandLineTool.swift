@@ -110,6 +110,12 @@ public enum CommandLineTool {
             throw UsageError("\(parsed.source(name)): cannot read \(path)")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Visible ASCII only: a header carries nothing else reliably, and bytes that are not
+        // UTF-8 all decode (here and in the header) to U+FFFD, so any such bytes would match.
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw UsageError("\(parsed.source(name)): the token in \(path) must be one line of visible ASCII "
+                             + "(no spaces; e.g. head -c 24 /dev/urandom | base64)")
+        }
         guard token.count >= 16 else { throw UsageError("\(parsed.source(name)): the token in \(path) is shorter than 16 characters") }
         return token
     }
