@@ -293,6 +293,9 @@ extension JSONValue {
         #expect(try server.get("/api/activities?limit=0").status == 400)
         #expect(try server.get("/api/activities?state=sleeping").status == 400)
         #expect(try server.get("/api/activities?cursor=garbage").status == 400)
+        // Longer than any id can be: it could match nothing, and each record would be searched for it.
+        #expect(try server.get("/api/activities?q=" + String(repeating: "a", count: 129)).status == 400)
+        #expect(try server.get("/api/activities?q=" + String(repeating: "a", count: 128)).status == 200)
     }
 
     @Test func pagesFollowThePhoneOrder() throws {

@@ -28,6 +28,10 @@ struct ReadHandlers: Sendable {
             }
             attributesType = query["attributes_type"].flatMap { $0.isEmpty ? nil : $0 }
             search = query["q"].flatMap { $0.isEmpty ? nil : $0.lowercased() }
+            if let search, search.utf8.count > EventValidator.maxIDLength {
+                // No id is longer: such a search could only cost a pass over every record.
+                throw .badRequest("q must be at most \(EventValidator.maxIDLength) bytes (the longest id)")
+            }
             if let l = query["limit"] {
                 guard let n = Int(l), (1...ReadHandlers.maxLimit).contains(n) else {
                     throw .badRequest("limit must be an integer from 1 to \(ReadHandlers.maxLimit)")
