@@ -41,6 +41,37 @@ import Testing
         return endedTotal.reduce(0) { $0 + (MetricsText.value(of: $1, in: text) ?? 0) }
     }
 
+    // MARK: Ending once
+
+    /// An activity ends once: an end reported late, with an earlier time than the end already
+    /// recorded, is not counted a second time under another `by`.
+    @Test func aLateEarlierEndIsNotCountedTwice() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a", at: Self.t - 3600),
+                                         Self.event("activity.ended", "a", at: Self.t - 100)]).status == 200)
+        #expect(try Self.ended(server) == 1)
+        // The backend's end push, sent before the app's end, arrives after it.
+        #expect(try server.post(events: [Scenario.push("a", "p-end", at: Self.t - 200, event: "end")]).status == 200)
+        #expect(try Self.ended(server) == 1, "one activity ended, counted twice")
+        let a = try server.json("/api/activities/a")
+        #expect(a["state"]?.stringValue == "ended")
+    }
+
+    /// The system ends an activity at 8 h; an app end that happened before but arrives after
+    /// that is not a second end.
+    @Test func anAppEndReportedAfterTheSystemEndIsNotCountedTwice() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a", at: Self.t - 9 * 3600)]).status == 200)
+        #expect(try server.metric(Self.endedTotal[2]) == 1)
+        #expect(try server.post(events: [Self.event("activity.ended", "a", at: Self.t - 2 * 3600)]).status == 200)
+        #expect(try Self.ended(server) == 1, "one activity ended, counted twice")
+        #expect(try server.post(events: [Self.event("activity.dismissed", "a", at: Self.t - 3600)]).status == 200)
+        #expect(try Self.ended(server) == 1, "a dismissal of an ended activity ends nothing")
+        #expect(try server.metric("liveactivity_activities_dismissed_total{attributes_type=\"\(Self.type)\"}") == 1)
+    }
+
     // MARK: Out of order across types
 
     /// After a 410 the token is invalid; a rotation brings a valid one, the old one stays dead.

@@ -184,6 +184,9 @@ public struct StateEngine: Sendable {
 
     private func end(_ r: inout ActivityRecord, at t: Double, by: EndedBy, policy: DismissalPolicy?,
                      dismissalDate: Double?, counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+        // An activity ends once: an end reported late, with a time before the end already
+        // recorded (an app end after the system's, a push end after the app's), is not another.
+        guard r.endedAt == nil else { return }
         r.endedAt = t
         r.endedBy = by
         r.dismissalPolicy = policy
