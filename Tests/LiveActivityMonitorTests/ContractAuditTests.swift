@@ -74,6 +74,22 @@ import Testing
 
     // MARK: Out of order across types
 
+    /// "activity.stale marks it stale until a newer update": a stale report older than the
+    /// content shown (which arrived first) does not make the newer content stale.
+    @Test func aStaleReportOlderThanTheShownContentIsIgnored() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a", at: Self.t - 600),
+                                         Scenario.push("a", "p1", at: Self.t - 100, content: Scenario.ride(0.5, 5))]).status == 200)
+        #expect(try server.post(events: [Self.event("activity.stale", "a", at: Self.t - 300)]).status == 200)
+        #expect(try server.json("/api/activities/a")["state"]?.stringValue == "active")
+        #expect(try server.metric("liveactivity_stale_transitions_total{attributes_type=\"\(Self.type)\"}") == 0)
+        // A report newer than the content does make it stale.
+        #expect(try server.post(events: [Self.event("activity.stale", "a", at: Self.t - 50)]).status == 200)
+        #expect(try server.json("/api/activities/a")["state"]?.stringValue == "stale")
+        #expect(try server.metric("liveactivity_stale_transitions_total{attributes_type=\"\(Self.type)\"}") == 1)
+    }
+
     /// After a 410 the token is invalid; a rotation brings a valid one, the old one stays dead.
     @Test func aTokenUpdateAfter410() throws {
         let server = try TestServer()

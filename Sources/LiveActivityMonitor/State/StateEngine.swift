@@ -35,7 +35,9 @@ public struct StateEngine: Sendable {
             r.tokenInvalidReason = nil
             record = r
         case .activityStale:
-            guard var r = record, !r.isEnded(at: t), !r.reportedStale else { return }
+            // Stale "until a newer update": a report older than the content shown (one that
+            // arrived after that content) is about content the phone no longer shows.
+            guard var r = record, !r.isEnded(at: t), !r.reportedStale, t >= r.contentTimestamp else { return }
             r.reportedStale = true
             if !r.staleCounted {
                 r.staleCounted = true
