@@ -90,6 +90,28 @@ import Testing
         #expect(try server.metric("liveactivity_stale_transitions_total{attributes_type=\"\(Self.type)\"}") == 1)
     }
 
+    /// Token rotations that arrive out of order: the current token is the one reported last in
+    /// time (the old one must be dropped), whatever order the reports arrive in.
+    @Test func rotationsArrivingOutOfOrderKeepTheNewestToken() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("a", at: Self.t - 600),
+                                         Self.event("activity.token_updated", "a", at: Self.t - 100,
+                                                    extra: ["push_token": Self.tokenC])]).status == 200)
+        #expect(try server.post(events: [Self.event("activity.token_updated", "a", at: Self.t - 200,
+                                                    extra: ["push_token": Self.tokenB])]).status == 200)
+        let token = try server.json("/api/activities/a")["token"]
+        #expect(token?["fingerprint"]?.stringValue == TokenFingerprint.of(Self.tokenC))
+        #expect(token?["rotated_at"]?.stringValue == RFC3339.format(Self.t - 100))
+        #expect(token?["rotations"] == JSONValue(2))
+        #expect(try server.metric("liveactivity_push_token_rotations_total{attributes_type=\"\(Self.type)\"}") == 2)
+        // A push to the newest token is applied; one to B, superseded, is not.
+        #expect(try server.post(events: [Scenario.push("a", "p1", at: Self.t - 50, token: Self.tokenC, content: Scenario.ride(0.6, 4)),
+                                         Scenario.push("a", "p2", at: Self.t - 40, token: Self.tokenB, content: Scenario.ride(0.7, 3))]).status == 200)
+        #expect(try server.json("/api/activities/a")["content_state"] == JSONValue(Scenario.ride(0.6, 4)))
+        #expect(try server.metric("liveactivity_pushes_without_effect_total{why=\"superseded_token\"}") == 1)
+    }
+
     /// After a 410 the token is invalid; a rotation brings a valid one, the old one stays dead.
     @Test func aTokenUpdateAfter410() throws {
         let server = try TestServer()

@@ -28,8 +28,14 @@ public struct StateEngine: Sendable {
             guard var r = record, let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { return }
             if r.tokenFingerprint != nil {
                 r.tokenRotations += 1
-                r.tokenRotatedAt = t
                 counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
+                // A rotation reported after a later one: it happened, but its token is already
+                // superseded (the newest rotation names the current token).
+                if let rotatedAt = r.tokenRotatedAt, t < rotatedAt {
+                    record = r
+                    return
+                }
+                r.tokenRotatedAt = t
             }
             r.tokenFingerprint = fingerprint
             r.tokenInvalidReason = nil
