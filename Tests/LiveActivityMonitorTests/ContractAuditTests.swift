@@ -147,6 +147,33 @@ import Testing
 
     // MARK: Push-to-start
 
+    /// A 200 push-to-start creates the activity (source push_to_start), and is its last push and
+    /// one of its priority-10 pushes; the device's own start report later does not start it again.
+    @Test func pushToStartCreatesTheActivityAndIsItsLastPush() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let start = Scenario.push("pts", "p0", at: Self.t - 300, event: "start", token: Self.tokenC, content: Scenario.ride(0, 12),
+                                  extra: ["booking_id": "BK-pts", "attributes_type": Self.type, "attributes": ["name": "Ride"]])
+        #expect(try server.post(events: [start]).status == 200)
+        var a = try server.json("/api/activities/pts")
+        #expect(a["source"]?.stringValue == "push_to_start")
+        #expect(a["state"]?.stringValue == "active")
+        #expect(a["content_state"] == JSONValue(Scenario.ride(0, 12)))
+        #expect(a["token"]?["fingerprint"] == .null, "a push-to-start token is not the activity's update token")
+        #expect(a["last_push"]?["status"] == JSONValue(200))
+        #expect(a["last_push"]?["at"]?.stringValue == RFC3339.format(Self.t - 300))
+        #expect(a["priority10_last_hour"] == JSONValue(1))
+        #expect(try server.metric("liveactivity_activities_started_total{attributes_type=\"\(Self.type)\",source=\"push_to_start\"}") == 1)
+        #expect(try server.metric("liveactivity_push_requests_total{event=\"start\",priority=\"10\",reason=\"none\",status=\"200\"}") == 1)
+
+        let device = Self.started("pts", at: Self.t - 290, extra: ["source": "push_to_start", "push_token": Self.tokenA])
+        #expect(try server.post(events: [device]).status == 200)
+        a = try server.json("/api/activities/pts")
+        #expect(a["token"]?["fingerprint"]?.stringValue == TokenFingerprint.of(Self.tokenA))
+        #expect(try server.metric("liveactivity_activities_started_total{attributes_type=\"\(Self.type)\",source=\"push_to_start\"}") == 1)
+        #expect(try server.metric("liveactivity_activities_started_total{attributes_type=\"\(Self.type)\",source=\"app\"}") == 0)
+    }
+
     /// A refused push-to-start creates nothing.
     @Test func aRefusedPushToStartCreatesNothing() throws {
         let server = try TestServer()

@@ -125,9 +125,9 @@ public struct StateEngine: Sendable {
         guard let push = event.push else { return }
         pushes.count(push)
 
+        // A push-to-start creates the activity, and is then its first push (last push, priority 10).
         if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
             start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
-            return
         }
         guard record != nil else {
             if push.invalidatesToken { counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason)) }
