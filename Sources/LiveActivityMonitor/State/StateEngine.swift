@@ -28,14 +28,22 @@ public struct StateEngine: Sendable {
             guard var r = record, let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { return }
             if r.tokenFingerprint != nil {
                 r.tokenRotations += 1
-                r.tokenRotatedAt = t
                 counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
+                // A rotation reported after a later one: it happened, but its token is already
+                // superseded (the newest rotation names the current token).
+                if let rotatedAt = r.tokenRotatedAt, t < rotatedAt {
+                    record = r
+                    return
+                }
+                r.tokenRotatedAt = t
             }
             r.tokenFingerprint = fingerprint
             r.tokenInvalidReason = nil
             record = r
         case .activityStale:
-            guard var r = record, !r.isEnded(at: t), !r.reportedStale else { return }
+            // Stale "until a newer update": a report older than the content shown (one that
+            // arrived after that content) is about content the phone no longer shows.
+            guard var r = record, !r.isEnded(at: t), !r.reportedStale, t >= r.contentTimestamp else { return }
             r.reportedStale = true
             if !r.staleCounted {
                 r.staleCounted = true
@@ -117,9 +125,9 @@ public struct StateEngine: Sendable {
         guard let push = event.push else { return }
         pushes.count(push)
 
+        // A push-to-start creates the activity, and is then its first push (last push, priority 10).
         if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
             start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
-            return
         }
         guard record != nil else {
             if push.invalidatesToken { counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason)) }
@@ -184,6 +192,9 @@ public struct StateEngine: Sendable {
 
     private func end(_ r: inout ActivityRecord, at t: Double, by: EndedBy, policy: DismissalPolicy?,
                      dismissalDate: Double?, counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+        // An activity ends once: an end reported late, with a time before the end already
+        // recorded (an app end after the system's, a push end after the app's), is not another.
+        guard r.endedAt == nil else { return }
         r.endedAt = t
         r.endedBy = by
         r.dismissalPolicy = policy
