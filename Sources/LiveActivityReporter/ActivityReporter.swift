@@ -55,6 +55,8 @@ public actor ActivityReporter {
     /// stays low, at most one request in `regrowAfter + 1` is a 413.
     static let regrowAfter = 10
     private var closed = false
+    /// Whether a 2xx without the monitor's summary was logged (once: it says the URL is wrong).
+    private var warnedAboutForeignAnswer = false
     /// While `close()` or `close(within:)` runs: the seconds left until its deadline.
     private var closeBudget: TimeInterval?
 
@@ -302,6 +304,13 @@ public actor ActivityReporter {
         switch response.status {
         case 200..<300:
             let counts = IngestAnswer.counts(response.body)
+            if counts == nil, !warnedAboutForeignAnswer {
+                // The monitor always answers {"accepted", "duplicates"}: something else took
+                // the request (a proxy's or portal's page), and the events may be nowhere.
+                warnedAboutForeignAnswer = true
+                log("\(configuration.ingestURL) answered \(response.status) without the monitor's summary "
+                    + "(\(IngestAnswer.message(response.body))): is it the monitor? Counted as accepted")
+            }
             stats.accepted += counts?.accepted ?? batch.count
             stats.duplicates += counts?.duplicates ?? 0
             buffer.complete()

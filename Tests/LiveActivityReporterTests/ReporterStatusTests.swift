@@ -35,6 +35,22 @@ struct ReporterStatusTests {
         #expect(lines.all.contains { $0.contains("answered \(status)") && $0.contains("dropped 3") })
     }
 
+    /// A 200 that is not the monitor's (a captive portal's page, a proxy answering for a wrong
+    /// URL) is counted as accepted, as nothing better is known, but said once in the log.
+    @Test func aSuccessWithoutTheMonitorsSummaryIsLoggedOnce() async throws {
+        let page = TransportResponse(status: 200, body: Data("<html>Welcome to the hotel Wi-Fi</html>".utf8))
+        let transport = ScriptedTransport([page, page])
+        let lines = LogLines()
+        let reporter = Self.reporter(transport, lines: lines)
+        await reporter.report(Samples.series(2))
+        #expect(await reporter.flush())
+        await reporter.report(Samples.series(2))
+        #expect(await reporter.flush())
+        #expect(await reporter.statistics.accepted == 4)
+        let warnings = lines.all.filter { $0.contains("without the monitor's summary") && $0.contains("hotel Wi-Fi") }
+        #expect(warnings.count == 1, "\(lines.all)")
+    }
+
     @Test(arguments: [408, 429, 500, 502, 503, 504])
     func anAnswerThatMayChangeIsRetried(status: Int) async throws {
         let transport = ScriptedTransport([TransportResponse(status: status)])
