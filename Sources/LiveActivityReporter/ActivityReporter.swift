@@ -76,6 +76,15 @@ public actor ActivityReporter {
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
         fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
         batchLimit = fullBatchLimit
+        if let warning = Self.plainHTTPWarning(configuration.serverURL) { configuration.log?(warning) }
+    }
+
+    /// Plain `http://` beyond this machine carries the ingest token (and booking ids) readable
+    /// by anything on the way: worth a line in the log, once, when the reporter is made.
+    static func plainHTTPWarning(_ url: URL) -> String? {
+        guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return nil }
+        let local = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        return local ? nil : "sending to \(url) over plain HTTP: the ingest token and events can be read on the way; use https:// beyond this machine"
     }
 
     /// A reporter with the default configuration for `serverURL`.

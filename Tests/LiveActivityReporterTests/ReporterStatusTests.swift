@@ -51,6 +51,13 @@ struct ReporterStatusTests {
         #expect(warnings.count == 1, "\(lines.all)")
     }
 
+    @Test func plainHTTPBeyondThisMachineIsWarnedAbout() {
+        #expect(ActivityReporter.plainHTTPWarning(URL(string: "http://monitor.example:9464")!)?.contains("plain HTTP") == true)
+        for quiet in ["https://monitor.example", "http://127.0.0.1:9464", "http://localhost:9464", "http://[::1]:9464"] {
+            #expect(ActivityReporter.plainHTTPWarning(URL(string: quiet)!) == nil, "\(quiet)")
+        }
+    }
+
     @Test(arguments: [408, 429, 500, 502, 503, 504])
     func anAnswerThatMayChangeIsRetried(status: Int) async throws {
         let transport = ScriptedTransport([TransportResponse(status: status)])
