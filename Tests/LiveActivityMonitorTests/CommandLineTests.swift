@@ -129,8 +129,9 @@ import Testing
         try "{\"type\":\"activity.started\"}\n".write(toFile: bad, atomically: true, encoding: .utf8)
         r = try Self.run(["import", bad, "--db", db])
         #expect(r.status == 1)
-        #expect(r.stderr.contains("bad.ndjson: line 1: event 1: "), "the final newline ends line 1: \(r.stderr)")
-        #expect(r.stderr.contains("event 1: activity_id: required"))
+        #expect(r.stderr.contains("bad.ndjson: line 1: "), "\(r.stderr)")
+        #expect(!r.stderr.contains("line 2"), "the final newline ends line 1: \(r.stderr)")
+        #expect(r.stderr.contains("line 1: activity_id: required"), "\(r.stderr)")
 
         r = try Self.run(["prune", "--older-than", "1d", "--db", db])
         #expect(r.status == 0)
@@ -230,6 +231,40 @@ import Testing
         try Database(path: foreign).execute("CREATE TABLE notes (text TEXT)")
         let r = try Self.run(["prune", "--older-than", "1d", "--db", foreign])
         #expect(r.status == 1 && r.stderr.contains("is not a live-activity-monitor database"), "\(r.stderr)")
+    }
+
+    /// An import that stops names the bad line by its number in the file, past the first
+    /// block of 1000 lines and with a blank line before it; fixed, it runs again and the ids
+    /// make the events stored the first time duplicates.
+    @Test func importNamesTheBadLineByItsNumberInTheFile() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/events.ndjson"
+        var lines = (0..<1500).map { IngestTests.started("imp-\($0)", eventID: "e\($0)").jsonString }
+        lines.insert("", at: 1200)
+        let good = lines[1302]
+        func importInto(_ db: String) throws -> Run {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            return try Self.run(["import", file, "--db", dir + "/" + db])
+        }
+
+        lines[1302] = "{\"type\": oops"                               // line 1303 of the file
+        var r = try importInto("a.sqlite")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("events.ndjson: line 1303 is not valid JSON: unexpected 'o' at line 1303, column 10"), "\(r.stderr)")
+        #expect(r.stderr.contains("stored so far: 1000 events (0 duplicates), lines 1–1000; nothing from lines 1001–1501"), "\(r.stderr)")
+
+        lines[1302] = "{\"type\":\"activity.started\"}"
+        r = try importInto("b.sqlite")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("events.ndjson: line 1303: "), "\(r.stderr)")
+        #expect(r.stderr.contains("line 1303: activity_id: required"), "\(r.stderr)")
+        #expect(!r.stderr.contains("1302"), "\(r.stderr)")
+
+        lines[1302] = good
+        r = try importInto("b.sqlite")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported 500 events, 1000 duplicates"), "\(r.stdout)")
     }
 
     @Test func serveStopsCleanlyOnSIGTERM() throws {
