@@ -217,7 +217,7 @@ import Testing
 
         let refusal = "db.sqlite has schema version 99 but this program knows only \(Schema.migrations.count): "
             + "it was written by a newer version; refusing to use it"
-        for arguments in [["prune", "--older-than", "1m"], ["import", file]] {
+        for arguments in [["prune", "--older-than", "1m"], ["import", file], ["history", "BK-1042"]] {
             let r = try Self.run(arguments + ["--db", db])
             #expect(r.status == 1, "\(arguments[0]): \(r.stdout) \(r.stderr)")
             #expect(r.stderr.contains(refusal), "\(arguments[0]): \(r.stderr)")
@@ -231,6 +231,8 @@ import Testing
         try Database(path: foreign).execute("CREATE TABLE notes (text TEXT)")
         let r = try Self.run(["prune", "--older-than", "1d", "--db", foreign])
         #expect(r.status == 1 && r.stderr.contains("is not a live-activity-monitor database"), "\(r.stderr)")
+        let h = try Self.run(["history", "BK-1042", "--db", foreign])
+        #expect(h.status == 1 && h.stderr.contains("is not a live-activity-monitor database"), "\(h.stderr)")
     }
 
     /// An import that stops names the bad line by its number in the file, past the first
