@@ -54,6 +54,11 @@ import Testing
         (["serve", "--durability", "sometimes"], "--durability must be normal or full"),
         (["serve", "--max-connections-per-address", "-1"], "--max-connections-per-address must be an integer"),
         (["serve", "--retention", "soon"], "--retention must look like 30d"),
+        (["serve", "--retention", "0x10d"], "--retention must look like 30d"),
+        (["serve", "--host", "monitor.example"], "--host must be an IPv4 or IPv6 address"),
+        (["serve", "--host", "999.1.1.1"], "--host must be an IPv4 or IPv6 address"),
+        (["serve", "--demo-rate", "1e9"], "--demo-rate must be a number above 0 and at most 100000, not '1e9'"),
+        (["prune", "--older-than", "1e1d"], "--older-than must look like"),
         (["prune", "--older-than", "soon"], "--older-than must look like"),
         (["prune"], "--older-than is required"),
         (["history"], "exactly one booking id"),
@@ -82,6 +87,9 @@ import Testing
         #expect(r.stderr.contains("not '-1'"))
         r = try Self.run(["serve"], environment: ["LAM_DURABILITY": "sometimes"])
         #expect(r.stderr.contains("LAM_DURABILITY (--durability) must be normal or full"), "\(r.stderr)")
+        r = try Self.run(["serve"], environment: ["LAM_HOST": "localhost"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("LAM_HOST (--host) must be an IPv4 or IPv6 address"), "\(r.stderr)")
     }
 
     @Test func historyShowsControlCharactersInIDsEscaped() throws {
@@ -267,6 +275,18 @@ import Testing
         r = try importInto("b.sqlite")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("imported 500 events, 1000 duplicates"), "\(r.stdout)")
+    }
+
+    /// A serve that cannot bind says so, and does not blame the database.
+    @Test func aPortInUseIsNamedAsTheProblem() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (p, _, _, port) = try Self.startServe(in: dir)
+        defer { p.terminate(); p.waitUntilExit() }
+        let r = try Self.run(["serve", "--port", "\(port)", "--db", dir + "/other.sqlite"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("error: cannot listen on 127.0.0.1:\(port)"), "\(r.stderr)")
+        #expect(!r.stderr.contains("cannot start on"), "\(r.stderr)")
     }
 
     @Test func serveStopsCleanlyOnSIGTERM() throws {
