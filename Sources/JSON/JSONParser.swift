@@ -53,11 +53,13 @@ public struct JSONParser {
     /// whitespace) are skipped, so a trailing newline adds nothing. Each element pairs the
     /// 1-based line number with that line's value or error; errors report their position in
     /// the whole input (line number, column within the line, byte offset from the start).
-    public static func parseLines(_ bytes: UnsafeRawBufferPointer, limits: Limits = .init()) -> [(line: Int, result: Result<JSONValue, JSONError>)] {
+    /// `firstLine` numbers the input's first line: a part of a larger file keeps the file's numbers.
+    public static func parseLines(_ bytes: UnsafeRawBufferPointer, limits: Limits = .init(),
+                                  firstLine: Int = 1) -> [(line: Int, result: Result<JSONValue, JSONError>)] {
         var reader = JSONReader(buffer: bytes, limits: limits)
         var results: [(line: Int, result: Result<JSONValue, JSONError>)] = []
         var lineStart = 0
-        var lineNumber = 1
+        var lineNumber = firstLine
         let count = bytes.count
         while lineStart < count {
             let lineEnd = JSONReader.nextNewline(in: bytes, from: lineStart)
@@ -76,7 +78,8 @@ public struct JSONParser {
     }
 
     /// Parses NDJSON from UTF-8 bytes, as the `UnsafeRawBufferPointer` overload does.
-    public static func parseLines(_ bytes: [UInt8], limits: Limits = .init()) -> [(line: Int, result: Result<JSONValue, JSONError>)] {
-        bytes.withUnsafeBytes { parseLines($0, limits: limits) }
+    public static func parseLines(_ bytes: [UInt8], limits: Limits = .init(),
+                                  firstLine: Int = 1) -> [(line: Int, result: Result<JSONValue, JSONError>)] {
+        bytes.withUnsafeBytes { parseLines($0, limits: limits, firstLine: firstLine) }
     }
 }

@@ -54,6 +54,11 @@ import Testing
         (["serve", "--durability", "sometimes"], "--durability must be normal or full"),
         (["serve", "--max-connections-per-address", "-1"], "--max-connections-per-address must be an integer"),
         (["serve", "--retention", "soon"], "--retention must look like 30d"),
+        (["serve", "--retention", "0x10d"], "--retention must look like 30d"),
+        (["serve", "--host", "monitor.example"], "--host must be an IPv4 or IPv6 address"),
+        (["serve", "--host", "999.1.1.1"], "--host must be an IPv4 or IPv6 address"),
+        (["serve", "--demo-rate", "1e9"], "--demo-rate must be a number above 0 and at most 100000, not '1e9'"),
+        (["prune", "--older-than", "1e1d"], "--older-than must look like"),
         (["prune", "--older-than", "soon"], "--older-than must look like"),
         (["prune"], "--older-than is required"),
         (["history"], "exactly one booking id"),
@@ -82,6 +87,9 @@ import Testing
         #expect(r.stderr.contains("not '-1'"))
         r = try Self.run(["serve"], environment: ["LAM_DURABILITY": "sometimes"])
         #expect(r.stderr.contains("LAM_DURABILITY (--durability) must be normal or full"), "\(r.stderr)")
+        r = try Self.run(["serve"], environment: ["LAM_HOST": "localhost"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("LAM_HOST (--host) must be an IPv4 or IPv6 address"), "\(r.stderr)")
     }
 
     @Test func historyShowsControlCharactersInIDsEscaped() throws {
@@ -129,8 +137,9 @@ import Testing
         try "{\"type\":\"activity.started\"}\n".write(toFile: bad, atomically: true, encoding: .utf8)
         r = try Self.run(["import", bad, "--db", db])
         #expect(r.status == 1)
-        #expect(r.stderr.contains("bad.ndjson: line 1: event 1: "), "the final newline ends line 1: \(r.stderr)")
-        #expect(r.stderr.contains("event 1: activity_id: required"))
+        #expect(r.stderr.contains("bad.ndjson: line 1: "), "\(r.stderr)")
+        #expect(!r.stderr.contains("line 2"), "the final newline ends line 1: \(r.stderr)")
+        #expect(r.stderr.contains("line 1: activity_id: required"), "\(r.stderr)")
 
         r = try Self.run(["prune", "--older-than", "1d", "--db", db])
         #expect(r.status == 0)
@@ -216,7 +225,7 @@ import Testing
 
         let refusal = "db.sqlite has schema version 99 but this program knows only \(Schema.migrations.count): "
             + "it was written by a newer version; refusing to use it"
-        for arguments in [["prune", "--older-than", "1m"], ["import", file]] {
+        for arguments in [["prune", "--older-than", "1m"], ["import", file], ["history", "BK-1042"]] {
             let r = try Self.run(arguments + ["--db", db])
             #expect(r.status == 1, "\(arguments[0]): \(r.stdout) \(r.stderr)")
             #expect(r.stderr.contains(refusal), "\(arguments[0]): \(r.stderr)")
@@ -230,6 +239,54 @@ import Testing
         try Database(path: foreign).execute("CREATE TABLE notes (text TEXT)")
         let r = try Self.run(["prune", "--older-than", "1d", "--db", foreign])
         #expect(r.status == 1 && r.stderr.contains("is not a live-activity-monitor database"), "\(r.stderr)")
+        let h = try Self.run(["history", "BK-1042", "--db", foreign])
+        #expect(h.status == 1 && h.stderr.contains("is not a live-activity-monitor database"), "\(h.stderr)")
+    }
+
+    /// An import that stops names the bad line by its number in the file, past the first
+    /// block of 1000 lines and with a blank line before it; fixed, it runs again and the ids
+    /// make the events stored the first time duplicates.
+    @Test func importNamesTheBadLineByItsNumberInTheFile() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/events.ndjson"
+        var lines = (0..<1500).map { IngestTests.started("imp-\($0)", eventID: "e\($0)").jsonString }
+        lines.insert("", at: 1200)
+        let good = lines[1302]
+        func importInto(_ db: String) throws -> Run {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            return try Self.run(["import", file, "--db", dir + "/" + db])
+        }
+
+        lines[1302] = "{\"type\": oops"                               // line 1303 of the file
+        var r = try importInto("a.sqlite")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("events.ndjson: line 1303 is not valid JSON: unexpected 'o' at line 1303, column 10"), "\(r.stderr)")
+        #expect(r.stderr.contains("stored so far: 1000 events (0 duplicates), lines 1–1000; nothing from lines 1001–1501"), "\(r.stderr)")
+
+        lines[1302] = "{\"type\":\"activity.started\"}"
+        r = try importInto("b.sqlite")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("events.ndjson: line 1303: "), "\(r.stderr)")
+        #expect(r.stderr.contains("line 1303: activity_id: required"), "\(r.stderr)")
+        #expect(!r.stderr.contains("1302"), "\(r.stderr)")
+
+        lines[1302] = good
+        r = try importInto("b.sqlite")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported 500 events, 1000 duplicates"), "\(r.stdout)")
+    }
+
+    /// A serve that cannot bind says so, and does not blame the database.
+    @Test func aPortInUseIsNamedAsTheProblem() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (p, _, _, port) = try Self.startServe(in: dir)
+        defer { p.terminate(); p.waitUntilExit() }
+        let r = try Self.run(["serve", "--port", "\(port)", "--db", dir + "/other.sqlite"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("error: cannot listen on 127.0.0.1:\(port)"), "\(r.stderr)")
+        #expect(!r.stderr.contains("cannot start on"), "\(r.stderr)")
     }
 
     @Test func serveStopsCleanlyOnSIGTERM() throws {

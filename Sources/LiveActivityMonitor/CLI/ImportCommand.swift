@@ -5,9 +5,12 @@ enum ImportCommand {
     static let parser = ArgumentParser(
         command: "import", usage: "import <file.ndjson> [--db PATH]",
         summary: """
-            Validates and stores the events of an NDJSON file (one event per line), 1000 per
-            transaction; repeated ids are counted as duplicates. Run it while the server is stopped:
-            a running server would not see the imported state until it restarts (POST the file to
+            Validates and stores the events of an NDJSON file (one event per line; CRLF and blank
+            lines are fine; not gzip, not stdin), 1000 lines per transaction; repeated ids are
+            counted as duplicates. It stops at the first block with a bad line, naming the line:
+            the blocks before it stay stored. Fix the line and run it again: events with an id
+            are then counted as duplicates, events without one are stored again. It needs the
+            database to itself: while the server runs it refuses to start (POST the file to
             /v1/events instead).
             """,
         options: [CommandLineTool.dbOption])
@@ -35,10 +38,11 @@ enum ImportCommand {
             defer { start += decoder.maxEvents }
             guard body.contains(where: { $0 > 32 }) else { continue }
             let events: [Event]
-            do { events = try decoder.decode(body, format: .ndjson) } catch {
-                let place = chunk.count == 1 ? "line \(start + 1)" : "lines \(start + 1)–\(start + chunk.count)"
-                CommandLineTool.printError("\(file): \(place): \(describe(error, firstLine: start))")
-                CommandLineTool.printError("stored so far: \(total.accepted) events (\(total.duplicates) duplicates); nothing from this block")
+            let first = start + 1, last = start + chunk.count
+            do { events = try decoder.decode(body, format: .ndjson, firstLine: first) } catch {
+                CommandLineTool.printError("\(file): \(describe(error, lines: chunk, firstLine: first))")
+                CommandLineTool.printError("stored so far: \(total.accepted) events (\(total.duplicates) duplicates)"
+                    + (start > 0 ? ", lines 1–\(start)" : "") + "; nothing from lines \(first)–\(last)")
                 return 1
             }
             switch store.ingest(events) {
@@ -46,7 +50,9 @@ enum ImportCommand {
                 total.accepted += s.accepted
                 total.duplicates += s.duplicates
             case .failure(let error):
-                CommandLineTool.printError("\(file): \(describe(error, firstLine: start))")
+                CommandLineTool.printError("\(file): lines \(first)–\(last): \(error.message)")
+                CommandLineTool.printError("stored so far: \(total.accepted) events (\(total.duplicates) duplicates)"
+                    + (start > 0 ? ", lines 1–\(start)" : ""))
                 return 1
             }
         }
@@ -54,9 +60,16 @@ enum ImportCommand {
         return 0
     }
 
-    static func describe(_ error: APIError, firstLine: Int) -> String {
+    /// The decoder's message, with invalid events named by their line in the file (the decoder
+    /// numbers events, and blank lines hold none).
+    static func describe(_ error: APIError, lines: ArraySlice<ArraySlice<UInt8>>, firstLine: Int) -> String {
         guard case .invalidEvents(let errors) = error else { return error.message }
-        return errors.prefix(20).map { "event \(firstLine + $0.index + 1): \($0.field.isEmpty ? "" : $0.field + ": ")\($0.error)" }
-            .joined(separator: "; ")
+        let blank: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
+        let eventLines = lines.indices.filter { !lines[$0].allSatisfy(blank.contains) }
+            .map { firstLine + $0 - lines.startIndex }
+        return errors.prefix(20).map { e in
+            let line = e.index < eventLines.count ? "line \(eventLines[e.index])" : "event \(e.index + 1)"
+            return "\(line): \(e.field.isEmpty ? "" : e.field + ": ")\(e.error)"
+        }.joined(separator: "; ")
     }
 }

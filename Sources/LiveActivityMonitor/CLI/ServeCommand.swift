@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPServer
 import SQLiteDB
 import JSON
 
@@ -41,13 +42,20 @@ enum ServeCommand {
             .init(name: "demo", environment: "LAM_DEMO", valueName: nil,
                   help: "Also generate realistic demo traffic (timers and rides, with faults) through the ingest path."),
             .init(name: "demo-rate", environment: "LAM_DEMO_RATE", valueName: "N",
-                  help: "Demo activities started per minute (default 20)."),
+                  help: "Demo activities started per minute, above 0 and at most 100000 (default 20)."),
         ])
 
     static func configuration(_ parsed: ArgumentParser.Parsed) throws -> MonitorConfiguration {
         var c = MonitorConfiguration()
         c.port = try CommandLineTool.integer(parsed, "port", range: 0...65535) ?? c.port
-        c.host = parsed.values["host"] ?? c.host
+        if let host = parsed.values["host"] {
+            // Checked here, as the HTTP layer would, so that a bad value is a usage error naming its source.
+            var v4 = in_addr(), v6 = in6_addr()
+            guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else {
+                throw UsageError("\(parsed.source("host")) must be an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0, ::1 or ::, not '\(host)'")
+            }
+            c.host = host
+        }
         c.databasePath = parsed.values["db"] ?? c.databasePath
         c.webRoot = parsed.values["web-root"] ?? c.webRoot
         c.ingestToken = try CommandLineTool.readToken(parsed, "ingest-token-file") ?? c.ingestToken
@@ -78,7 +86,7 @@ enum ServeCommand {
             c.demo = on
         }
         if let rate = parsed.values["demo-rate"] {
-            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0, not '\(rate)'") }
+            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
             c.demoRate = r
         }
         return c
@@ -95,8 +103,12 @@ enum ServeCommand {
                 + "(acknowledged events are safe; unanswered requests get no answer)")
         }
         let server: MonitorServer
-        do { server = try MonitorServer(configuration) } catch {
-            CommandLineTool.printError("error: cannot start on \(configuration.databasePath): \(error)")
+        do { server = try MonitorServer(configuration) } catch HTTPServerError.cannotBind(let address, let reason) {
+            // The database opened: the address is the problem.
+            CommandLineTool.printError("error: cannot listen on \(address): \(reason)")
+            return 1
+        } catch {
+            CommandLineTool.printError("error: cannot open the database \(configuration.databasePath): \(error)")
             if let e = error as? SQLiteError, e.isReadOnly {
                 CommandLineTool.printError("The server writes the database file, and beside it its -wal and -shm files: "
                     + "the file and its directory must be writable.")

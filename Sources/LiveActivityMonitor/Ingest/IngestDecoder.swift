@@ -28,14 +28,16 @@ public struct IngestDecoder: Sendable {
         return nil
     }
 
-    public func decode(_ body: [UInt8], format: Format) throws(APIError) -> [Event] {
+    /// `firstLine` numbers an NDJSON body's first line in error messages (`import` decodes a
+    /// file in parts and names lines as the file numbers them).
+    public func decode(_ body: [UInt8], format: Format, firstLine: Int = 1) throws(APIError) -> [Event] {
         // Count before parsing: a body of 300,000 `{}` is refused as too many events (413)
         // without building 300,000 values first.
         let count = Self.topLevelCount(body, format: format)
         guard count <= maxEvents else {
             throw .payloadTooLarge("\(count) events in one request; at most \(maxEvents)")
         }
-        let values = try parse(body, format: format)
+        let values = try parse(body, format: format, firstLine: firstLine)
         guard !values.isEmpty else { throw .badRequest("the request holds no events") }
         var events: [Event] = []
         events.reserveCapacity(values.count)
@@ -50,7 +52,7 @@ public struct IngestDecoder: Sendable {
         return events
     }
 
-    private func parse(_ body: [UInt8], format: Format) throws(APIError) -> [JSONValue] {
+    private func parse(_ body: [UInt8], format: Format, firstLine: Int) throws(APIError) -> [JSONValue] {
         switch format {
         case .json:
             let value: JSONValue
@@ -62,7 +64,7 @@ public struct IngestDecoder: Sendable {
             return [value]
         case .ndjson:
             var values: [JSONValue] = []
-            for (line, result) in JSONParser.parseLines(body, limits: limits) {
+            for (line, result) in JSONParser.parseLines(body, limits: limits, firstLine: firstLine) {
                 switch result {
                 case .success(let value): values.append(value)
                 case .failure(let error):
