@@ -44,7 +44,8 @@ import Testing
     @Test func topLevelHelpListsCommands() throws {
         let r = try Self.run(["--help"])
         #expect(r.status == 0)
-        for command in ["serve", "history", "import", "prune"] { #expect(r.stdout.contains(command)) }
+        for command in ["serve", "history", "import", "prune", "--version"] { #expect(r.stdout.contains(command)) }
+        #expect(try Self.run(["--version"]).stdout.hasPrefix("live-activity-monitor "))
     }
 
     @Test(arguments: [
@@ -90,6 +91,9 @@ import Testing
         r = try Self.run(["serve"], environment: ["LAM_HOST": "localhost"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("LAM_HOST (--host) must be an IPv4 or IPv6 address"), "\(r.stderr)")
+        r = try Self.run(["prune"], environment: ["LAM_PRUNE_OLDER_THAN": "soon"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("LAM_PRUNE_OLDER_THAN (--older-than) must look like"), "\(r.stderr)")
     }
 
     @Test func historyShowsControlCharactersInIDsEscaped() throws {

@@ -15,7 +15,8 @@ public enum CommandLineTool {
           import     Load events from an NDJSON file into the database.
           prune      Delete events older than a given age (counters are kept).
 
-        Run 'live-activity-monitor <command> --help' for a command's options.
+        Run 'live-activity-monitor <command> --help' for a command's options,
+        'live-activity-monitor --version' for the version.
 
         """
 

@@ -12,7 +12,7 @@ enum PruneCommand {
             automatically.
             """,
         options: [
-            .init(name: "older-than", environment: nil, valueName: "AGE", help: "Age such as 30d, 12h or 90m (required)."),
+            .init(name: "older-than", environment: "LAM_PRUNE_OLDER_THAN", valueName: "AGE", help: "Age such as 30d, 12h or 90m (required)."),
             CommandLineTool.dbOption,
         ])
 
@@ -21,7 +21,7 @@ enum PruneCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         guard let age = parsed.values["older-than"] else { throw UsageError("--older-than is required") }
         guard let seconds = CommandLineTool.duration(age) else {
-            throw UsageError("--older-than must look like 30d, 12h, 90m or 45s, not '\(age)'")
+            throw UsageError("\(parsed.source("older-than")) must look like 30d, 12h, 90m or 45s, not '\(age)'")
         }
         let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
         guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
