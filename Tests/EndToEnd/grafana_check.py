@@ -228,35 +228,28 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
                            "expected type datasource, query prometheus")
     check("datasource variable", ds_problems)
 
-    job = variable(dashboard, "job")
-    job_problems = []
-    if job is None:
-        job_problems.append("no variable named job")
-    else:
-        if job.get("type") != "query":
-            job_problems.append(f"type {job.get('type')!r}, expected query")
-        if job.get("datasource") != DATASOURCE_REF:
-            job_problems.append(f"datasource {job.get('datasource')!r}, expected {DATASOURCE_REF}")
-        if variable_query(job).replace(" ", "") != JOB_VARIABLE_QUERY.replace(" ", ""):
-            job_problems.append(f"query {variable_query(job)!r}, expected {JOB_VARIABLE_QUERY!r}")
-        if job.get("includeAll") and job.get("allValue"):
-            # A custom all value such as .* would also match other jobs' process_* series.
-            job_problems.append(f"allValue {job.get('allValue')!r}: leave it unset")
+    def query_variable_problems(name, expected_query):
+        var = variable(dashboard, name)
+        if var is None:
+            return var, [f"no variable named {name}"]
+        problems = []
+        if var.get("type") != "query":
+            problems.append(f"type {var.get('type')!r}, expected query")
+        if var.get("datasource") != DATASOURCE_REF:
+            problems.append(f"datasource {var.get('datasource')!r}, expected {DATASOURCE_REF}")
+        if variable_query(var).replace(" ", "") != expected_query.replace(" ", ""):
+            problems.append(f"query {variable_query(var)!r}, expected {expected_query!r}")
+        return var, problems
+
+    job, job_problems = query_variable_problems("job", JOB_VARIABLE_QUERY)
+    if job is not None and job.get("includeAll") and job.get("allValue"):
+        # A custom all value such as .* would also match other jobs' process_* series.
+        job_problems.append(f"allValue {job.get('allValue')!r}: leave it unset")
     check("job variable", job_problems)
 
-    instance = variable(dashboard, "instance")
-    instance_problems = []
-    if instance is None:
-        instance_problems.append("no variable named instance")
-    else:
-        if instance.get("type") != "query":
-            instance_problems.append(f"type {instance.get('type')!r}, expected query")
-        if instance.get("datasource") != DATASOURCE_REF:
-            instance_problems.append(f"datasource {instance.get('datasource')!r}, expected {DATASOURCE_REF}")
-        if variable_query(instance).replace(" ", "") != INSTANCE_VARIABLE_QUERY.replace(" ", ""):
-            instance_problems.append(f"query {variable_query(instance)!r}, expected {INSTANCE_VARIABLE_QUERY!r}")
-        if not (instance.get("multi") and instance.get("includeAll")) or instance.get("allValue"):
-            instance_problems.append("must be multi-select with All (and no custom allValue)")
+    instance, instance_problems = query_variable_problems("instance", INSTANCE_VARIABLE_QUERY)
+    if instance is not None and (not (instance.get("multi") and instance.get("includeAll")) or instance.get("allValue")):
+        instance_problems.append("must be multi-select with All (and no custom allValue)")
     check("instance variable (depends on job)", instance_problems)
 
     panels = all_panels(dashboard)

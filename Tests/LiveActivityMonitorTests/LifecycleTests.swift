@@ -39,14 +39,7 @@ import Testing
         let path = directory + "/monitor.sqlite"
         let store = try EventStore(path: path)
         // Keep the writer busy for a second, so that the first close() has to wait for it.
-        let writerBusy = DispatchSemaphore(value: 0)
-        Thread {
-            _ = store.submit(.withConnection { _ in
-                writerBusy.signal()
-                Thread.sleep(forTimeInterval: 1)
-            })
-        }.start()
-        writerBusy.wait()
+        Self.keepWriterBusy(store, seconds: 1)
         Thread { store.close() }.start()
         while !store.isClosed { Thread.sleep(forTimeInterval: 0.001) }
 
@@ -91,14 +84,7 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let store = server.server.store
-        let writerBusy = DispatchSemaphore(value: 0)
-        Thread {
-            _ = store.submit(.withConnection { _ in
-                writerBusy.signal()
-                Thread.sleep(forTimeInterval: 0.5)
-            })
-        }.start()
-        writerBusy.wait()
+        Self.keepWriterBusy(store, seconds: 0.5)
         let status = LockedCounter()
         let answered = DispatchSemaphore(value: 0)
         let port = server.server.port
@@ -116,5 +102,17 @@ import Testing
         #expect(status.value == 200)
         try server.restart()
         #expect(try server.get("/api/activities/in-flight").status == 200)
+    }
+
+    /// Returns once the writer has begun a job that holds it for `seconds`.
+    static func keepWriterBusy(_ store: EventStore, seconds: Double) {
+        let writerBusy = DispatchSemaphore(value: 0)
+        Thread {
+            _ = store.submit(.withConnection { _ in
+                writerBusy.signal()
+                Thread.sleep(forTimeInterval: seconds)
+            })
+        }.start()
+        writerBusy.wait()
     }
 }
