@@ -35,4 +35,14 @@ import Testing
         }
         #expect(found == 1, "the database file alone never held the committed event")
     }
+
+    @Test func stopTwiceReturns() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let checkpointer = try Checkpointer(path: directory + "/db.sqlite")
+        checkpointer.stop()
+        let second = DispatchSemaphore(value: 0)
+        Thread { checkpointer.stop(); second.signal() }.start()
+        #expect(second.wait(timeout: .now() + 5) == .success, "the second stop() waited for ever")
+    }
 }

@@ -34,10 +34,12 @@ public final class Checkpointer: Sendable {
     }
 
     /// Stops the thread once its current pass is done (the writer's checkpoint at close
-    /// covers the rest, and must not find this one running).
+    /// covers the rest, and must not find this one running). Idempotent, like the store's and
+    /// retention's stops: a later caller returns once stopped too.
     public func stop() {
         stopRequested.signal()
         stopped.wait()
+        stopped.signal()
     }
 
     private func run(_ slot: ConnectionSlot) {
