@@ -192,4 +192,21 @@ import Testing
         let after = try #require(try server.metric(commits))
         #expect(after - before <= seconds.rounded(.up) + 1, "\(after - before) commits in \(seconds) s for 300 refusals")
     }
+
+    /// A refusal being written is still counted in `/metrics`: a counter must never read lower
+    /// than before (Prometheus takes a drop for a restart). The commit that writes it is held
+    /// at SQLite's write lock, taken by another connection, while `/metrics` is read.
+    @Test func aRefusalBeingWrittenStaysCounted() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let rejected = #"liveactivity_ingest_rejected_total{reason="malformed"}"#
+        let other = try Database(path: server.server.store.path)
+        try other.execute("BEGIN IMMEDIATE")
+        #expect(try server.post("{not json").status == 400)
+        Thread.sleep(forTimeInterval: 0.3)  // the writer has taken the count and waits for the lock
+        #expect(try server.metric(rejected) == 1, "the refusal vanished from /metrics while its commit waited")
+        try other.execute("ROLLBACK")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try server.metric(rejected) == 1)
+    }
 }

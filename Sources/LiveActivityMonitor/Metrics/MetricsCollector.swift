@@ -16,9 +16,10 @@ struct MetricsCollector: Sendable {
         store.sweepIfDue()
         let now = store.clock.now()
         var families = store.withState { s in
-            // Refused requests are counted in memory until the next commit writes them.
+            // Refused requests are counted in memory until a commit has written them.
             var counters = s.counters
             counters.add(s.unpersisted)
+            counters.add(s.persisting)
             return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
                 + M.persistedCounters.map { counterFamily($0, counters, types: Array(s.labels.known)) }
                 + M.persistedHistograms.map { histogramFamily($0, counters) }

@@ -183,7 +183,7 @@ public final class EventStore: Sendable {
         let now = clock.now()
         // `persisted` is what the counters table holds: the commit writes what differs from it.
         let (persisted, labelsBefore, taken) = state.withLock { s in
-            defer { s.unpersisted = MonitorCounters(); s.flushQueued = false }
+            defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.unpersisted)
         }
         var counters = persisted, labels = labelsBefore
@@ -276,6 +276,7 @@ public final class EventStore: Sendable {
             let failure = Self.unavailable(error)
             state.withLock { s in
                 s.unpersisted.add(taken)
+                s.persisting = MonitorCounters()
                 for id in due { s.deadlines.push(now, id) }
             }
             recordWriteProblem(failure.message)
@@ -284,6 +285,7 @@ public final class EventStore: Sendable {
         }
         state.withLock { s in
             s.counters = counters
+            s.persisting = MonitorCounters()
             s.labels = labels
             for record in working.values { s.publish(record, now: now) }
         }

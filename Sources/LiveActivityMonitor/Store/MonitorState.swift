@@ -8,6 +8,9 @@ struct MonitorState: Sendable {
     var deadlines = DeadlineQueue()
     /// Counts not yet written (refused requests, which never reach the writer's transaction).
     var unpersisted = MonitorCounters()
+    /// Such counts a commit in progress is writing: still shown until `counters` holds them, so
+    /// that no counter reads lower while the commit runs.
+    var persisting = MonitorCounters()
     /// A commit is queued (or timed) to write `unpersisted`.
     var flushQueued = false
     /// When the last such commit was queued (uptime seconds).
