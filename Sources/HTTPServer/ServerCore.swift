@@ -79,7 +79,7 @@ final class ServerCore: Sendable {
             }
         }
         let remote = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
-        let request = HTTPRequest(method: method, path: path, query: query, headers: headers,
+        let request = HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
                                   body: body, remoteAddress: remote)
         return handler(request)
     }
