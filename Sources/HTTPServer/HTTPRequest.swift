@@ -24,25 +24,22 @@ public struct HTTPRequest: Sendable {
     /// Creates a request; header names are lowercased so that ``header(_:)`` finds them.
     public init(method: String, path: String, query: [String: String] = [:],
                 headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil) {
-        self.method = method
-        self.path = path
-        self.query = query
+        self.init(method: method, path: path, query: query, lowercasedHeaders: Self.lowercased(headers.map { ($0.key, $0.value) }),
+                  body: body, remoteAddress: remoteAddress)
+    }
+
+    /// Headers keyed by lowercased name, repeated ones joined with `", "`.
+    static func lowercased(_ headers: some Sequence<(String, String)>) -> [String: String] {
         var lowered: [String: String] = [:]
         for (name, value) in headers {
             let key = name.lowercased()
-            if let existing = lowered[key] {
-                lowered[key] = existing + ", " + value
-            } else {
-                lowered[key] = value
-            }
+            lowered[key] = lowered[key].map { $0 + ", " + value } ?? value
         }
-        self.headers = lowered
-        self.body = body
-        self.remoteAddress = remoteAddress
+        return lowered
     }
 
-    /// For the server, whose header names are already lowercased and joined (building the
-    /// dictionary again cost every request about a microsecond).
+    /// For the server, whose headers `lowercased(_:)` has already keyed (building the
+    /// dictionary twice cost every request about a microsecond).
     init(method: String, path: String, query: [String: String], lowercasedHeaders: [String: String],
          body: [UInt8], remoteAddress: String?) {
         self.method = method

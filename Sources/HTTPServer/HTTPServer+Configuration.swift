@@ -5,6 +5,11 @@ extension HTTPServer {
         /// IPv4 or IPv6 address literal to bind; `"0.0.0.0"` or `"::"` for all interfaces
         /// (`"::"` also accepts IPv4, the socket being dual-stack).
         public var host: String = "127.0.0.1"
+
+        /// Whether `host` is an address ``host`` takes (a literal: no names, no DNS at start-up).
+        public static func isAddress(_ host: String) -> Bool {
+            (try? SocketAddress(host: host, port: 0)) != nil
+        }
         /// TCP port; 0 lets the system pick a free one (read it back from ``HTTPServer/port``).
         public var port: Int = 0
         /// Largest request body accepted. A larger `Content-Length` is answered 413 at once,

@@ -69,15 +69,7 @@ final class ServerCore: Sendable {
         for (name, value) in ValueCollector.values(of: .GET_ARGUMENT_KIND, on: connection) {
             query[name] = value
         }
-        var headers: [String: String] = [:]
-        for (name, value) in ValueCollector.values(of: .HEADER_KIND, on: connection) {
-            let key = name.lowercased()
-            if let existing = headers[key] {
-                headers[key] = existing + ", " + value
-            } else {
-                headers[key] = value
-            }
-        }
+        let headers = HTTPRequest.lowercased(ValueCollector.values(of: .HEADER_KIND, on: connection))
         let remote = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
         let request = HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
                                   body: body, remoteAddress: remote)

@@ -50,8 +50,7 @@ enum ServeCommand {
         c.port = try CommandLineTool.integer(parsed, "port", range: 0...65535) ?? c.port
         if let host = parsed.values["host"] {
             // Checked here, as the HTTP layer would, so that a bad value is a usage error naming its source.
-            var v4 = in_addr(), v6 = in6_addr()
-            guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else {
+            guard HTTPServer.Configuration.isAddress(host) else {
                 throw UsageError("\(parsed.source("host")) must be an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0, ::1 or ::, not '\(host)'")
             }
             c.host = host

@@ -62,7 +62,7 @@ final class DemoTraffic: Sendable {
 
     private let control = Mutex(Control())
     private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished = Gate()
 
     private init() {}
 
@@ -87,7 +87,6 @@ final class DemoTraffic: Sendable {
         control.withLock { $0.stopping = true }
         wake.signal()
         finished.wait()
-        finished.signal()   // let a second caller of stop() through as well
     }
 
     var statistics: Statistics { control.withLock { $0.statistics } }
@@ -113,7 +112,7 @@ final class DemoTraffic: Sendable {
     }
 
     private func run(host: String, port: Int, token: String?, options: Options) {
-        defer { finished.signal() }
+        defer { finished.open() }
         let client = HTTPClient(host: host, port: port, timeoutSeconds: 10)
         defer { client.close() }
         let start = options.clock.now()

@@ -18,7 +18,7 @@ public final class Checkpointer: Sendable {
     static let interval: DispatchTimeInterval = .milliseconds(50)
 
     private let stopRequested = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let stopped = Gate()
 
     public init(path: String) throws {
         let db = try Database(path: path)
@@ -39,7 +39,6 @@ public final class Checkpointer: Sendable {
     public func stop() {
         stopRequested.signal()
         stopped.wait()
-        stopped.signal()
     }
 
     private func run(_ slot: ConnectionSlot) {
@@ -50,6 +49,6 @@ public final class Checkpointer: Sendable {
             _ = try? slot.database?.checkpoint(truncate: false)
         }
         slot.database = nil  // closed before stop() returns
-        stopped.signal()
+        stopped.open()
     }
 }

@@ -26,7 +26,7 @@ public final class EventStore: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
     /// Signalled once `close` has finished, for later callers of `close`.
-    private let closed = DispatchSemaphore(value: 0)
+    private let closed = Gate()
     private let checkpointer: Checkpointer
     let fileLock: DatabaseFileLock
     /// Where the store reports what an operator must know: writes failing and recovering, a
@@ -101,7 +101,6 @@ public final class EventStore: Sendable {
         }
         guard first else {
             closed.wait()
-            closed.signal()   // let the next caller through as well
             return
         }
         checkpointer.stop()
@@ -109,7 +108,7 @@ public final class EventStore: Sendable {
         wake.signal()
         writerStopped.wait()
         readers.close()
-        closed.signal()
+        closed.open()
     }
 
     /// True once `close` has begun: the store takes no more writes.

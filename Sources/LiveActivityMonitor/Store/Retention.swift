@@ -31,7 +31,7 @@ final class Retention: Sendable {
     private let log: @Sendable (String) -> Void
     private let stopping = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished = Gate()
     private let running = Mutex(false)
 
     /// - Parameters:
@@ -60,7 +60,6 @@ final class Retention: Sendable {
         guard running.withLock({ $0 }) else { return }
         wake.signal()
         finished.wait()
-        finished.signal()   // let a second caller of stop() through as well
     }
 
     private var isStopping: Bool { stopping.withLock { $0 } }
@@ -81,7 +80,7 @@ final class Retention: Sendable {
             }
             delay = interval
         }
-        finished.signal()
+        finished.open()
     }
 
     /// One pass now, with the cutoff `age` seconds before the clock's now.
