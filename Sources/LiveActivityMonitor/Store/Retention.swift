@@ -98,19 +98,13 @@ final class Retention: Sendable {
         return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 
-    struct NotAMonitorDatabase: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "\(path) is not a live-activity-monitor database (it has none of its tables)" }
-    }
-
     /// A connection for pruning: short busy timeout, no fsync per batch (a lost delete is
     /// repeated by the next pass; WAL with `synchronous=NORMAL` never corrupts the file).
     /// Throws, as the store does, for a database written by a newer version (its schema
     /// version is past ours): its tables may mean something else now.
     static func open(_ path: String) throws -> Database {
         let db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        try db.pendingMigrations(Schema.migrations)
-        guard try db.userVersion > 0 else { throw NotAMonitorDatabase(path: path) }
+        try Schema.requireMonitorDatabase(db, path: path)
         try db.execute("PRAGMA synchronous = NORMAL")
         try db.execute("PRAGMA journal_size_limit = \(EventStore.walSizeLimit)")
         return db

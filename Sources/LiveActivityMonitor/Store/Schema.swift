@@ -1,5 +1,19 @@
+import SQLiteDB
+
 /// The database schema as migrations: `migrations[i]` takes `PRAGMA user_version` from i to i+1.
 enum Schema {
+    struct NotAMonitorDatabase: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path) is not a live-activity-monitor database (it has none of its tables)" }
+    }
+
+    /// For the commands that open an existing file without migrating it (`prune`, `history`):
+    /// refuses one of a newer version (`pendingMigrations` throws) or another program's.
+    static func requireMonitorDatabase(_ db: Database, path: String) throws {
+        try db.pendingMigrations(migrations)
+        guard try db.userVersion > 0 else { throw NotAMonitorDatabase(path: path) }
+    }
+
     static let migrations = [
         """
         CREATE TABLE events (
