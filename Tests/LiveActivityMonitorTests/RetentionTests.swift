@@ -25,8 +25,9 @@ import Testing
     }
 
     static func retention(_ server: TestServer) -> Retention {
-        Retention(path: server.configuration.databasePath, age: 30 * day, interval: 3600,
-                  clock: server.configuration.clock) { _ in }
+        let store = server.server.store
+        return Retention(path: server.configuration.databasePath, age: 30 * day, interval: 3600,
+                         clock: server.configuration.clock, catchUp: { store.catchUp() }) { _ in }
     }
 
     static func eventCount(_ server: TestServer, _ path: String) throws -> Int? {

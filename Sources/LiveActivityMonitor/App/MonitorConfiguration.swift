@@ -26,6 +26,8 @@ public struct MonitorConfiguration: Sendable {
     public var demo = false
     public var demoRate = 20.0
     public var clock = Clock.system
+    /// How long the current-state and counters tables may stay behind memory (tests stretch it).
+    var catchUpInterval = EventStore.defaultCatchUpInterval
     /// Where the server's own diagnostics go (libmicrohttpd's, the HTTP layer's, retention's);
     /// `serve` writes them to standard error. The HTTP layer's are throttled (`LogThrottle`).
     public var log: @Sendable (String) -> Void = { _ in }

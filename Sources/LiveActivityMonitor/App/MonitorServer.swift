@@ -25,7 +25,8 @@ public final class MonitorServer: Sendable {
     public init(_ configuration: MonitorConfiguration) throws {
         self.configuration = configuration
         store = try EventStore(path: configuration.databasePath, durability: configuration.durability,
-                               clock: configuration.clock, log: configuration.log)
+                               clock: configuration.clock, catchUpInterval: configuration.catchUpInterval,
+                               log: configuration.log)
         let httpRequests = CounterVec(name: MonitorMetrics.httpRequests.name, help: MonitorMetrics.httpRequests.help,
                                       labelNames: MonitorMetrics.httpRequests.labels)
         let registry = Registry()
@@ -64,9 +65,10 @@ public final class MonitorServer: Sendable {
             store.close()
             throw error
         }
+        let store = store
         retention = configuration.retention.map { age in
             Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
-                      clock: configuration.clock, log: configuration.log)
+                      clock: configuration.clock, catchUp: { store.catchUp() }, log: configuration.log)
         }
         retention?.start()
     }

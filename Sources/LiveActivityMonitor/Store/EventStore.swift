@@ -28,14 +28,19 @@ public final class EventStore: Sendable {
     /// Signalled once `close` has finished, for later callers of `close`.
     private let closed = Gate()
     private let checkpointer: Checkpointer
+    private let catchUpInterval: Double
     let fileLock: DatabaseFileLock
     /// Where the store reports what an operator must know: writes failing and recovering, a
     /// database file it could not complete at stop.
     let log: @Sendable (String) -> Void
 
+    /// - Parameter catchUpInterval: how long live activities' rows and the counters may stay
+    ///   behind memory in the tables (`DeferredWrites`); tests stretch it.
     public init(path: String, durability: Durability = .normal, clock: Clock = .system,
+                catchUpInterval: Double = EventStore.defaultCatchUpInterval,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
+        self.catchUpInterval = catchUpInterval
         self.clock = clock
         self.log = log
         let db = try Database(path: path)
@@ -47,6 +52,8 @@ public final class EventStore: Sendable {
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
         checkpointer = try Checkpointer(path: path)
+        // After a crash, the events the tables did not include yet (DeferredWrites).
+        try replay(db)
         let writer = ConnectionSlot(db)
         let thread = Thread { [self] in
             // Set on the thread itself: on Linux a name given before `start` does not reach it.
@@ -91,6 +98,13 @@ public final class EventStore: Sendable {
     }
 
     static let rejectionFlushInterval = 1.0
+    public static let defaultCatchUpInterval = 1.0
+
+    /// Brings the current-state and counters tables up to date now (`DeferredWrites`), as a
+    /// sweep does; returns once written (or failed: the next commit retries).
+    public func catchUp() {
+        _ = submit(.sweep)
+    }
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
     /// Idempotent: a second caller, or one on another thread at once, returns once closed too.
@@ -150,6 +164,7 @@ public final class EventStore: Sendable {
     }
 
     private func writeUntilStopped(_ db: Database) {
+        var deferred = DeferredWrites(counters: state.withLock { $0.counters }, interval: catchUpInterval)
         while true {
             wake.wait()
             let (jobs, stopping) = queue.withLock { q in
@@ -157,7 +172,7 @@ public final class EventStore: Sendable {
                 return (q.jobs, q.stopping)
             }
             let writes = jobs.filter { !$0.kind.isMaintenance }
-            if !writes.isEmpty { commit(writes, db) }
+            if !writes.isEmpty { commit(writes, db, &deferred, stopping: stopping) }
             for job in jobs where job.kind.isMaintenance { maintain(job, db) }
             if stopping, queue.withLock({ $0.jobs.isEmpty }) { break }
         }
@@ -172,7 +187,7 @@ public final class EventStore: Sendable {
     }
 
     /// One transaction for every waiting job; published to memory and answered after COMMIT.
-    private func commit(_ jobs: [WriteJob], _ db: Database) {
+    private func commit(_ jobs: [WriteJob], _ db: Database, _ deferred: inout DeferredWrites, stopping: Bool) {
         if let problem = fileLock.fileProblem() {
             recordWriteProblem(problem)
             for job in jobs { job.finish(.failure(.unavailable(problem))) }
@@ -180,31 +195,16 @@ public final class EventStore: Sendable {
         }
         let started = DispatchTime.now().uptimeNanoseconds
         let now = clock.now()
-        // `persisted` is what the counters table holds: the commit writes what differs from it.
-        let (persisted, labelsBefore, taken) = state.withLock { s in
+        let (counters, labels, taken) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.unpersisted)
         }
-        var counters = persisted, labels = labelsBefore
-        counters.add(taken)
-        var originals: [String: ActivityRecord?] = [:]
-        var working: [String: ActivityRecord] = [:]
+        var changes = CommitChanges(counters: counters, labels: labels, load: recordLoader(db))
+        changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
-        // Records an event changed: their rows are written without comparing them first
-        // (the comparison walks attributes and content; skipping it took the bench's store stage
-        // from 26-27 to 24.5-25.5 µs per event).
-        var changed = Set<String>()
-        var acceptedByType: [EventType: Double] = [:]
-        var pushes = PushTally()
-
-        func record(_ id: String) throws -> ActivityRecord? {
-            if let r = working[id] { return r }
-            if let known = originals[id] { return known }
-            let r = try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db)
-            originals[id] = r
-            return r
-        }
+        var flush = false, accepted = 0
+        var behind = Set<String>(), written = Set<String>()
 
         do {
             try db.transaction(.immediate) {
@@ -216,13 +216,10 @@ public final class EventStore: Sendable {
                     guard case .ingest(let events) = job.kind else { continue }
                     for event in events {
                         var body = event.body
-                        // Taken out of `working` while it changes, so that its arrays are not
-                        // shared and change in place (a copy per event was 5% of the writer).
-                        var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
                         // An inherited booking goes into the stored document only: the column
                         // (and its index) holds bookings the client gave. A lookup by booking
                         // finds the rest through the booking's activities (EventStore+Reads).
-                        if event.bookingID == nil, let booking = current?.bookingID {
+                        if event.bookingID == nil, let id = event.activityID, let booking = try changes.record(id)?.bookingID {
                             body = Self.body(body, inheriting: booking)
                         }
                         try insert.bind(event.key, at: 1)
@@ -235,41 +232,27 @@ public final class EventStore: Sendable {
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
-                            if let id = current?.activityID { working[id] = current.take() }
                             summaries[j].duplicates += 1
-                            counters.inc(MonitorMetrics.ingestDuplicates)
+                            changes.counters.inc(MonitorMetrics.ingestDuplicates)
                             continue
                         }
                         summaries[j].accepted += 1
-                        acceptedByType[event.type, default: 0] += 1
-                        engine.apply(event, to: &current, counters: &counters, pushes: &pushes, labels: &labels)
-                        if let id = current?.activityID {
-                            changed.insert(id)
-                            working[id] = current.take()
-                        }
+                        try changes.apply(event)
                     }
                 }
-                // Counted once per type and commit: a series key per event cost more than the count.
-                for (type, count) in acceptedByType { counters.inc(MonitorMetrics.ingestEvents, type.rawValue, by: count) }
-                pushes.add(to: &counters)
                 due = state.withLock { $0.deadlines.popDue(now) }
-                for id in due where working[id] == nil {
-                    if let r = try record(id) { working[id] = r }
+                try changes.finish(at: now, due: due)
+                (behind, written) = try Self.writeRows(of: changes, at: now, db)
+                // Replay at start-up redoes commits by their events: not what time alone changed
+                // (a sweep without events), nor duplicates or refused requests counted. Those
+                // commits bring the tables up to date, as do one a second and the last one.
+                accepted = summaries.reduce(0) { $0 + $1.accepted }
+                flush = jobs.contains { if case .sweep = $0.kind { true } else { false } }
+                    || summaries.contains { $0.duplicates > 0 } || taken != MonitorCounters()
+                    || stopping || deferred.isDue(adding: accepted)
+                if flush {
+                    try catchUp(deferred.rows.union(behind).subtracting(written), changes, since: deferred.counters, db)
                 }
-                let upsert = try db.cached(ActivityRecord.upsertSQL)
-                let update = try db.cached(ActivityRecord.updateSQL)
-                for id in working.keys {
-                    engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
-                    guard changed.contains(id) || working[id] != originals[id] ?? nil else { continue }
-                    // A record known before this commit has its row (memory holds only committed
-                    // records); one whose dismissal changed is rewritten whole, for its index entry.
-                    let original = originals[id] ?? nil
-                    let statement = original == nil || original?.dismissedAt != working[id]!.dismissedAt ? upsert : update
-                    try working[id]!.bind(to: statement, update: statement === update)
-                    _ = try statement.step()
-                    statement.reset()
-                }
-                try Self.write(counters, changedSince: persisted, to: db)
             }
         } catch {
             let failure = Self.unavailable(error)
@@ -282,16 +265,69 @@ public final class EventStore: Sendable {
             for job in jobs { job.finish(.failure(failure)) }
             return
         }
-        state.withLock { s in
-            s.counters = counters
-            s.persisting = MonitorCounters()
-            s.labels = labels
-            for record in working.values { s.publish(record, now: now) }
+        publish(changes, at: now)
+        if flush {
+            deferred.flushed(changes.counters)
+        } else {
+            deferred.deferred(behind, written: written, events: accepted)
+            scheduleFlush(&deferred)
         }
         if jobs.contains(where: { if case .ingest = $0.kind { true } else { false } }) { recordWriteProblem(nil) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+    }
+
+    /// Makes sure the tables catch up within the interval even if no commit follows.
+    private func scheduleFlush(_ deferred: inout DeferredWrites) {
+        guard !deferred.flushScheduled else { return }
+        deferred.flushScheduled = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + deferred.interval) { [self] in enqueue(.sweep) }
+    }
+
+    /// Writes the rows that cannot wait: a new activity's, and one whose dismissal changed (whole,
+    /// for its index entries; also a record that leaves memory). Returns the rest of the changed
+    /// records, left behind, and those written.
+    static func writeRows(of changes: CommitChanges, at now: Double,
+                          _ db: Database) throws -> (behind: Set<String>, written: Set<String>) {
+        var behind = Set<String>(), written = Set<String>()
+        let upsert = try db.cached(ActivityRecord.upsertSQL)
+        for (id, record) in changes.working where changes.changedRecord(id) {
+            let original = changes.originals[id] ?? nil
+            if original != nil, original?.dismissedAt == record.dismissedAt, record.state(at: now) != .dismissed {
+                behind.insert(id)
+            } else {
+                try write(record, to: upsert, update: false)
+                written.insert(id)
+            }
+        }
+        return (behind, written)
+    }
+
+    /// Brings the tables up to date: the `behind` rows (from `changes`, or memory, which holds
+    /// every live record), the counters that differ from `persisted`, and `applied_seq`.
+    func catchUp(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
+        let update = try db.cached(ActivityRecord.updateSQL)
+        let records = state.withLock { s in behind.compactMap { changes?.working[$0] ?? s.records[$0] } }
+        for record in records { try Self.write(record, to: update, update: true) }
+        try Self.write(changes?.counters ?? state.withLock { $0.counters }, changedSince: persisted, to: db)
+        try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
+    }
+
+    /// Makes a commit's changes what memory holds.
+    func publish(_ changes: CommitChanges, at now: Double) {
+        state.withLock { s in
+            s.counters = changes.counters
+            s.persisting = MonitorCounters()
+            s.labels = changes.labels
+            for record in changes.working.values { s.publish(record, now: now) }
+        }
+    }
+
+    private static func write(_ record: ActivityRecord, to statement: Statement, update: Bool) throws {
+        try record.bind(to: statement, update: update)
+        _ = try statement.step()
+        statement.reset()
     }
 
     /// The stored text once `booking_id` is inherited: the member appended at the object's end
@@ -391,6 +427,11 @@ public final class EventStore: Sendable {
         }
         s.labels = AttributesTypeLabels(known: known)
         return s
+    }
+
+    /// A record as the writer knows it: memory holds every live one, the table the rest.
+    func recordLoader(_ db: Database) -> (String) throws -> ActivityRecord? {
+        { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db) }
     }
 
     static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {

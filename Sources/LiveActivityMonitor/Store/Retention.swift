@@ -28,6 +28,7 @@ final class Retention: Sendable {
     let age: Double
     let interval: Double
     let clock: Clock
+    private let catchUp: @Sendable () -> Void
     private let log: @Sendable (String) -> Void
     private let stopping = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
@@ -37,7 +38,11 @@ final class Retention: Sendable {
     /// - Parameters:
     ///   - age: events older than this many seconds (by `occurred_at`, on `clock`) are deleted.
     ///   - interval: seconds between automatic passes.
-    init(path: String, age: Double, interval: Double, clock: Clock, log: @escaping @Sendable (String) -> Void) {
+    ///   - catchUp: brings the server's current-state tables up to date, so that a pass can
+    ///     delete every old event (it leaves those the tables do not include yet).
+    init(path: String, age: Double, interval: Double, clock: Clock, catchUp: @escaping @Sendable () -> Void = {},
+         log: @escaping @Sendable (String) -> Void) {
+        self.catchUp = catchUp
         self.path = path
         self.age = age
         self.interval = interval
@@ -86,6 +91,7 @@ final class Retention: Sendable {
     /// One pass now, with the cutoff `age` seconds before the clock's now.
     @discardableResult
     func runOnce() throws -> (events: Int, activities: Int) {
+        catchUp()
         let db = try Self.open(path)
         return try Self.prune(db, before: clock.now() - age, batch: Self.automaticBatch) { [self] in isStopping }
     }
@@ -114,9 +120,13 @@ final class Retention: Sendable {
     /// rows per transaction; then vacuums and checkpoints. Returns the rows deleted.
     static func prune(_ db: Database, before cutoff: Double, batch: Int,
                       shouldStop: () -> Bool = { false }) throws -> (events: Int, activities: Int) {
-        let events = try deleteInBatches(db, batch: batch, shouldStop: shouldStop,
-                                         "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT ?)",
-                                         cutoff)
+        // Only events the current-state tables include (the server replays the rest after a
+        // crash: `store_state`). SQLite numbers a new row after the highest left, so when the
+        // highest go, `applied_seq` comes down with them, or it would cover events not applied.
+        let tracked = try db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'store_state'") != nil
+        let events = try deleteInBatches(db, batch: batch, shouldStop: shouldStop, """
+            DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ?\(tracked ? " AND seq <= (SELECT applied_seq FROM store_state)" : "") LIMIT ?)
+            """, cutoff, then: tracked ? "UPDATE store_state SET applied_seq = min(applied_seq, (SELECT coalesce(max(seq), 0) FROM events))" : nil)
         let activities = try deleteInBatches(db, batch: batch, shouldStop: shouldStop, """
             DELETE FROM activities WHERE activity_id IN
                 (SELECT activity_id FROM activities WHERE dismissed_at IS NOT NULL AND dismissed_at < ? LIMIT ?)
@@ -126,13 +136,15 @@ final class Retention: Sendable {
     }
 
     private static func deleteInBatches(_ db: Database, batch: Int, shouldStop: () -> Bool,
-                                        _ sql: String, _ cutoff: Double) throws -> Int {
+                                        _ sql: String, _ cutoff: Double, then: String? = nil) throws -> Int {
         var total = 0
         while !shouldStop() {
             let started = DispatchTime.now().uptimeNanoseconds
             let n = try write(db) {
                 try db.run(sql, [.real(cutoff), .integer(Int64(batch))])
-                return db.changes
+                let deleted = db.changes
+                if let then { try db.run(then) }
+                return deleted
             }
             total += n
             if n < batch { break }

@@ -89,5 +89,12 @@ enum Schema {
         """
         CREATE INDEX activities_dismissed ON activities(started_at DESC, activity_id) WHERE dismissed_at IS NOT NULL;
         """,
+        // Live activities' rows and the counters are brought up to date about once a second, not
+        // in every commit (DeferredWrites): they include the events up to `applied_seq`, and
+        // start-up replays the rest. A file of an earlier version includes every event.
+        """
+        CREATE TABLE store_state (applied_seq INTEGER NOT NULL);
+        INSERT INTO store_state SELECT coalesce(max(seq), 0) FROM events;
+        """,
     ]
 }

@@ -1,0 +1,54 @@
+import Dispatch
+
+/// What the writer has committed to the event log and memory but not yet to the current-state
+/// and counters tables. A live activity's row is rewritten about once a second, with the
+/// counters, instead of in every commit: a group commit of single-event requests touched a row
+/// per event, scattered over the table, and writing those pages was about a fifth of the
+/// writer's work. The events table stays the record: `store_state.applied_seq` names the last
+/// event the tables include, and start-up replays the events after it (`EventStore+Replay`).
+///
+/// Written at once, never deferred: a new activity's row (reads by booking find it through the
+/// table) and every change of `dismissed_at` (the table's indexes, and records that leave memory).
+struct DeferredWrites {
+    /// Live activities whose row is behind memory. Each has a row, with its current `dismissed_at`.
+    var rows = Set<String>()
+    /// What the counters table holds.
+    var counters: MonitorCounters
+    /// Events stored since the tables were last brought up to date.
+    var events = 0
+    /// When they were (uptime nanoseconds).
+    var flushedAt = DispatchTime.now().uptimeNanoseconds
+    /// A `.sweep` is scheduled to bring them up to date if no commit does first.
+    var flushScheduled = false
+
+    /// How far the tables may fall behind: in seconds, and in events to replay after a crash.
+    let interval: Double
+    static let maxEvents = 20_000
+
+    init(counters: MonitorCounters, interval: Double) {
+        self.counters = counters
+        self.interval = interval
+    }
+
+    /// Whether a commit storing `events` more must bring the tables up to date.
+    func isDue(adding events: Int) -> Bool {
+        self.events + events >= Self.maxEvents
+            || Double(DispatchTime.now().uptimeNanoseconds - flushedAt) / 1e9 >= interval
+    }
+
+    /// After a commit that brought the tables up to date.
+    mutating func flushed(_ counters: MonitorCounters) {
+        rows = []
+        self.counters = counters
+        events = 0
+        flushScheduled = false
+        flushedAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// After a commit that left `deferred` rows behind and wrote `written` (and `events` events).
+    mutating func deferred(_ deferred: Set<String>, written: Set<String>, events: Int) {
+        rows.formUnion(deferred)
+        rows.subtract(written)
+        self.events += events
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import JSON
+import SQLiteDB
+
+/// Start-up after a crash: the current-state and counters tables include the events up to
+/// `store_state.applied_seq` (DeferredWrites); the events stored after it are applied again,
+/// commit by commit, as the writer applied them.
+extension EventStore {
+    func replay(_ db: Database) throws {
+        let applied = try db.scalar("SELECT applied_seq FROM store_state")
+        // A clean stop leaves nothing to replay, and no write here: a read-only file still opens.
+        guard case .integer(let appliedSeq)? = applied,
+              try db.scalar("SELECT 1 FROM events WHERE seq > ?", [.integer(appliedSeq)]) != nil else { return }
+        let rows = try db.prepare("""
+            SELECT event_id, activity_id, booking_id, occurred_at, received_at, body FROM events
+            WHERE seq > ? ORDER BY seq
+            """)
+        try rows.bind(appliedSeq, at: 1)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let persisted = state.withLock { $0.counters }
+        var behind = Set<String>()
+        var replayed = 0, unreadable = 0
+        try db.transaction(.immediate) {
+            var commit: (changes: CommitChanges, receivedAt: Double)?
+            // One commit's events share their `received_at` (the clock moves between commits).
+            func finish() throws {
+                guard var changes = commit?.changes, let now = commit?.receivedAt else { return }
+                commit = nil
+                try changes.finish(at: now, due: state.withLock { $0.deadlines.popDue(now) })
+                let rows = try Self.writeRows(of: changes, at: now, db)
+                behind.formUnion(rows.behind)
+                behind.subtract(rows.written)
+                publish(changes, at: now)
+            }
+            while try rows.step() {
+                let receivedAt = rows.double(4)
+                if commit?.receivedAt != receivedAt {
+                    try finish()
+                    let (counters, labels) = state.withLock { ($0.counters, $0.labels) }
+                    commit = (CommitChanges(counters: counters, labels: labels, load: recordLoader(db)), receivedAt)
+                }
+                guard let event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
+                                                        bookingID: rows.text(2), occurredAt: rows.double(3)) else {
+                    unreadable += 1
+                    continue
+                }
+                try commit!.changes.apply(event)
+                replayed += 1
+            }
+            try finish()
+            try catchUp(behind, nil, since: persisted, db)
+        }
+        guard replayed + unreadable > 0 else { return }
+        let milliseconds = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        log("store: replayed \(replayed) events stored after the last update of the current-state tables "
+            + "(the server did not stop cleanly) in \(milliseconds) ms"
+            + (unreadable > 0 ? "; \(unreadable) stored events could not be read back and were skipped" : ""))
+    }
+}
