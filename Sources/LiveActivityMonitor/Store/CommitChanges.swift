@@ -62,8 +62,23 @@ struct CommitChanges {
         }
     }
 
-    /// Whether the commit changed `id`'s record (by an event, or by time).
-    func changedRecord(_ id: String) -> Bool {
-        changed.contains(id) || working[id] != originals[id] ?? nil
+    /// The records the commit changed (by an event, or by time).
+    var changedIDs: Set<String> {
+        Set(working.keys.filter { changed.contains($0) || working[$0] != originals[$0] ?? nil })
+    }
+
+    /// Whether `id` is new to the store or its dismissal changed (its row's index entries change).
+    func dismissalChanged(_ id: String) -> Bool {
+        guard let original = originals[id] ?? nil else { return true }
+        return original.dismissedAt != working[id]?.dismissedAt
+    }
+
+    /// Whether a record's row must be written in this commit, not later: a new activity (the
+    /// tables must hold every activity replay may meet), or one that leaves memory at `now`.
+    func needsRowNow(at now: Double) -> Bool {
+        working.contains { id, record in
+            (changed.contains(id) || record != originals[id] ?? nil)
+                && (dismissalChanged(id) || record.state(at: now) == .dismissed)
+        }
     }
 }

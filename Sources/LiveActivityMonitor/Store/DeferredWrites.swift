@@ -7,8 +7,8 @@ import Dispatch
 /// writer's work. The events table stays the record: `store_state.applied_seq` names the last
 /// event the tables include, and start-up replays the events after it (`EventStore+Replay`).
 ///
-/// Written at once, never deferred: a new activity's row (reads by booking find it through the
-/// table) and every change of `dismissed_at` (the table's indexes, and records that leave memory).
+/// A commit that must write a row at once (a new activity, a dismissal) brings the tables
+/// up to date whole, so that they always hold the state as of `applied_seq`.
 struct DeferredWrites {
     /// Live activities whose row is behind memory. Each has a row, with its current `dismissed_at`.
     var rows = Set<String>()
@@ -45,10 +45,9 @@ struct DeferredWrites {
         flushedAt = DispatchTime.now().uptimeNanoseconds
     }
 
-    /// After a commit that left `deferred` rows behind and wrote `written` (and `events` events).
-    mutating func deferred(_ deferred: Set<String>, written: Set<String>, events: Int) {
-        rows.formUnion(deferred)
-        rows.subtract(written)
+    /// After a commit that left the rows of `changed` behind (and stored `events` events).
+    mutating func deferred(_ changed: Set<String>, events: Int) {
+        rows.formUnion(changed)
         self.events += events
     }
 }

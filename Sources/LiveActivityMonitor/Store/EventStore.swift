@@ -204,7 +204,6 @@ public final class EventStore: Sendable {
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
         var flush = false, accepted = 0
-        var behind = Set<String>(), written = Set<String>()
 
         do {
             try db.transaction(.immediate) {
@@ -242,16 +241,18 @@ public final class EventStore: Sendable {
                 }
                 due = state.withLock { $0.deadlines.popDue(now) }
                 try changes.finish(at: now, due: due)
-                (behind, written) = try Self.writeRows(of: changes, at: now, db)
-                // Replay at start-up redoes commits by their events: not what time alone changed
-                // (a sweep without events), nor duplicates or refused requests counted. Those
-                // commits bring the tables up to date, as do one a second and the last one.
+                // Replay at start-up redoes commits by their events, from the tables as they were
+                // at `applied_seq`: these commits bring them up to date, and so do one a second
+                // and the last. Replay cannot redo what time alone changed (a sweep), count
+                // duplicates or refused requests again, nor find a record that left memory (its
+                // dismissal) or one the tables do not have (a new activity) but in its row.
                 accepted = summaries.reduce(0) { $0 + $1.accepted }
                 flush = jobs.contains { if case .sweep = $0.kind { true } else { false } }
                     || summaries.contains { $0.duplicates > 0 } || taken != MonitorCounters()
-                    || stopping || deferred.isDue(adding: accepted)
+                    || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow(at: now)
                 if flush {
-                    try catchUp(deferred.rows.union(behind).subtracting(written), changes, since: deferred.counters, db)
+                    let written = try Self.writeRows(of: changes, at: now, db)
+                    try catchUp(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
                 }
             }
         } catch {
@@ -269,7 +270,7 @@ public final class EventStore: Sendable {
         if flush {
             deferred.flushed(changes.counters)
         } else {
-            deferred.deferred(behind, written: written, events: accepted)
+            deferred.deferred(changes.changedIDs, events: accepted)
             scheduleFlush(&deferred)
         }
         if jobs.contains(where: { if case .ingest = $0.kind { true } else { false } }) { recordWriteProblem(nil) }
@@ -285,23 +286,18 @@ public final class EventStore: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + deferred.interval) { [self] in enqueue(.sweep) }
     }
 
-    /// Writes the rows that cannot wait: a new activity's, and one whose dismissal changed (whole,
-    /// for its index entries; also a record that leaves memory). Returns the rest of the changed
-    /// records, left behind, and those written.
-    static func writeRows(of changes: CommitChanges, at now: Double,
-                          _ db: Database) throws -> (behind: Set<String>, written: Set<String>) {
-        var behind = Set<String>(), written = Set<String>()
+    /// Writes the row of every record the commit changed; returns their ids. A new record, or one
+    /// whose dismissal changed, is written whole (for its index entries).
+    static func writeRows(of changes: CommitChanges, at now: Double, _ db: Database) throws -> Set<String> {
         let upsert = try db.cached(ActivityRecord.upsertSQL)
-        for (id, record) in changes.working where changes.changedRecord(id) {
-            let original = changes.originals[id] ?? nil
-            if original != nil, original?.dismissedAt == record.dismissedAt, record.state(at: now) != .dismissed {
-                behind.insert(id)
-            } else {
-                try write(record, to: upsert, update: false)
-                written.insert(id)
-            }
+        let update = try db.cached(ActivityRecord.updateSQL)
+        let ids = changes.changedIDs
+        for id in ids {
+            let record = changes.working[id]!
+            let whole = changes.dismissalChanged(id)
+            try write(record, to: whole ? upsert : update, update: !whole)
         }
-        return (behind, written)
+        return ids
     }
 
     /// Brings the tables up to date: the `behind` rows (from `changes`, or memory, which holds
