@@ -45,14 +45,16 @@ class Client(threading.Thread):
     def batch(self):
         now = time.time()
         events = []
-        for _ in range(self.rng.randint(1, 3)):
+        # A batch that starts activities brings the tables up to date (DeferredWrites), so most
+        # only update: a kill then leaves events for start-up to replay.
+        for _ in range(self.rng.randint(1, 3) if not self.live or self.rng.random() < 0.05 else 0):
             activity = f"{self.name}-act{self.sequence}"
             events.append({"id": self.event_id(), "type": "activity.started", "activity_id": activity,
                            "booking_id": "BK-" + activity, "attributes_type": "LiveActivityAttributes",
                            "occurred_at": now, "content_state": {"driverName": "Ana", "progress": 0.1},
                            "push_token": TOKEN})
             self.live.append(activity)
-        for _ in range(self.rng.randint(0, 15)):
+        for _ in range(self.rng.randint(0 if events else 1, 15)):
             activity = self.rng.choice(self.live)
             kind = self.rng.random()
             if kind < 0.45:
@@ -88,13 +90,14 @@ class Client(threading.Thread):
 
 
 def verify(server, db, acked):
-    """Every acknowledged id stored exactly once; integrity ok; /metrics equals the database."""
+    """Every acknowledged id stored exactly once; integrity ok; /metrics equals the database.
+
+    The events table is written in every commit; activities' rows and the counters within about
+    a second (DeferredWrites): the state tables are compared until they agree, for up to 3 s."""
     with read_only(db) as c:
         check(c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check is not ok")
         stored = [row[0] for row in c.execute("SELECT event_id FROM events")]
         by_type = dict(c.execute("SELECT type, count(*) FROM events GROUP BY type"))
-        activities = c.execute("SELECT count(*) FROM activities").fetchone()[0]
-        on_screen = c.execute("SELECT count(*) FROM activities WHERE dismissed_at IS NULL").fetchone()[0]
     check(len(stored) == len(set(stored)), f"{len(stored) - len(set(stored))} events stored twice")
     missing = acked - set(stored)
     check(not missing, f"{len(missing)} acknowledged events lost, e.g. {sorted(missing)[:5]}")
@@ -104,11 +107,22 @@ def verify(server, db, acked):
     for t in TYPES:
         series = f'liveactivity_ingest_events_total{{type="{t}"}}'
         check(m.get(series, 0) == by_type.get(t, 0), f"{series} = {m.get(series)} but {by_type.get(t, 0)} rows")
-    check(total(m, "liveactivity_activities_started_total") == activities,
-          f"started_total {total(m, 'liveactivity_activities_started_total')} != {activities} activities rows")
-    check(total(m, "liveactivity_activities") == on_screen,
-          f"liveactivity_activities {total(m, 'liveactivity_activities')} != {on_screen} rows not dismissed")
-    return len(stored)
+    deadline = time.monotonic() + 3
+    while True:
+        with read_only(db) as c:
+            rows = {
+                "liveactivity_activities_started_total": c.execute("SELECT count(*) FROM activities").fetchone()[0],
+                "liveactivity_activities": c.execute(
+                    "SELECT count(*) FROM activities WHERE dismissed_at IS NULL").fetchone()[0],
+                "liveactivity_activities_ended_total": c.execute(
+                    "SELECT count(*) FROM activities WHERE ended_at IS NOT NULL").fetchone()[0],
+            }
+        m = server.metrics()
+        differ = {name: (total(m, name), count) for name, count in rows.items() if total(m, name) != count}
+        if not differ:
+            return len(stored)
+        check(time.monotonic() < deadline, f"/metrics against the activities table (metric, rows): {differ}")
+        time.sleep(0.1)
 
 
 def crash_rounds():
@@ -118,11 +132,13 @@ def crash_rounds():
     if SOAK:
         log(f"crash: database in {db} (removed if every check passes)")
     acked, unanswered = set(), []
-    kills = retried = stored_before_kill = 0
+    kills = retried = stored_before_kill = replays = 0
     started = time.monotonic()
     for round_number in range(ROUNDS + 1):
         durability = ["normal", "full"][round_number % 2]
         server = Server(db, "--durability", durability)
+        # Rows and counters reach their tables once a second: a kill usually leaves events to replay.
+        replays += "store: replayed" in server.log
         verify(server, db, acked)
         # Like a real client, send again what got no answer, with the same ids.
         for events in unanswered:
@@ -151,7 +167,10 @@ def crash_rounds():
     rows = verify(server, db, acked)
     check(server.stop() == 0, "clean stop failed")
     shutil.rmtree(directory)   # kept when a check failed, for a look at the file
-    log(f"crash: {kills} SIGKILL rounds survived; {len(acked)} acknowledged events checked "
+    # Replay itself is tested deterministically in Swift (ReplayTests); here a kill just after a
+    # catch-up leaves nothing to replay, so only the long run requires that some did.
+    check(replays > 0 or ROUNDS < 10, "no restart replayed events: the replay went untested")
+    log(f"crash: {kills} SIGKILL rounds survived ({replays} restarts replayed events); {len(acked)} acknowledged events checked "
         f"({rows} rows; {retried} unanswered batches retried, {stored_before_kill} of their events had been "
         f"stored before the kill); {time.monotonic() - started:.1f} s")
 
