@@ -21,9 +21,11 @@ struct DeferredWrites {
     /// A `.sweep` is scheduled to bring them up to date if no commit does first.
     var flushScheduled = false
 
-    /// How far the tables may fall behind: in seconds, and in events to replay after a crash.
+    /// How far the tables may fall behind: in seconds, in events to replay after a crash, and
+    /// in rows to write at once (a commit that catches up holds back the requests in it).
     let interval: Double
     static let maxEvents = 20_000
+    static let maxRows = 5_000
 
     init(counters: MonitorCounters, interval: Double) {
         self.counters = counters
@@ -32,7 +34,7 @@ struct DeferredWrites {
 
     /// Whether a commit storing `events` more must bring the tables up to date.
     func isDue(adding events: Int) -> Bool {
-        self.events + events >= Self.maxEvents
+        self.events + events >= Self.maxEvents || rows.count >= Self.maxRows
             || Double(DispatchTime.now().uptimeNanoseconds - flushedAt) / 1e9 >= interval
     }
 
