@@ -46,7 +46,7 @@ extension EventStore {
                 replayed += 1
             }
             try finish()
-            try catchUp([], nil, since: persisted, db)
+            try writeBehind([], nil, since: persisted, db)
         }
         guard replayed + unreadable > 0 else { return }
         let milliseconds = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000

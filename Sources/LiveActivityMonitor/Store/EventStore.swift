@@ -21,7 +21,6 @@ public final class EventStore: Sendable {
     let writeFailure = Mutex<String?>(nil)
     /// When `/-/ready` last probed a failing store (uptime nanoseconds), to probe at most once a second.
     let lastProbe = Mutex<UInt64>(0)
-    private let engine = StateEngine()
     private let queue = Mutex<(jobs: [WriteJob], stopping: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
@@ -252,7 +251,7 @@ public final class EventStore: Sendable {
                     || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow(at: now)
                 if flush {
                     let written = try Self.writeRows(of: changes, at: now, db)
-                    try catchUp(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
+                    try writeBehind(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
                 }
             }
         } catch {
@@ -300,9 +299,10 @@ public final class EventStore: Sendable {
         return ids
     }
 
-    /// Brings the tables up to date: the `behind` rows (from `changes`, or memory, which holds
-    /// every live record), the counters that differ from `persisted`, and `applied_seq`.
-    func catchUp(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
+    /// Completes bringing the tables up to date once the commit's own rows are written: the
+    /// rows left `behind` by earlier commits (from `changes`, or memory, which holds every live
+    /// record), the counters that differ from `persisted`, and `applied_seq`.
+    func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
         let update = try db.cached(ActivityRecord.updateSQL)
         let records = state.withLock { s in behind.compactMap { changes?.working[$0] ?? s.records[$0] } }
         for record in records { try Self.write(record, to: update, update: true) }
