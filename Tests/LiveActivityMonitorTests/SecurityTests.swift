@@ -328,6 +328,19 @@ import Testing
     /// A web page can make its own name resolve to 127.0.0.1 and then read a loopback server as
     /// its own origin. Browsers send the name they asked for in `Host`: with no token to guard
     /// them, `/api/*` and ingest answer only loopback names.
+    @Test(arguments: [
+        ("localhost", true), ("LOCALHOST", true), ("LocalHost.:9464", true), ("localhost:", true),
+        ("a.b.localhost", true), ("dashboard.LOCALHOST.:80", true), ("127.0.0.1", true), ("127.255.0.9:1", true),
+        ("[::1]", true), ("[::1]:9464", true), ("[0:0:0:0:0:0:0:1]", true), ("127.0.0.1.", true),
+        ("localhost:9464x", false), ("localhost:1@attacker.example", false), ("localhost.attacker.example", false),
+        ("xlocalhost", false), (".localhost", true), ("127.0.0.1.attacker.example", false), ("128.0.0.1", false),
+        ("::1", false), ("[::1", false), ("[::1]x", false), ("[::2]", false), ("[::ffff:127.0.0.1]", false),
+        ("", false), ("localhost:+80", false), ("localhost:٣", false), ("localhoſt", false), ("127.0.0.1:80:80", false),
+    ])
+    func loopbackNamesAreRecognisedByTheirBytes(host: String, loopback: Bool) {
+        #expect(LoopbackHost.isLoopbackName(host) == loopback)
+    }
+
     @Test func dnsRebindingCannotReachAnOpenLoopbackServer() throws {
         let server = try TestServer()
         defer { server.stop() }

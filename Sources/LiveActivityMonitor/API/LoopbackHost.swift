@@ -21,23 +21,31 @@ enum LoopbackHost {
     /// port. A request without `Host` (HTTP/1.0) comes from no browser and passes.
     static func isAddressed(_ request: HTTPRequest) -> Bool {
         guard let host = request.header("host") else { return true }
-        var rest = Substring(host.lowercased())
-        var name: Substring
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return false }
-            name = rest[rest.index(after: rest.startIndex)..<close]
-            rest = rest[rest.index(after: close)...]
-        } else {
-            let colon = rest.firstIndex(of: ":") ?? rest.endIndex
-            name = rest[..<colon]
-            rest = rest[colon...]
+        return isLoopbackName(host)
+    }
+
+    /// `isAddressed` for one `Host` value. Over its bytes, ASCII letters folded: it runs for every
+    /// ingest request of a server without a token (with `lowercased()` and `Character`
+    /// comparisons it cost 1.8 µs a request, about 2 % of a single-event ingest).
+    static func isLoopbackName(_ host: String) -> Bool {
+        let bytes = host.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        var name = bytes[...], rest = bytes[bytes.endIndex...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            name = bytes[1..<close]
+            rest = bytes[(close + 1)...]
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            name = bytes[..<colon]
+            rest = bytes[colon...]
         }
         // After the name, only a port: "localhost:1@attacker.example" names attacker.example.
-        guard rest.isEmpty || (rest.first == ":" && rest.dropFirst().allSatisfy { ("0"..."9").contains($0) }) else {
+        guard rest.isEmpty || (rest.first == UInt8(ascii: ":")
+                               && rest.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return false
         }
-        if name.hasSuffix(".") { name = name.dropLast() }
-        return name == "localhost" || name.hasSuffix(".localhost") || isLoopback(address: String(name))
+        if name.last == UInt8(ascii: ".") { name = name.dropLast() }
+        return name.elementsEqual("localhost".utf8) || name.reversed().starts(with: ".localhost".utf8.reversed())
+            || isLoopback(address: String(decoding: name, as: UTF8.self))
     }
 
     /// Why a request for another name is refused, and what to do about it.
