@@ -9,9 +9,28 @@ import LiveActivityMonitor
 /// - every value the JSON parser accepts is written back by `JSONWriter` to text that parses to
 ///   an equal value, and that text is HTML-safe;
 /// - every accepted event has its dates inside the validator's window, formats them back to
-///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document.
+///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document;
+/// - whenever the one-object `push.sent` fast path takes a body, the parser and validator take
+///   it too and make exactly the same event (every field, the stored body byte for byte), with
+///   the default limits and with tight ones.
 enum IngestFuzzCheck {
     static let decoder = IngestDecoder()
+    /// Pairs of decoders with the same limits: the first may take the fast path, the second
+    /// never does. Tight limits make the fast path's limit checks matter on small inputs.
+    static let pairs: [(fast: IngestDecoder, tree: IngestDecoder)] = {
+        var tight = JSONParser.Limits()
+        tight.maxDepth = 3
+        tight.maxStringBytes = 40
+        tight.maxNumberLength = 8
+        tight.maxContainerCount = 12
+        return [JSONParser.Limits(), tight].map { limits in
+            var fast = IngestDecoder()
+            fast.limits = limits
+            var tree = fast
+            tree.fastPath = false
+            return (fast, tree)
+        }
+    }()
     /// The validator's date window (EventValidator: 2000-01-01 … 2100-01-01).
     static let dates = 946_684_800.0..<4_102_444_800.0
     static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
@@ -30,6 +49,16 @@ enum IngestFuzzCheck {
         if lines.allSatisfy({ if case .success = $0.result { true } else { false } }) {
             let counted = IngestDecoder.topLevelCount(bytes, format: .ndjson)
             require(counted == lines.count, "NDJSON count \(counted), parser found \(lines.count) lines")
+        }
+        for (fastDecoder, treeDecoder) in pairs {
+            guard let fast = fastDecoder.fastPushEvent(bytes) else { continue }
+            let tree: [Event]
+            do { tree = try treeDecoder.decode(bytes, format: .json) } catch {
+                fail("the fast path took a body the decoder refuses (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            }
+            require(tree.count == 1, "the fast path made one event, the decoder \(tree.count)")
+            let differences = fast.differences(from: tree[0])
+            require(differences.isEmpty, "the fast path's event differs in \(differences): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
         }
         for format in [IngestDecoder.Format.json, .ndjson] {
             do {
