@@ -77,6 +77,13 @@ import Testing
         #expect(event.body == #"{"id":"w-1-17","type":"push.sent","activity_id":"a42","occurred_at":"2027-01-15T08:00:00.002Z","event":"update","priority":10,"status":200,"latency_ms":37.0,"token_fingerprint":"\#(TokenFingerprint.of(Self.token))","timestamp":"2027-01-15T08:00:00.002Z","payload_bytes":212,"apns_id":"0e8b5a3c-6f0d-4d7e-9a51-000000000017","content_state":{"driverName":"Ana","rating":"4.9","progress":0.17,"duration":17}}"#)
     }
 
+    /// The fuzz corpus's single push bodies (the fuzzer starts from them) go the fast way.
+    @Test(arguments: ["push-single.json", "push-reporter-form.json", "push-start-blanks.json"])
+    func theCorpusPushesTakeTheFastPath(_ name: String) throws {
+        let data = try #require(FileManager.default.contents(atPath: FuzzRegressionTests.corpus + "/" + name))
+        #expect(Self.compare([UInt8](data)).fast != nil)
+    }
+
     @Test func theFieldsAreTheValidatorsPushFields() {
         let names = Set(PushEventScanner.Field.allCases.map { "\($0.name)" })
         #expect(names == EventValidator.commonFields.union(EventValidator.fieldsByType[.pushSent] ?? []))
