@@ -254,6 +254,28 @@ import Testing
         #expect(throws: APIError.self) { try d.decode(body, format: .json) }
     }
 
+    /// The short decimals read without parsing text are the doubles `Double(String)` reads
+    /// (`JSONNumber.doubleValue`), bit for bit.
+    @Test func shortDecimalsReadAsTheParserReadsThem() {
+        var random = Seeded(state: 7)
+        var literals = ["0", "-0", "0.0", "-0.0", "1800000000.0017", "999999999999999", "0.000000000000001",
+                        "123456789.012345", "-4102444799.999", "0.1", "0.3", "1.50", "37.0", "9007199254740993"]
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...16, using: &random)
+            var text = String(Int.random(in: 1...9, using: &random))
+            for _ in 1..<digits { text += String(Int.random(in: 0...9, using: &random)) }
+            let point = Int.random(in: 0...digits, using: &random)
+            if point < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point == 0 ? 1 : point)) }
+            if Bool.random(using: &random) { text = "-" + text }
+            literals.append(text)
+        }
+        for literal in literals {
+            let bytes = Array(literal.utf8)
+            let read = bytes.withUnsafeBufferPointer { PushEventScanner.doubleValue($0, 0..<$0.count) }
+            #expect(read?.bitPattern == Double(literal)?.bitPattern, "\(literal)")
+        }
+    }
+
     // MARK: Differential, at random
 
     /// SplitMix64: a seeded generator, so that a failure replays.

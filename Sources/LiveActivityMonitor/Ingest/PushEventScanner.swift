@@ -368,11 +368,45 @@ struct PushEventScanner {
         return Self.doubleValue(bytes, literal.range)
     }
 
-    private static func doubleValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+    static func doubleValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        if let value = exactDouble(bytes, range) { return value }
         guard let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)),
               value.isFinite
         else { return nil }
         return value
+    }
+
+    /// Powers of ten that a `Double` holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
+
+    /// `-?digits(.digits)?` with at most 15 digits in all, without parsing text: the digits
+    /// are an integer a `Double` holds exactly, and so is the power of ten dividing it, so the
+    /// one rounding of the division gives the correctly rounded value, which is what parsing
+    /// the literal (`Double(String)`, as `JSONNumber.doubleValue`) gives too (Clinger's fast
+    /// path). Nil for any other literal, which is then parsed as text.
+    static func exactDouble(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        var p = range.lowerBound
+        let negative = bytes[p] == UInt8(ascii: "-")
+        if negative { p += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0, fractionDigits = 0
+        var inFraction = false
+        while p < range.upperBound {
+            let byte = bytes[p]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if isDigit(byte) {
+                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                digits += 1
+                if inFraction { fractionDigits += 1 }
+            } else {
+                return nil
+            }
+            p += 1
+        }
+        guard digits <= 15 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+        return negative ? -value : value
     }
 
     /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside the validator's window.
@@ -437,6 +471,23 @@ struct PushEventScanner {
         let start = i + 1
         var p = start
         var nonASCII = false
+        // Eight bytes at a time while none is special (as JSONReader scans strings): a quote, a
+        // backslash, a control character, `&`, `<`, `>`, or a non-ASCII byte.
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while p + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+                func has(_ byte: UInt64) -> UInt64 {
+                    let x = word ^ (ones &* byte)
+                    return (x &- ones) & ~x
+                }
+                let special = has(0x22) | has(0x5C) | has(0x26) | has(0x3C) | has(0x3E)
+                    | (word &- ones &* 0x20) & ~word | word
+                if special & high != 0 { break }
+                p += 8
+            }
+        }
         while p < bytes.count {
             let byte = bytes[p]
             if byte < 64 {
@@ -643,19 +694,71 @@ struct PushEventScanner {
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard range.count == count else { return false }
-        let w = word.utf8Start
-        for k in 0..<count where bytes[range.lowerBound + k] != w[k] { return false }
-        return true
+        range.count == word.utf8CodeUnitCount
+            && sameBytes(bytes.baseAddress! + range.lowerBound, word.utf8Start, range.count)
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int, _ count: Int) -> Bool {
-        for k in 0..<count where bytes[a + k] != bytes[b + k] { return false }
+        sameBytes(bytes.baseAddress! + a, bytes.baseAddress! + b, count)
+    }
+
+    /// Eight bytes at a time, then the rest.
+    @inline(__always)
+    private static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        var k = 0
+        while k + 8 <= count {
+            if ra.loadUnaligned(fromByteOffset: k, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                return false
+            }
+            k += 8
+        }
+        while k < count {
+            if a[k] != b[k] { return false }
+            k += 1
+        }
         return true
     }
 
     // MARK: The stored body
+
+    /// The body's bytes as they are written, straight into the string's storage.
+    struct Output {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+        var count = 0
+        /// Set if the capacity was too small (never, by the bound in `storedBody`): then decline.
+        var overflow = false
+        /// Where the content objects were written.
+        var contentState: Range<Int>?
+        var attributes: Range<Int>?
+
+        @inline(__always)
+        mutating func put(_ source: UnsafeBufferPointer<UInt8>) {
+            guard count + source.count <= capacity else { overflow = true; return }
+            if let from = source.baseAddress { (base + count).initialize(from: from, count: source.count) }
+            count += source.count
+        }
+
+        @inline(__always)
+        mutating func put(_ text: StaticString) {
+            put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        @inline(__always)
+        mutating func put(_ byte: UInt8) {
+            guard count < capacity else { overflow = true; return }
+            base[count] = byte
+            count += 1
+        }
+
+        mutating func put(quoted text: String) {
+            var text = text
+            put(UInt8(ascii: "\""))
+            text.withUTF8 { put($0) }
+            put(UInt8(ascii: "\""))
+        }
+    }
 
     /// What `EventValidator.storedBody` writes, from the members in body order: dates as RFC
     /// 3339, the token as `token_fingerprint`, a null `booking_id` left out, objects without
@@ -665,77 +768,75 @@ struct PushEventScanner {
         // token's name (7 bytes longer; its value is no longer than the token) grow: the input's
         // size plus this is always enough.
         let capacity = bytes.count + 4 * 26 + 16
-        var contentState: String?, attributes: String?
-        var overflow = false
-        let body = String(unsafeUninitializedCapacity: capacity) { out in
-            var n = 0
-            func put(_ source: UnsafeBufferPointer<UInt8>) {
-                guard n + source.count <= out.count else { overflow = true; return }
-                guard let from = source.baseAddress, let to = out.baseAddress else { return }
-                (to + n).initialize(from: from, count: source.count)
-                n += source.count
-            }
-            func put(_ text: StaticString) {
-                put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-            }
-            func put(_ byte: UInt8) {
-                guard n < out.count else { overflow = true; return }
-                out[n] = byte
-                n += 1
-            }
-            put(UInt8(ascii: "{"))
-            var first = true
-            for member in members {
-                if member.field == .bookingID, member.kind == .null { continue }
-                if !first { put(UInt8(ascii: ",")) }
-                first = false
-                put(UInt8(ascii: "\""))
-                put(member.kind == .token ? "token_fingerprint" : member.field.name)
-                put("\":")
-                switch member.kind {
-                case .null:
-                    put("null")
-                case .verbatim:
-                    put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
-                case .date:
-                    var text = RFC3339.format(member.seconds)
-                    put(UInt8(ascii: "\""))
-                    text.withUTF8 { put($0) }
-                    put(UInt8(ascii: "\""))
-                case .token:
-                    var text = fingerprint
-                    put(UInt8(ascii: "\""))
-                    text.withUTF8 { put($0) }
-                    put(UInt8(ascii: "\""))
-                case .object:
-                    let start = n
-                    if member.hasBlanks {
-                        // Blanks are left out outside strings (which hold no quote but their own).
-                        var inString = false
-                        for p in member.start..<member.end {
-                            let byte = bytes[p]
-                            if byte == UInt8(ascii: "\"") {
-                                inString.toggle()
-                            } else if !inString, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                                continue
-                            }
-                            put(byte)
+        var contentState: Range<Int>?, attributes: Range<Int>?
+        var body = String(unsafeUninitializedCapacity: capacity) { buffer in
+            var out = Output(base: buffer.baseAddress!, capacity: buffer.count)
+            write(members, fingerprint: fingerprint, to: &out)
+            contentState = out.contentState
+            attributes = out.attributes
+            return out.overflow ? 0 : out.count
+        }
+        guard !body.isEmpty else { return nil }
+        // The content objects as the body has them (the text `JSONText(value)` would write).
+        body.withUTF8 { utf8 in
+            event.contentState = contentState.map { JSONText(written: String(decoding: UnsafeBufferPointer(rebasing: utf8[$0]), as: UTF8.self)) }
+            event.attributes = attributes.map { JSONText(written: String(decoding: UnsafeBufferPointer(rebasing: utf8[$0]), as: UTF8.self)) }
+        }
+        return body
+    }
+
+    private func write(_ members: UnsafeBufferPointer<Member>, fingerprint: String, to out: inout Output) {
+        out.put(UInt8(ascii: "{"))
+        var first = true
+        // occurred_at and timestamp are often the same time: formatted once.
+        var lastDate: (seconds: Double, text: String)?
+        for member in members {
+            if member.field == .bookingID, member.kind == .null { continue }
+            if !first { out.put(UInt8(ascii: ",")) }
+            first = false
+            out.put(UInt8(ascii: "\""))
+            out.put(member.kind == .token ? "token_fingerprint" : member.field.name)
+            out.put("\":")
+            switch member.kind {
+            case .null:
+                out.put("null")
+            case .verbatim:
+                out.put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
+            case .date:
+                let text: String
+                if let lastDate, lastDate.seconds == member.seconds {
+                    text = lastDate.text
+                } else {
+                    text = RFC3339.format(member.seconds)
+                    lastDate = (member.seconds, text)
+                }
+                out.put(quoted: text)
+            case .token:
+                out.put(quoted: fingerprint)
+            case .object:
+                let start = out.count
+                if member.hasBlanks {
+                    // Blanks are left out outside strings (which hold no quote but their own).
+                    var inString = false
+                    for p in member.start..<member.end {
+                        let byte = bytes[p]
+                        if byte == UInt8(ascii: "\"") {
+                            inString.toggle()
+                        } else if !inString, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                            continue
                         }
-                    } else {
-                        put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
+                        out.put(byte)
                     }
-                    if !overflow, member.field != .alert {
-                        let text = String(decoding: UnsafeBufferPointer(rebasing: out[start..<n]), as: UTF8.self)
-                        if member.field == .contentState { contentState = text } else { attributes = text }
-                    }
+                } else {
+                    out.put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
+                }
+                if member.field == .contentState {
+                    out.contentState = start..<out.count
+                } else if member.field == .attributes {
+                    out.attributes = start..<out.count
                 }
             }
-            put(UInt8(ascii: "}"))
-            return overflow ? 0 : n
         }
-        guard !overflow else { return nil }
-        event.contentState = contentState.map(JSONText.init(written:))
-        event.attributes = attributes.map(JSONText.init(written:))
-        return body
+        out.put(UInt8(ascii: "}"))
     }
 }
