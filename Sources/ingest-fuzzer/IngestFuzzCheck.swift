@@ -35,7 +35,9 @@ enum IngestFuzzCheck {
     static let dates = 946_684_800.0..<4_102_444_800.0
     static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
 
-    static func run(_ bytes: [UInt8]) {
+    /// Returns how many of the decoder pairs took the fast path (for the replay's summary).
+    @discardableResult
+    static func run(_ bytes: [UInt8]) -> Int {
         // The pre-parse event count must agree with the parser on valid input, or a valid
         // request could be refused (413) or a too-large one parsed.
         if let value = try? JSONParser.parse(bytes) {
@@ -50,8 +52,10 @@ enum IngestFuzzCheck {
             let counted = IngestDecoder.topLevelCount(bytes, format: .ndjson)
             require(counted == lines.count, "NDJSON count \(counted), parser found \(lines.count) lines")
         }
+        var taken = 0
         for (fastDecoder, treeDecoder) in pairs {
             guard let fast = fastDecoder.fastPushEvent(bytes) else { continue }
+            taken += 1
             let tree: [Event]
             do { tree = try treeDecoder.decode(bytes, format: .json) } catch {
                 fail("the fast path took a body the decoder refuses (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
@@ -69,6 +73,7 @@ enum IngestFuzzCheck {
                 check(error)
             }
         }
+        return taken
     }
 
     static func roundTrip(_ value: JSONValue) {
