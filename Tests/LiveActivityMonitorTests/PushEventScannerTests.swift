@@ -276,6 +276,23 @@ import Testing
         }
     }
 
+    /// The search that declines other bodies at once finds the type wherever it is.
+    @Test func theTypeIsFoundAnywhere() {
+        let pattern = #""push.sent""#
+        var random = Seeded(state: 11)
+        let alphabet = Array(#""pushsent.ab ,:{}"#.utf8)
+        for _ in 0..<5000 {
+            let count = Int.random(in: 0...40, using: &random)
+            let bytes = (0..<count).map { _ in alphabet.randomElement(using: &random)! }
+            let expected = String(decoding: bytes, as: UTF8.self).contains(pattern)
+            #expect(bytes.withUnsafeBufferPointer(PushEventScanner.mentionsPushSent) == expected,
+                    "\(String(decoding: bytes, as: UTF8.self))")
+            var planted = bytes
+            planted.insert(contentsOf: Array(pattern.utf8), at: Int.random(in: 0...count, using: &random))
+            #expect(planted.withUnsafeBufferPointer(PushEventScanner.mentionsPushSent))
+        }
+    }
+
     // MARK: Differential, at random
 
     /// SplitMix64: a seeded generator, so that a failure replays.
