@@ -9,14 +9,48 @@ import LiveActivityMonitor
 /// - every value the JSON parser accepts is written back by `JSONWriter` to text that parses to
 ///   an equal value, and that text is HTML-safe;
 /// - every accepted event has its dates inside the validator's window, formats them back to
-///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document.
+///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document;
+/// - whenever the one-object `push.sent` fast path takes a body, the parser and validator take
+///   it too and make exactly the same event (every field, the stored body byte for byte), with
+///   the default limits and with tight ones.
 enum IngestFuzzCheck {
     static let decoder = IngestDecoder()
+    /// Pairs of decoders with the same limits: the first may take the fast path, the second
+    /// never does. Tight limits make the fast path's limit checks matter on small inputs.
+    static let pairs: [(fast: IngestDecoder, tree: IngestDecoder)] = {
+        var tight = JSONParser.Limits()
+        tight.maxDepth = 3
+        tight.maxStringBytes = 40
+        tight.maxNumberLength = 12
+        tight.maxContainerCount = 12
+        return [JSONParser.Limits(), tight].map { limits in
+            var fast = IngestDecoder()
+            fast.limits = limits
+            var tree = fast
+            tree.fastPath = false
+            return (fast, tree)
+        }
+    }()
     /// The validator's date window (EventValidator: 2000-01-01 … 2100-01-01).
     static let dates = 946_684_800.0..<4_102_444_800.0
     static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
 
-    static func run(_ bytes: [UInt8]) {
+    /// Valid push bodies with a hole for the input: as `content_state`, as further members, as
+    /// the members after the required ones but `activity_id` and `occurred_at`. Most inputs
+    /// make no valid body on their own; spliced in, they reach the fast path's acceptance far
+    /// more often, so that its comparison with the tree decoder is exercised.
+    static let embeddings: [(prefix: [UInt8], suffix: [UInt8])] = {
+        let required = #"{"type":"push.sent","event":"update","status":200,"latency_ms":1,"push_token":"0123456789abcdef0123456789abcdef","#
+        let complete = required + #""activity_id":"a","occurred_at":1800000000"#
+        return [(complete + #","content_state":"#, "}"), (complete + ",", "}"), (required, "}")]
+            .map { (Array($0.utf8), Array($1.utf8)) }
+    }()
+
+    /// Returns how many checks of the fast path it took (for the replay's summary).
+    @discardableResult
+    static func run(_ bytes: [UInt8]) -> Int {
+        var taken = compareFastPath(bytes)
+        for (prefix, suffix) in embeddings { taken += compareFastPath(prefix + bytes + suffix) }
         // The pre-parse event count must agree with the parser on valid input, or a valid
         // request could be refused (413) or a too-large one parsed.
         if let value = try? JSONParser.parse(bytes) {
@@ -40,6 +74,26 @@ enum IngestFuzzCheck {
                 check(error)
             }
         }
+        return taken
+    }
+
+    /// Whenever the fast path takes `bytes`, the tree decoder (same limits) must make exactly the
+    /// same single event. Returns how many decoder pairs took the fast path.
+    static func compareFastPath(_ bytes: [UInt8]) -> Int {
+        var taken = 0
+        for (fastDecoder, treeDecoder) in pairs {
+            guard let fast = fastDecoder.fastPushEvent(bytes) else { continue }
+            taken += 1
+            let tree: [Event]
+            do { tree = try treeDecoder.decode(bytes, format: .json) } catch {
+                fail("the fast path took a body the decoder refuses (\(error)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            }
+            require(tree.count == 1, "the fast path made one event, the decoder \(tree.count)")
+            let differences = fast.differences(from: tree[0])
+            require(differences.isEmpty, "the fast path's event differs in \(differences): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            check(fast)
+        }
+        return taken
     }
 
     static func roundTrip(_ value: JSONValue) {

@@ -21,18 +21,18 @@ enum IngestFuzzer {
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
         exit(runFuzzerDriver(&argc, &argv) { data, size in ingestFuzzerTestOneInput(data, size) })
         #else
-        var count = 0
+        var count = 0, fast = 0
         for argument in CommandLine.arguments.dropFirst() {
             for path in files(at: argument) {
                 guard let data = FileManager.default.contents(atPath: path) else {
                     FileHandle.standardError.write(Data("ingest-fuzzer: cannot read \(path)\n".utf8))
                     exit(1)
                 }
-                IngestFuzzCheck.run([UInt8](data))
+                if IngestFuzzCheck.run([UInt8](data)) > 0 { fast += 1 }
                 count += 1
             }
         }
-        print("ingest-fuzzer: \(count) inputs replayed, every invariant held")
+        print("ingest-fuzzer: \(count) inputs replayed, every invariant held (\(fast) taken by the push fast path)")
         #endif
     }
 

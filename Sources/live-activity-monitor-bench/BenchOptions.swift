@@ -16,7 +16,8 @@ struct BenchOptions {
           --no-full-durability  skip the extra single-event run with --durability full
           --keep                keep the databases (printed), e.g. to profile a server on them
           --only PHASES         run only these phases: throughput,growth,scrape (comma-separated), or
-                                stages: the ingest stages without HTTP and the storage limit
+                                stages: the ingest stages without HTTP and the storage limit, or
+                                decode: single-object decoding alone (quick to profile)
 
         """
 
@@ -66,7 +67,9 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--only":
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "growth", "scrape", "stages"]) else { throw BenchError("--only takes throughput, growth, scrape, stages") }
+                guard phases.isSubset(of: ["throughput", "growth", "scrape", "stages", "decode"]) else {
+                    throw BenchError("--only takes throughput, growth, scrape, stages, decode")
+                }
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
         }

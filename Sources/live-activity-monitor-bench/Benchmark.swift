@@ -26,6 +26,9 @@ final class Benchmark {
         if options.phases.contains("stages") {
             try stagesOnly()
         }
+        if options.phases.contains("decode") {
+            try decodeOnly()
+        }
         if options.phases.contains("growth") {
             log("growth: \(options.liveCheckpoints.map { "\($0 * (1 + options.pushesPerActivity)) events" }.joined(separator: ", "))")
             try growth()
@@ -94,7 +97,7 @@ final class Benchmark {
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: storageLines)
         let stages = StageProfile(directory: directory, lines: Array(storageLines.prefix(options.storageRows / 4)),
                                   activities: activities, now: unixNow)
-        var decodeRate: [Double] = [], storeRate: [Double] = []
+        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = []
 
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
@@ -136,6 +139,7 @@ final class Benchmark {
             storageRate.append(try storage.insertAll())
             let stage = try stages.run()
             decodeRate.append(stage.decode)
+            singleDecodeRate.append(stage.decodeSingle)
             storeRate.append(stage.store)
             log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
                 + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
@@ -152,7 +156,7 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
-        addStageFigures(decode: decodeRate, store: storeRate)
+        addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
         results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
@@ -180,14 +184,15 @@ final class Benchmark {
         let lines = storageEvents()
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: lines)
         let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
-        var decodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
+        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
         for _ in 1...options.rounds {
             let stage = try stages.run()
             decodeRate.append(stage.decode)
+            singleDecodeRate.append(stage.decodeSingle)
             storeRate.append(stage.store)
             storageRate.append(try storage.insertAll())
         }
-        addStageFigures(decode: decodeRate, store: storeRate)
+        addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
     }
 
@@ -198,8 +203,21 @@ final class Benchmark {
         }
     }
 
-    private func addStageFigures(decode: [Double], store: [Double]) {
+    /// Single-object decoding alone (no database): the quick figure for the decoder's fast path,
+    /// and a short run to profile (`--quick --only decode` under callgrind).
+    private func decodeOnly() throws {
+        let stages = StageProfile(directory: directory, lines: Array(storageEvents().prefix(options.storageRows / 4)),
+                                  activities: options.wrkActivities, now: unixNow)
+        var singleDecodeRate: [Double] = []
+        for _ in 1...options.rounds {
+            singleDecodeRate.append(try stages.decodeSingles() / Double(stages.lines.count) * 1e6)
+        }
+        results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", singleDecodeRate)
+    }
+
+    private func addStageFigures(decode: [Double], single: [Double], store: [Double]) {
         results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decode)
+        results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", single)
         results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", store)
     }
 

@@ -3,7 +3,9 @@ import LiveActivityMonitor
 
 /// Where batched ingest time goes, without HTTP: the decoder alone (parse, validate,
 /// fingerprint), then the store alone (one submitter, 500-event requests, group commit).
-/// Both in this process, one thread each, on the events of the batched wrk script.
+/// Both in this process, one thread each, on the events of the batched wrk script. The same
+/// events are also decoded one per body, as single-event requests send them (the decoder's
+/// one-object fast path only applies there).
 struct StageProfile {
     let directory: String
     let lines: [String]
@@ -12,7 +14,7 @@ struct StageProfile {
 
     /// CPU microseconds per event, measured with CPU clocks (steadier than wall time on a
     /// shared machine): decode on this thread; store on the whole process (writer included).
-    func run() throws -> (decode: Double, store: Double) {
+    func run() throws -> (decode: Double, decodeSingle: Double, store: Double) {
         let bodies = stride(from: 0, to: lines.count, by: 500).map {
             Array(lines[$0..<min($0 + 500, lines.count)].joined(separator: "\n").utf8)
         }
@@ -21,6 +23,7 @@ struct StageProfile {
         let decodeStart = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
         for body in bodies { batches.append(try decoder.decode(body, format: .ndjson)) }
         let decodeSeconds = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - decodeStart
+        let singleSeconds = try decodeSingles()
         let path = directory + "/stages-\(UUID().uuidString).sqlite"
         let store = try EventStore(path: path)
         defer { store.close() }
@@ -38,6 +41,22 @@ struct StageProfile {
             }
         }
         let storeSeconds = Stopwatch.cpu(CLOCK_PROCESS_CPUTIME_ID) - storeStart
-        return (decodeSeconds / Double(lines.count) * 1e6, storeSeconds / Double(lines.count) * 1e6)
+        return (decodeSeconds / Double(lines.count) * 1e6, singleSeconds / Double(lines.count) * 1e6,
+                storeSeconds / Double(lines.count) * 1e6)
+    }
+
+    /// CPU seconds to decode every event as its own `application/json` body (one object), as
+    /// the single-event wrk script posts them. Only decoding is timed (the bodies are made
+    /// first); a function of its own so that a profiler can be pointed at it
+    /// (`valgrind --tool=callgrind --toggle-collect='*decodeSingles*'`).
+    func decodeSingles() throws -> Double {
+        let bodies = lines.map { Array($0.utf8) }
+        let decoder = IngestDecoder()
+        var decoded = 0
+        let start = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
+        for body in bodies { decoded += try decoder.decode(body, format: .json).count }
+        let seconds = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - start
+        guard decoded == lines.count else { throw BenchError("stage profile: \(decoded) of \(lines.count) single events decoded") }
+        return seconds
     }
 }

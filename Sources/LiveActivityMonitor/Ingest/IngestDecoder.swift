@@ -5,6 +5,9 @@ import JSON
 public struct IngestDecoder: Sendable {
     public var maxEvents = 1000
     public var limits = JSONParser.Limits()
+    /// Whether a body that is one `push.sent` object goes the one-pass way (`fastPushEvent`);
+    /// false sends every body through the parser and validator (to compare the two).
+    public var fastPath = true
 
     public init() {}
 
@@ -31,6 +34,9 @@ public struct IngestDecoder: Sendable {
     /// `firstLine` numbers an NDJSON body's first line in error messages (`import` decodes a
     /// file in parts and names lines as the file numbers them).
     public func decode(_ body: [UInt8], format: Format, firstLine: Int = 1) throws(APIError) -> [Event] {
+        // One push.sent object (a backend reporting one APNs result) is read in one pass when
+        // the fast path is sure of it; anything else, errors included, goes the general way.
+        if fastPath, format == .json, let event = fastPushEvent(body) { return [event] }
         // Count before parsing: a body of 300,000 `{}` is refused as too many events (413)
         // without building 300,000 values first.
         let count = Self.topLevelCount(body, format: format)
@@ -50,6 +56,16 @@ public struct IngestDecoder: Sendable {
         }
         guard errors.isEmpty else { throw .invalidEvents(errors) }
         return events
+    }
+
+    /// The event of a body that is one `push.sent` object, read in one pass without building a
+    /// JSON tree (PushEventScanner), or nil when that fast path is not sure; then `decode`
+    /// parses and validates as for any body, which makes the same event or the real errors.
+    /// Public so that tests and the fuzzer can tell which way a body went and compare the two.
+    public func fastPushEvent(_ body: [UInt8]) -> Event? {
+        // The body counts as one event: where not even one is allowed, the general way says so.
+        guard maxEvents >= 1 else { return nil }
+        return PushEventScanner.event(in: body, limits: limits)
     }
 
     private func parse(_ body: [UInt8], format: Format, firstLine: Int) throws(APIError) -> [JSONValue] {

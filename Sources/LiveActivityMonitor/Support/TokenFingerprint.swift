@@ -13,4 +13,13 @@ public enum TokenFingerprint {
         }
         return SHA256.hexDigest(bytes, prefixBytes: 8)
     }
+
+    /// The same for the token's UTF-8 bytes, read in place (the one-object ingest fast path,
+    /// PushEventScanner, has them so): a token without capitals is hashed as it is.
+    static func of(utf8 token: UnsafeBufferPointer<UInt8>) -> String {
+        guard !token.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            return of(String(decoding: token, as: UTF8.self))
+        }
+        return SHA256.hexDigest(token, prefixBytes: 8)
+    }
 }
