@@ -77,6 +77,26 @@ import Testing
         #expect(event.body == #"{"id":"w-1-17","type":"push.sent","activity_id":"a42","occurred_at":"2027-01-15T08:00:00.002Z","event":"update","priority":10,"status":200,"latency_ms":37.0,"token_fingerprint":"\#(TokenFingerprint.of(Self.token))","timestamp":"2027-01-15T08:00:00.002Z","payload_bytes":212,"apns_id":"0e8b5a3c-6f0d-4d7e-9a51-000000000017","content_state":{"driverName":"Ana","rating":"4.9","progress":0.17,"duration":17}}"#)
     }
 
+    /// An array of one push event (what our reporter sends for one) is the same event; any
+    /// other array goes the general way, and the array's level counts against the depth limit.
+    @Test func anArrayOfOnePushTakesTheFastPath() throws {
+        let body = Self.benchBody(17)
+        for taken in ["[\(body)]", " [ \n\(body)\t] \r\n"] {
+            #expect(Self.compare(taken).fast != nil, "\(taken)")
+        }
+        for declined in ["[\(body),]", "[\(body),\(body)]", "[[\(body)]]", "[\(body)", "\(body)]", "[]", "[ ]", "[\(body)]]",
+                         "[\(body)][\(body)]", "[{}]", "[\(body)] x"] {
+            #expect(Self.compare(declined).fast == nil, "\(declined)")
+        }
+        var d = IngestDecoder()
+        d.limits.maxDepth = 2   // the event object and its content_state
+        #expect(d.fastPushEvent(Array(body.utf8)) != nil)
+        #expect(d.fastPushEvent(Array("[\(body)]".utf8)) == nil)
+        #expect(throws: APIError.self) { try d.decode(Array("[\(body)]".utf8), format: .json) }
+        d.limits.maxDepth = 3
+        #expect(d.fastPushEvent(Array("[\(body)]".utf8)) != nil)
+    }
+
     /// The fuzz corpus's single push bodies (the fuzzer starts from them) go the fast way.
     @Test(arguments: ["push-single.json", "push-reporter-form.json", "push-start-blanks.json"])
     func theCorpusPushesTakeTheFastPath(_ name: String) throws {
@@ -136,8 +156,8 @@ import Testing
         (#"{"type":"push.sent","event":"update","activity_id":"a","status":200,"latency_ms":1,"push_token":"\#(token)","occurred_at":1800000000,"content_state":\#(String(repeating: "{\"a\":", count: 30))[1]\#(String(repeating: "}", count: 30))}"#, true),
         // Another event type.
         (#"{"type":"activity.updated","activity_id":"a","occurred_at":1800000000,"content_state":{}}"#, false),
-        // Not one object.
-        (#"[{"type":"push.sent","event":"update","activity_id":"a","status":200,"latency_ms":1,"push_token":"\#(token)","occurred_at":1800000000}]"#, false),
+        // An array of one: the same event (our reporter sends arrays).
+        (#"[{"type":"push.sent","event":"update","activity_id":"a","status":200,"latency_ms":1,"push_token":"\#(token)","occurred_at":1800000000}]"#, true),
     ] as [(String, Bool)])
     func unusualValidBodies(_ body: String, _ taken: Bool) throws {
         let (fast, tree) = Self.compare(body)

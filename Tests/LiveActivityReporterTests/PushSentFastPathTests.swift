@@ -3,7 +3,7 @@ import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter
 
-/// The reporter's `push.sent` events, one per body, take the monitor's one-object fast path
+/// The reporter's `push.sent` events, one per body (alone or in an array), take the monitor's one-object fast path
 /// (PushEventScanner) and decode to the same events as through the parser and validator.
 struct PushSentFastPathTests {
     static let tree: IngestDecoder = {
@@ -27,13 +27,16 @@ struct PushSentFastPathTests {
     @Test func theReportersPushesTakeTheFastPath() throws {
         #expect(Self.pushes.count == 4)
         for push in Self.pushes {
-            let body = Array(try push.jsonData())
-            let text = String(decoding: body, as: UTF8.self)
-            let fast = try #require(IngestDecoder().fastPushEvent(body), "\(text)")
-            let events = try Self.tree.decode(body, format: .json)
-            #expect(events.count == 1)
-            #expect(fast.differences(from: events[0]) == [], "\(text)")
-            #expect(fast.key == push.id)
+            let object = Array(try push.jsonData())
+            // Alone, and as the reporter sends it: an array of the batch's events, here one.
+            for body in [object, Array("[".utf8) + object + Array("]".utf8)] {
+                let text = String(decoding: body, as: UTF8.self)
+                let fast = try #require(IngestDecoder().fastPushEvent(body), "\(text)")
+                let events = try Self.tree.decode(body, format: .json)
+                #expect(events.count == 1)
+                #expect(fast.differences(from: events[0]) == [], "\(text)")
+                #expect(fast.key == push.id)
+            }
         }
     }
 }

@@ -58,13 +58,22 @@ public struct IngestDecoder: Sendable {
         return events
     }
 
-    /// The event of a body that is one `push.sent` object, read in one pass without building a
+    /// The event of a body that is one `push.sent` object (alone or as an array's only element), read in one pass without building a
     /// JSON tree (PushEventScanner), or nil when that fast path is not sure; then `decode`
     /// parses and validates as for any body, which makes the same event or the real errors.
     /// Public so that tests and the fuzzer can tell which way a body went and compare the two.
     public func fastPushEvent(_ body: [UInt8]) -> Event? {
         // The body counts as one event: where not even one is allowed, the general way says so.
         guard maxEvents >= 1 else { return nil }
+        // Our reporter and many clients send an array even for one event: `[` … `]` around the
+        // object (blanks allowed) is the same event one level deeper.
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        if let first = body.firstIndex(where: { !isBlank($0) }), body[first] == UInt8(ascii: "["),
+           let last = body.lastIndex(where: { !isBlank($0) }), last > first, body[last] == UInt8(ascii: "]") {
+            var inner = limits
+            inner.maxDepth -= 1
+            return PushEventScanner.event(in: Array(body[(first + 1)..<last]), limits: inner)
+        }
         return PushEventScanner.event(in: body, limits: limits)
     }
 
