@@ -315,16 +315,11 @@ import Testing
 
     // MARK: Differential, at random
 
-    /// SplitMix64: a seeded generator, so that a failure replays.
+    /// The demo's SplitMix64 as a generator: seeded, so that a failure replays.
     struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        private var random: DemoRandom
+        init(state: UInt64) { random = DemoRandom(seed: state) }
+        mutating func next() -> UInt64 { random.next() }
     }
 
     static let seeds: [String] = [
