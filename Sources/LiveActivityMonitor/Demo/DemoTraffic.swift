@@ -76,9 +76,7 @@ final class DemoTraffic: Sendable {
     static func start(baseURL: String, token: String?, options: Options) -> DemoTraffic {
         let demo = DemoTraffic()
         let (host, port) = loopbackAddress(baseURL)
-        let thread = Thread { demo.run(host: host, port: port, token: token, options: options) }
-        thread.name = "demo-traffic"
-        thread.start()
+        Thread.start(named: "demo-traffic") { demo.run(host: host, port: port, token: token, options: options) }
         return demo
     }
 

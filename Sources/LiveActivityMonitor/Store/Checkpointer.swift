@@ -25,12 +25,7 @@ public final class Checkpointer: Sendable {
         // The checkpoint's own syncs: of the log before copying, of the file after.
         try db.execute("PRAGMA synchronous = NORMAL")
         let slot = ConnectionSlot(db)
-        let thread = Thread { [self] in
-            // At most 15 bytes: Linux refuses a longer thread name.
-            Thread.current.name = "checkpointer"
-            run(slot)
-        }
-        thread.start()
+        Thread.start(named: "checkpointer") { [self] in run(slot) }
     }
 
     /// Stops the thread once its current pass is done (the writer's checkpoint at close

@@ -54,12 +54,7 @@ public final class EventStore: Sendable {
         // After a crash, the events the tables did not include yet (DeferredWrites).
         try replay(db)
         let writer = ConnectionSlot(db)
-        let thread = Thread { [self] in
-            // Set on the thread itself: on Linux a name given before `start` does not reach it.
-            Thread.current.name = "store-writer"
-            runWriter(writer)
-        }
-        thread.start()
+        Thread.start(named: "store-writer") { [self] in runWriter(writer) }
         // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
         _ = submit(.sweep)
         // A file opened read-only, or a full disk, shows only on a real write: find out now.

@@ -53,9 +53,7 @@ final class Retention: Sendable {
     /// Starts the periodic passes on a thread of their own.
     func start() {
         running.withLock { $0 = true }
-        let thread = Thread { [self] in loop() }
-        thread.name = "retention"
-        thread.start()
+        Thread.start(named: "retention") { [self] in loop() }
     }
 
     /// Stops the periodic passes, interrupting a pass in progress between two transactions.
