@@ -67,14 +67,13 @@ public struct IngestDecoder: Sendable {
         guard maxEvents >= 1 else { return nil }
         // Our reporter and many clients send an array even for one event: `[` … `]` around the
         // object (blanks allowed) is the same event one level deeper.
-        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        if let first = body.firstIndex(where: { !isBlank($0) }), body[first] == UInt8(ascii: "["),
-           let last = body.lastIndex(where: { !isBlank($0) }), last > first, body[last] == UInt8(ascii: "]") {
+        if let first = body.firstIndex(where: { !Self.isBlank($0) }), body[first] == UInt8(ascii: "["),
+           let last = body.lastIndex(where: { !Self.isBlank($0) }), last > first, body[last] == UInt8(ascii: "]") {
             var inner = limits
             inner.maxDepth -= 1
-            return PushEventScanner.event(in: Array(body[(first + 1)..<last]), limits: inner)
+            return PushEventScanner.event(in: body[(first + 1)..<last], limits: inner)
         }
-        return PushEventScanner.event(in: body, limits: limits)
+        return PushEventScanner.event(in: body[...], limits: limits)
     }
 
     private func parse(_ body: [UInt8], format: Format, firstLine: Int) throws(APIError) -> [JSONValue] {
@@ -100,6 +99,11 @@ public struct IngestDecoder: Sendable {
         }
     }
 
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     /// How many events a body holds, by a scan that builds nothing: the elements of a
     /// top-level JSON array (1 for any other JSON value), or the non-blank NDJSON lines. On
     /// valid input it equals the number of values parsing yields; on malformed input it is
@@ -119,7 +123,7 @@ public struct IngestDecoder: Sendable {
             }
             return blank ? lines : lines + 1
         case .json:
-            guard let first = body.firstIndex(where: { $0 != space && $0 != tab && $0 != cr && $0 != lf }) else { return 0 }
+            guard let first = body.firstIndex(where: { !isBlank($0) }) else { return 0 }
             guard body[first] == UInt8(ascii: "[") else { return 1 }
             var depth = 0, commas = 0, empty = true, inString = false, escaped = false
             for byte in body[(first + 1)...] {

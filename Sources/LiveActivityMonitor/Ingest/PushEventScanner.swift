@@ -141,7 +141,7 @@ struct PushEventScanner {
     }
 
     /// The event `body` holds, or nil when the fast path is not sure (see the type's comment).
-    static func event(in body: [UInt8], limits: JSONParser.Limits) -> Event? {
+    static func event(in body: ArraySlice<UInt8>, limits: JSONParser.Limits) -> Event? {
         body.withUnsafeBufferPointer { bytes in
             guard mentionsPushSent(bytes) else { return nil }
             return withUnsafeTemporaryAllocation(of: Member.self, capacity: Int(Field.attributes.rawValue) + 1) { members in
