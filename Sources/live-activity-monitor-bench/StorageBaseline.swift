@@ -78,6 +78,8 @@ final class StorageBaseline {
                         _ = try insert.step()
                         insert.reset()
                     }
+                    // The events' index by activity, as the store files it (`activity_events`).
+                    try EventStore.advanceAppliedSeq(db)
                 }
             }
         }

@@ -104,6 +104,10 @@ def build(db, events_target):
                      FROM n, (SELECT *, json_extract(body, '$.booking_id') AS booking FROM events) e
                      WHERE e.event_id NOT LIKE '%-c%' ORDER BY n.i, e.seq""")
         # The copied rows above already include the copied events: nothing for start-up to replay.
+        # Filed under their activities as the server files what it applied.
+        c.execute("""INSERT INTO activity_events (activity_id, seq)
+                     SELECT activity_id, seq FROM events
+                     WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id IS NOT NULL""")
         c.execute("UPDATE store_state SET applied_seq = (SELECT max(seq) FROM events)")
         c.execute("COMMIT")
         events = c.execute("SELECT count(*) FROM events").fetchone()[0]

@@ -15,7 +15,7 @@ enum HistoryCommand {
         let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
         guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
         let db = try Database(path: path, mode: .readOnly)
-        try Schema.requireMonitorDatabase(db, path: path)
+        try Schema.requireCurrentMonitorDatabase(db, path: path)
         let booking = parsed.positionals[0]
         let text = try report(booking: booking, db: db, now: Date().timeIntervalSince1970)
         guard let text else {

@@ -52,13 +52,25 @@ extension EventStore {
 
     /// Stored events (as JSON object texts with `received_at`) in `occurred_at` order, ties in arrival order.
     public func eventDocuments(activityID: String) throws -> [String] {
-        try eventDocuments(sql: "SELECT body, received_at FROM events WHERE activity_id = ?1 ORDER BY occurred_at, seq",
-                           value: activityID)
+        try eventDocuments(sql: Self.activityEventsSQL, value: activityID)
     }
 
     public func eventDocuments(bookingID: String) throws -> [String] {
         try eventDocuments(sql: Self.bookingEventsSQL, value: bookingID)
     }
+
+    /// An activity's events: those filed in `activity_events` (up to `applied_seq`), and the few
+    /// stored since, at most a second's or `DeferredWrites.maxEvents`, found by scanning them
+    /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
+    /// whole to save the sort).
+    static let activityEventsSQL = """
+        SELECT body, received_at, occurred_at, seq FROM events
+        WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
+        UNION ALL
+        SELECT body, received_at, occurred_at, seq FROM events NOT INDEXED
+        WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
+        ORDER BY occurred_at, seq
+        """
 
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
     /// and every event of the booking's activities (which inherit it without naming it), once each.
@@ -66,7 +78,12 @@ extension EventStore {
         SELECT body, received_at, occurred_at, seq FROM events WHERE booking_id = ?1
         UNION
         SELECT body, received_at, occurred_at, seq FROM events
-        WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
+        WHERE seq IN (SELECT seq FROM activity_events
+                      WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
+        UNION
+        SELECT body, received_at, occurred_at, seq FROM events NOT INDEXED
+        WHERE seq > (SELECT applied_seq FROM store_state)
+          AND activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
         ORDER BY occurred_at, seq
         """
 
