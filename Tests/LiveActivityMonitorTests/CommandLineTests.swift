@@ -245,6 +245,13 @@ import Testing
         #expect(r.status == 1 && r.stderr.contains("is not a live-activity-monitor database"), "\(r.stderr)")
         let h = try Self.run(["history", "BK-1042", "--db", foreign])
         #expect(h.status == 1 && h.stderr.contains("is not a live-activity-monitor database"), "\(h.stderr)")
+
+        // history reads tables an older file lacks: it says so rather than failing in SQL.
+        let older = dir + "/older.sqlite"
+        try Database(path: older).migrate(Array(Schema.migrations.dropLast()))
+        let o = try Self.run(["history", "BK-1042", "--db", older])
+        #expect(o.status == 1 && o.stderr.contains("was written by an older version of live-activity-monitor; start `live-activity-monitor serve --db"),
+                "\(o.stderr)")
     }
 
     /// An import that stops names the bad line by its number in the file, past the first
