@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPServer
 import JSON
 import SQLiteDB
 import Testing
@@ -60,6 +61,66 @@ import Testing
         let stored = try server.post(events: batch)
         #expect(stored.text == #"{"accepted":50,"duplicates":0}"#)
         #expect(try server.metric("liveactivity_ingest_events_total{type=\"activity.started\"}") == 51)
+    }
+
+    /// A `/-/ready` probe that the writer takes in the same wake-up as a commit of events that
+    /// fails runs right after that commit (`writeUntilStopped`) and makes its own checks: the
+    /// failure stays, `/-/ready` fails, and the store is never called writable again meanwhile.
+    @Test func aProbeInTheWakeUpOfAFailedCommitKeepsTheFailure() throws {
+        let log = LogLines()
+        let server = try TestServer { $0.log = { log.append($0) } }
+        defer { server.stop() }
+        let store = server.server.store
+        let port = server.server.port
+        #expect(try server.post(events: [IngestTests.started("before")]).status == 200)
+        Self.setMaxPageCount(store, to: nil)   // no room for one more page
+        #expect(try server.post(events: Self.bigBatch("first", count: 50)).status == 503)
+        #expect(store.writeFailure.withLock { $0 } != nil, "a failing store: /-/ready probes it")
+
+        // The writer held by a job of its own until an ingest and a probe wait behind it: its
+        // next wake-up takes both, commits the ingest, then runs the probe.
+        let writerHeld = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread { _ = store.submit(.withConnection { _ in writerHeld.signal(); release.wait() }) }.start()
+        writerHeld.wait()
+        store.lastProbe.withLock { $0 = 0 }   // the next /-/ready probes
+        let answers = Locked([String: HTTPClient.Response]())
+        let answered = DispatchGroup()
+        let batch = JSONValue.array(Self.bigBatch("same", count: 50)).jsonString
+        for (name, method, path, body) in [("ingest", "POST", "/v1/events", batch), ("ready", "GET", "/-/ready", "")] {
+            answered.enter()
+            Thread {
+                defer { answered.leave() }
+                let client = HTTPClient(port: port)
+                defer { client.close() }
+                let response = try? client.request(method, path, headers: [("Content-Type", "application/json")],
+                                                   body: Array(body.utf8))
+                answers.withLock { $0[name] = response }
+            }.start()
+        }
+        func waiting() -> (ingest: Bool, probe: Bool) {
+            let kinds = store.queuedKinds
+            return (kinds.contains { if case .ingest = $0 { true } else { false } },
+                    kinds.contains { if case .probe = $0 { true } else { false } })
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while waiting() != (true, true), Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(waiting() == (true, true), "the ingest and the probe wait for the same wake-up")
+        release.signal()
+        #expect(answered.wait(timeout: .now() + 30) == .success)
+
+        let ingest = answers.withLock { $0["ingest"] }, ready = answers.withLock { $0["ready"] }
+        #expect(ingest?.status == 503, "\(ingest?.text ?? "no answer")")
+        #expect(ready?.status == 503, "the probe after the failed commit called the store ready: \(ready?.text ?? "no answer")")
+        #expect(ready?.text.contains("the database is full") == true, "\(ready?.text ?? "no answer")")
+        #expect(store.writeFailure.withLock { $0 } != nil)
+        #expect(!log.value.contains { $0.contains("writable again") }, "\(log.value)")
+        #expect(try server.post(events: Self.bigBatch("after", count: 50)).status == 503, "ingest still fails")
+
+        Self.setMaxPageCount(store, to: 1 << 30)   // space returns: the same probe says so
+        store.lastProbe.withLock { $0 = 0 }
+        #expect(try server.get("/-/ready").status == 200)
+        #expect(log.value.filter { $0.contains("writable again") }.count == 1, "\(log.value)")
+        #expect(try server.post(events: Self.bigBatch("after", count: 50)).status == 200)
     }
 
     /// A rolled-back or empty transaction never reaches the disk; the probe's must.

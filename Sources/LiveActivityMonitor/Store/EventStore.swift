@@ -122,6 +122,10 @@ public final class EventStore: Sendable {
     /// True once `close` has begun: the store takes no more writes.
     var isClosed: Bool { queue.withLock { $0.stopping } }
 
+    /// What waits for the writer's next wake-up, which takes it all at once (tests wait on it
+    /// to put jobs in one wake-up without sleeping).
+    var queuedKinds: [WriteJob.Kind] { queue.withLock { $0.jobs.map(\.kind) } }
+
     func submit(_ kind: WriteJob.Kind) -> Result<IngestSummary, APIError> {
         let job = WriteJob(kind)
         let accepted = queue.withLock { q in

@@ -42,3 +42,10 @@ final class LogLines: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var value: [String] { lines.withLock { $0 } }
 }
+
+/// A value that threads of a test set and the test reads.
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
+}
