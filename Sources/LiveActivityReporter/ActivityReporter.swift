@@ -39,8 +39,9 @@ public actor ActivityReporter {
     /// except a back-off the monitor's answer asked for.
     private var wait: (task: Task<Void, Never>, kind: WaitKind)?
     private var flushRequested = false
-    /// `flush()` calls waiting for an outcome, by a number of their own (to let a cancelled one go).
-    private var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    /// `flush()` calls waiting for an outcome, by a number of their own (to let a cancelled one
+    /// go), each with `givenUp` as it was when the call began.
+    private var flushWaiters: [Int: (continuation: CheckedContinuation<Bool, Never>, givenUpBefore: Int)] = [:]
     private var nextFlushWaiter = 0
     /// Consecutive failed attempts.
     private var failures = 0
@@ -140,8 +141,14 @@ public actor ActivityReporter {
 
     /// Sends everything buffered now, without waiting for the batch delay or the back-off after
     /// an attempt that got no answer (a timeout, a refused or dropped connection).
-    /// Returns true once the buffer is empty (every event accepted, a duplicate or rejected),
-    /// false as soon as an attempt fails; the events then stay buffered and are retried.
+    ///
+    /// Returns true when every event buffered at the call (and any reported while it waits)
+    /// reached the monitor: stored, or already stored (a duplicate). Returns false when the
+    /// buffer emptied but some of those events were given up: refused for good (a 401 or 403
+    /// for a wrong token, a 413 for an event too large, a 422 for an invalid one, after which
+    /// the valid rest of its batch is still sent; `statistics.rejected` and `lastRejection`
+    /// say which) or dropped to make room. Returns false as soon as an attempt fails, too; those events stay
+    /// buffered (`statistics.buffered`) and are retried. With nothing buffered, returns true.
     ///
     /// While the reporter backs off after the monitor answered 408, 429, 500, 502, 503 or 504
     /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
@@ -160,8 +167,9 @@ public actor ActivityReporter {
         startDriver()
         let id = nextFlushWaiter
         nextFlushWaiter += 1
+        let givenUpBefore = givenUp
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { flushWaiters[id] = $0 }
+            await withCheckedContinuation { flushWaiters[id] = ($0, givenUpBefore) }
         } onCancel: {
             Task { await self.abandonFlush(id) }
         }
@@ -171,6 +179,7 @@ public actor ActivityReporter {
     /// `configuration.closeTimeout` (10 s by default) has passed, then stops sending:
     /// `close(within: configuration.closeTimeout)`. Events still buffered then are dropped
     /// (counted in `statistics.dropped`, and logged); events reported later are dropped too.
+    /// Cancelling the calling task brings the deadline forward to now, as for `close(within:)`.
     public func close() async {
         await close(within: configuration.closeTimeout)
     }
@@ -185,15 +194,24 @@ public actor ActivityReporter {
     ///
     /// Time is what the reporter's `sleep` was asked to wait plus how long its attempts took.
     /// A negative or NaN `seconds` is 0: one attempt.
+    ///
+    /// Cancelling the calling task brings the deadline forward to now: a back-off under way is
+    /// cut short and followed by one last attempt, an attempt under way ends with its answer
+    /// (or `requestTimeout`) and is not retried; then the rest is dropped as above. A task
+    /// cancelled before the call makes one attempt.
     public func close(within seconds: TimeInterval) async {
         if !closed, !buffer.isEmpty {
-            closeBudget = min(closeBudget ?? .infinity, seconds > 0 ? seconds : 0)
+            closeBudget = min(closeBudget ?? .infinity, seconds > 0 && !Task.isCancelled ? seconds : 0)
             flushRequested = true
             wait?.task.cancel()
             startDriver()
         }
-        // Also outwaits a batch still in flight after an earlier `close()`.
-        while let driver { await driver.value }
+        await withTaskCancellationHandler {
+            // Also outwaits a batch still in flight after an earlier `close()`.
+            while let driver { await driver.value }
+        } onCancel: {
+            Task { await self.closeNow() }
+        }
         closed = true
         closeBudget = nil
         driver?.cancel()
@@ -419,6 +437,14 @@ public actor ActivityReporter {
         return !task.isCancelled
     }
 
+    /// The task of a `close` was cancelled: its deadline is now. A back-off under way ends, and
+    /// the driver makes its last attempt as when the deadline cuts a wait short.
+    private func closeNow() {
+        guard closeBudget != nil else { return }
+        closeBudget = 0
+        wait?.task.cancel()
+    }
+
     /// Counts time against `close(within:)`'s deadline, while it runs.
     private func spend(_ seconds: TimeInterval) {
         if let budget = closeBudget { closeBudget = budget - seconds }
@@ -427,15 +453,23 @@ public actor ActivityReporter {
     /// Monotonic seconds, for timing attempts.
     private static func uptime() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
 
-    private func finishFlushes(_ result: Bool) {
+    /// Events `report` took and the reporter gave up: refused by the monitor, impossible to
+    /// encode, or dropped.
+    private var givenUp: Int { stats.rejected + stats.dropped }
+
+    /// Ends the waiting `flush()` calls: each returns true if the buffer `drained` and no event
+    /// was given up since it began.
+    private func finishFlushes(_ drained: Bool) {
         let waiters = flushWaiters
         flushWaiters = [:]
-        for waiter in waiters.values { waiter.resume(returning: result) }
+        for waiter in waiters.values {
+            waiter.continuation.resume(returning: drained && givenUp == waiter.givenUpBefore)
+        }
     }
 
     /// The task of a `flush()` was cancelled: it returns false now (if it has not returned yet).
     private func abandonFlush(_ id: Int) {
-        flushWaiters.removeValue(forKey: id)?.resume(returning: false)
+        flushWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
     }
 
     private func log(_ line: String) {
