@@ -18,9 +18,10 @@ import Testing
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    static func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Run {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         p.arguments = arguments
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
@@ -94,6 +95,99 @@ import Testing
         r = try Self.run(["prune"], environment: ["LAM_PRUNE_OLDER_THAN": "soon"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("LAM_PRUNE_OLDER_THAN (--older-than) must look like"), "\(r.stderr)")
+    }
+
+    /// Integer flags (and their variables) take plain decimal digits only: `Int(_:)` alone also
+    /// takes a sign, so `+80` was port 80 and `-0` port 0.
+    @Test(arguments: ["+80", "-0", "+0", " 80", "80 ", "0x50", "1_000", "８０", ""])
+    func integerFlagsTakeOnlyDecimalDigits(_ text: String) throws {
+        let parsed = ArgumentParser.Parsed(values: ["port": text])
+        #expect(throws: UsageError.self) { try CommandLineTool.integer(parsed, "port", range: 0...65535) }
+    }
+
+    /// `serve`'s integer flags and their variables, checked in process: a value wrongly accepted
+    /// would make the real binary start a server (on port 80 for `+80`).
+    @Test(arguments: [
+        (["--port", "+80"], [:], "--port must be an integer from 0 to 65535, not '+80'"),
+        (["--port", " 80"], [:], "--port must be an integer from 0 to 65535, not ' 80'"),
+        (["--port", "0x50"], [:], "--port must be an integer from 0 to 65535, not '0x50'"),
+        (["--port=-0"], [:], "--port must be an integer from 0 to 65535, not '-0'"),
+        ([], ["LAM_PORT": "+80"], "LAM_PORT (--port) must be an integer from 0 to 65535, not '+80'"),
+        (["--max-connections", "+5"], [:], "--max-connections must be an integer from 1 to 10000, not '+5'"),
+        (["--max-body-bytes", "+2048"], [:], "--max-body-bytes must be an integer from 1024 to 67108864, not '+2048'"),
+        ([], ["LAM_CONNECTION_TIMEOUT": "+30"], "LAM_CONNECTION_TIMEOUT (--connection-timeout) must be an integer from 1 to 3600, not '+30'"),
+    ] as [([String], [String: String], String)])
+    func serveIntegerFlagsTakeOnlyDecimalDigits(_ arguments: [String], _ environment: [String: String], _ message: String) throws {
+        let parsed = try ServeCommand.parser.parse(arguments, environment: environment)
+        do {
+            _ = try ServeCommand.configuration(parsed)
+            Issue.record("accepted: \(arguments) \(environment)")
+        } catch let error as UsageError {
+            #expect(error.message == message)
+        }
+    }
+
+    @Test func integerFlagsStillTakeDigits() throws {
+        #expect(try CommandLineTool.integer(ArgumentParser.Parsed(values: ["port": "8080"]), "port", range: 0...65535) == 8080)
+        #expect(try CommandLineTool.integer(ArgumentParser.Parsed(values: ["port": "0"]), "port", range: 0...65535) == 0)
+        #expect(try CommandLineTool.integer(ArgumentParser.Parsed(values: ["port": "080"]), "port", range: 0...65535) == 80)
+    }
+
+    /// `--` ends the options: what follows is positional even when it starts with a dash.
+    @Test func doubleDashEndsTheOptions() throws {
+        let parser = HistoryCommand.parser
+        var p = try parser.parse(["--", "-BK1"], environment: [:])
+        #expect(p.positionals == ["-BK1"])
+        p = try parser.parse(["--db", "x.sqlite", "--", "--help", "-h", "--db", "--"], environment: [:])
+        #expect(p.positionals == ["--help", "-h", "--db", "--"])
+        #expect(!p.helpRequested)
+        #expect(p.values["db"] == "x.sqlite")
+        // Before `--`, unchanged: an option's value may be `--`, and `--db=…` after it is positional.
+        p = try parser.parse(["--db", "--", "BK"], environment: [:])
+        #expect(p.values["db"] == "--" && p.positionals == ["BK"])
+        p = try parser.parse(["BK", "--", "--db=y"], environment: [:])
+        #expect(p.positionals == ["BK", "--db=y"] && p.values["db"] == nil)
+        #expect(throws: UsageError.self) { try parser.parse(["--bogus", "--", "BK"], environment: [:]) }
+    }
+
+    @Test func historyAndImportTakeDashedArgumentsAfterDoubleDash() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/db.sqlite", name = "-events.ndjson"
+        let lines = ["-BK1", "-h", "--db"].enumerated().map { i, booking in
+            "{\"type\":\"activity.started\",\"activity_id\":\"dash-\(i)\",\"booking_id\":\"\(booking)\","
+                + "\"attributes_type\":\"TimerWidgetAttributes\",\"occurred_at\":\"2026-11-29T14:00:00Z\",\"content_state\":{}}"
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        var r = try Self.run(["import", "--db", db, "--", name], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported 3 events"), "\(r.stdout)")
+        for (i, booking) in ["-BK1", "-h", "--db"].enumerated() {
+            r = try Self.run(["history", "--db", db, "--", booking])
+            #expect(r.status == 0, "\(booking): \(r.stderr)")
+            #expect(r.stdout.hasPrefix("Booking \(booking)\n") && r.stdout.contains("dash-\(i)"), "\(booking): \(r.stdout)")
+        }
+        #expect(try Self.run(["history", "--help"]).stdout.contains("Usage: live-activity-monitor history [--db PATH] [--] <booking-id>"))
+        #expect(try Self.run(["import", "--help"]).stdout.contains("Usage: live-activity-monitor import [--db PATH] [--] <file.ndjson>"))
+    }
+
+    /// Some Windows tools start a UTF-8 file with a byte-order mark: import skips it there, and
+    /// only there.
+    @Test func importSkipsAByteOrderMarkAtTheStartOnly() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/events.ndjson"
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let lines = Scenario.events.map { Array($0.jsonString.utf8) }
+        try Data(bom + Array(lines.joined(separator: [0x0D, 0x0A])) + [0x0D, 0x0A]).write(to: URL(fileURLWithPath: file))
+        var r = try Self.run(["import", file, "--db", dir + "/a.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported 16 events, 0 duplicates"), "\(r.stdout)")
+
+        try Data(lines[0] + [0x0A] + bom + lines[1] + [0x0A]).write(to: URL(fileURLWithPath: file))
+        r = try Self.run(["import", file, "--db", dir + "/b.sqlite"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("events.ndjson: line 2 is not valid JSON"), "\(r.stderr)")
     }
 
     @Test func historyShowsControlCharactersInIDsEscaped() throws {

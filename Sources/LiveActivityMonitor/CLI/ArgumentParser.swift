@@ -1,8 +1,8 @@
 import Foundation
 
 /// A small parser for `--flag value`, `--flag=value` and boolean `--flag`, where every flag can
-/// also come from an environment variable (flags win). No outside packages can be fetched, so
-/// no swift-argument-parser.
+/// also come from an environment variable (flags win), and `--` ends the options. No outside
+/// packages can be fetched, so no swift-argument-parser.
 struct ArgumentParser {
     struct Option {
         let name: String
@@ -41,6 +41,11 @@ struct ArgumentParser {
         while i < arguments.count {
             let argument = arguments[i]
             i += 1
+            if argument == "--" {
+                // The usual end of options: a booking id or file name may itself start with a dash.
+                parsed.positionals += arguments[i...]
+                break
+            }
             if argument == "--help" || argument == "-h" {
                 parsed.helpRequested = true
                 continue

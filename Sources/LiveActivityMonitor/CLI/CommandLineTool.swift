@@ -86,7 +86,9 @@ public enum CommandLineTool {
 
     static func integer(_ parsed: ArgumentParser.Parsed, _ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = parsed.values[name] else { return nil }
-        guard let value = Int(text), range.contains(value) else {
+        // Decimal digits only: `Int` alone also takes a sign, so `+80` was port 80 and `-0` port 0.
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int(text), range.contains(value) else {
             throw UsageError("\(parsed.source(name)) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value

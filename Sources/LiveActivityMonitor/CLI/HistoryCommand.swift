@@ -5,8 +5,11 @@ import SQLiteDB
 /// `history <booking-id>`: the support timeline in a terminal, read-only.
 enum HistoryCommand {
     static let parser = ArgumentParser(
-        command: "history", usage: "history <booking-id> [--db PATH]",
-        summary: "Prints every activity and event of a booking in time order (read-only; safe while the server runs).",
+        command: "history", usage: "history [--db PATH] [--] <booking-id>",
+        summary: """
+            Prints every activity and event of a booking in time order (read-only; safe while the
+            server runs). An id that starts with a dash goes after --: history -- -BK1.
+            """,
         options: [CommandLineTool.dbOption])
 
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {

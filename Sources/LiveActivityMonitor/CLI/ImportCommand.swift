@@ -3,7 +3,7 @@ import Foundation
 /// `import <file.ndjson>`: load events through the same validation and store as HTTP ingest.
 enum ImportCommand {
     static let parser = ArgumentParser(
-        command: "import", usage: "import <file.ndjson> [--db PATH]",
+        command: "import", usage: "import [--db PATH] [--] <file.ndjson>",
         summary: """
             Validates and stores the events of an NDJSON file (one event per line; CRLF and blank
             lines are fine; not gzip, not stdin), 1000 lines per transaction; repeated ids are
@@ -28,7 +28,10 @@ enum ImportCommand {
         defer { store.close() }
 
         var total = IngestSummary()
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // Some Windows tools start UTF-8 files with a byte-order mark; the JSON parser refuses one.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let content = bytes.starts(with: bom) ? bytes[bom.count...] : bytes[...]
+        var lines = content.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }  // the file's final newline ends a line
         var start = 0
         let decoder = IngestDecoder()
