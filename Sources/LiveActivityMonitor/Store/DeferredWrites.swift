@@ -25,7 +25,7 @@ struct DeferredWrites {
     /// How far the tables may fall behind: in seconds, in events to replay after a crash, and
     /// in rows to write at once (a commit that catches up holds back the requests in it).
     let interval: Double
-    static let maxEvents = 10_000
+    static let maxEvents = 20_000
     static let maxRows = 5_000
 
     init(counters: MonitorCounters, interval: Double) {
