@@ -94,7 +94,7 @@ public final class EventStore: Sendable {
     static let rejectionFlushInterval = 1.0
     /// Half a second rather than one: the commit that catches up holds back the requests in it,
     /// and filing a second's events (`activity_events`) made it 25-50 ms (p99 under saturating
-    /// single-event load 26-44 ms; at 0.5 s 18-21 ms, the same events/s: PERFORMANCE.md).
+    /// single-event load 24-44 ms; at 0.5 s 18-26 ms, the same events/s: PERFORMANCE.md).
     public static let defaultCatchUpInterval = 0.5
 
     /// Brings the current-state and counters tables up to date now (`DeferredWrites`), as a
