@@ -7,8 +7,8 @@ asserts on the rendered DOM: ticking timer, ride card, stale and ended cards, st
 Dynamic Island previews, filters, in-place refresh, the booking timeline and its past
 lock-screen card, markup in content-state staying text, the shared lock-screen test vectors
 replayed in the browser, booking and search details (changing ?at=, links to the millisecond,
-push-to-start, dismissed timers, activity ids), 1,000 activities, the read-token prompt, and the priority-10 budget
-the server was started with.
+push-to-start, dismissed timers, activity ids), 1,000 activities, the read-token prompt, the priority-10 budget
+the server was started with, and times that get their day when the page's local midnight passes.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
 Web/screenshots/ for the README. Standard library only. Exit status 1 on any failure.
@@ -656,6 +656,67 @@ def time_driven_checks(chrome):
             server.stop()
 
 
+
+def midnight_checks(chrome):
+    """Times drawn before local midnight as today's ("23:59") get their day ("Nov 29 23:59")
+    once the page's day changes, with no reload and no new data: the wall's card and the
+    booking's timeline, each left open across a midnight of the page's clock."""
+    with Step("times drawn before midnight get their day after it, without a reload"):
+        server = Server()
+        try:
+            n = time.time()
+            started = n - 2
+            server.ingest([{"type": "activity.started", "activity_id": "mid-1", "booking_id": "BK-MID",
+                            "attributes_type": "TimerWidgetAttributes", "occurred_at": started,
+                            "content_state": {"startedAt": started}}])
+            # Expected texts as format.js writes them; the page runs with TZ=UTC, like hhmm().
+            t = time.gmtime(started)
+            day = f"{time.strftime('%b', t)} {t.tm_mday} "
+            views = [
+                ("wall card's 'Started'", "/",
+                 f"[...({card('mid-1')}?.querySelectorAll('.diag-row') ?? [])].find((r) => r.querySelector('dt').textContent === 'Started')?.querySelector('dd .tabular')", time.strftime("%H:%M", t)),
+                ("booking timeline's row", "/#/booking/BK-MID",
+                 "document.querySelector('.ev[data-type=\"activity.started\"] .ev-time')", time.strftime("%H:%M:%S", t)),
+            ]
+            lead = 6  # seconds from the page's load to its midnight
+            for name, path, element, before in views:
+                # Real now and the next local midnight in Chromium's own time zone. performance.*
+                # and new Date(ms) are not shifted by clock_behind, whatever page is open.
+                real_ms, midnight_ms = chrome.evaluate("""(() => {
+                  const now = performance.timeOrigin + performance.now(), m = new Date(now);
+                  m.setHours(24, 0, 0, 0);
+                  return [now, m.getTime()];
+                })()""")
+                ahead = (midnight_ms - real_ms) / 1000 - lead  # the page's clock runs this far ahead
+                script = clock_behind(chrome, -ahead)
+                try:
+                    chrome.navigate("about:blank")  # "/" to "/#/booking/…" alone would not load a page
+                    chrome.navigate(server.base + path)
+                    chrome.wait_for(f"({element}) != null", timeout=8, what=name)
+                    chrome.evaluate("window.loadedBeforeMidnight = true")
+                    page_ms = chrome.evaluate("Date.now()")
+                    shown = text_of(chrome, element)
+                    check(f"{name} before the page's midnight: {before!r}",
+                          page_ms < midnight_ms and shown == before, f"{shown!r}, {(midnight_ms - page_ms) / 1000:.1f} s to midnight")
+                    # Past midnight, within a refresh (the wall's 4 s, the booking's 5 s) and a margin.
+                    due = time.monotonic() + (midnight_ms - page_ms) / 1000
+                    after, late = day + before, None
+                    while time.monotonic() < due + 7:
+                        shown = text_of(chrome, element)
+                        if shown == after and late is None:
+                            late = time.monotonic() - due
+                        chrome.pump(0.2)
+                    reloaded = not chrome.evaluate("window.loadedBeforeMidnight === true")
+                    when = "" if late is None else f" ({late:.1f} s after midnight)"
+                    check(f"{name} after it: {after!r}, no reload{when}",
+                          late is not None and shown == after and not reloaded,
+                          f"still {shown!r} 7 s after midnight" if late is None else f"{late:.1f} s after midnight, then {shown!r}")
+                finally:
+                    chrome.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+        finally:
+            server.stop()
+
+
 ISLAND_FIT = """((root) => {
   // Every text of the compact and minimal Dynamic Island, where it is drawn: whether its first
   // and last characters are inside its region and the island (not clipped), whether an ellipsis
@@ -827,6 +888,7 @@ def main():
         token_checks(chrome)
         budget_checks(chrome)
         time_driven_checks(chrome)
+        midnight_checks(chrome)
         island_fit_checks(chrome)
         long_id_checks(chrome)
         layout_checks(chrome)

@@ -95,6 +95,7 @@ export class BookingView {
       } else if (this.live) {
         this.renderSnapshot();
       }
+      if (this.day !== fmt.today()) this.newDay();
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound) {
@@ -188,6 +189,15 @@ export class BookingView {
     this.scheduleDeadline();
   }
 
+  /** The local day changed with the same data: every time `fmt.clock` wrote as today's ("14:32")
+   *  now needs its day ("Nov 29 14:32"): the timeline's rows and the cards. */
+  newDay() {
+    this.day = fmt.today();
+    this.fillTimeline();
+    this.renderSnapshot();
+    this.markTimeline();
+  }
+
   /** The instant shown: the chosen one, or now (clamped to the timeline) when following live. */
   instant() {
     if (this.live) return fmt.nowSeconds();
@@ -205,6 +215,7 @@ export class BookingView {
   }
 
   render() {
+    this.day = fmt.today();
     const d = this.data;
     const root = clear(this.root);
     const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -36,6 +36,14 @@ export function fullDate(seconds) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** The local day now, e.g. "2026-11-29": `clock` writes "14:32" for this day only, so a view
+ *  that remembers the day it drew on can draw its times again once the day changed (midnight,
+ *  a laptop waking up, a clock that jumped). */
+export function today() {
+  const d = new Date();
+  return `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`;
+}
+
 function sameDay(a, b) {
   return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
 }

@@ -216,11 +216,12 @@ export class Wall {
     const list = this.list;
     const n = Math.min(this.shown, list.length);
     const keep = new Set();
+    const day = fmt.today(); // in the signature: after midnight yesterday's "14:32" needs its day
     let pos = 0;
     for (let i = 0; i < n; i++) {
       const a = list[i];
       keep.add(a.activity_id);
-      const sig = JSON.stringify([this.budget, a]); // a server restarted with another budget redraws
+      const sig = JSON.stringify([this.budget, day, a]); // a server restarted with another budget redraws
       let entry = this.cards.get(a.activity_id);
       if (!entry || entry.sig !== sig) {
         const template = cachedTemplate(a.attributes_type);
