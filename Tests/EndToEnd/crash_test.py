@@ -145,7 +145,7 @@ def crash_rounds():
     for round_number in range(ROUNDS + 1):
         durability = ["normal", "full"][round_number % 2]
         server = Server(db, "--durability", durability)
-        # Rows and counters reach their tables twice a second: a kill usually leaves events to replay.
+        # Rows and counters reach their tables four times a second: a kill usually leaves events to replay.
         replays += "store: replayed" in server.log
         verify(server, db, acked)
         # Like a real client, send again what got no answer, with the same ids.

@@ -112,7 +112,7 @@ import Testing
         #expect(try server.json("/api/activities/storm")["priority10_last_hour"]?.int64Value == Int64(expected))
         #expect(try server.metric("liveactivity_priority10_heavy_activities") == 1)
 
-        server.server.store.catchUp()   // a live activity's row is written about twice a second
+        server.server.store.catchUp()   // a live activity's row is written about four times a second
         let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
         let size = try db.scalar("SELECT length(priority10_times) FROM activities WHERE activity_id = 'storm'")
         #expect(size == .integer(1 + 61 * 8) || size == .integer(1 + 60 * 8), "\(String(describing: size))")

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import LiveActivityMonitor
 
-/// Live activities' rows and the counters reach their tables about twice a second
+/// Live activities' rows and the counters reach their tables about four times a second
 /// (`DeferredWrites`); after a crash, start-up replays the events stored since. A crash is
 /// imitated by a copy of the database as it is committed at one moment (`VACUUM INTO`, run
 /// by the writer between two commits): what a killed server leaves behind.

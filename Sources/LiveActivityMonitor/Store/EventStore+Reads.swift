@@ -60,7 +60,7 @@ extension EventStore {
     }
 
     /// An activity's events: those filed in `activity_events` (up to `applied_seq`), and the few
-    /// stored since, at most half a second's or `DeferredWrites.maxEvents`, found by scanning them
+    /// stored since, at most a quarter second's or `DeferredWrites.maxEvents`, found by scanning them
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """

@@ -110,7 +110,7 @@ enum Schema {
         CREATE TABLE store_state (applied_seq INTEGER NOT NULL);
         INSERT INTO store_state SELECT coalesce(max(seq), 0) FROM events;
         """,
-        // The events of each activity, filed when the tables catch up (about twice a second) rather
+        // The events of each activity, filed when the tables catch up (about four times a second) rather
         // than by an index on `events`: single-event commits dirtied a leaf of that index per event,
         // one for each activity, and wrote it to the log in every commit (9.4 KB per event against
         // 2.4 KB without it, PERFORMANCE.md). It holds the events up to `applied_seq`; readers
