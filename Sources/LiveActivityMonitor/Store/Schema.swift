@@ -17,15 +17,17 @@ enum Schema {
 
     /// For a read-only command whose queries need the current tables: refuses an older file too.
     static func requireCurrentMonitorDatabase(_ db: Database, path: String) throws {
-        try requireMonitorDatabase(db, path: path)
-        guard try db.pendingMigrations(migrations) == 0 else { throw OlderVersion(path: path) }
+        guard try requireMonitorDatabase(db, path: path) == 0 else { throw OlderVersion(path: path) }
     }
 
     /// For the commands that open an existing file without migrating it (`prune`, `history`):
     /// refuses one of a newer version (`pendingMigrations` throws) or another program's.
-    static func requireMonitorDatabase(_ db: Database, path: String) throws {
-        try db.pendingMigrations(migrations)
+    /// Returns how many migrations the file lacks.
+    @discardableResult
+    static func requireMonitorDatabase(_ db: Database, path: String) throws -> Int {
+        let pending = try db.pendingMigrations(migrations)
         guard try db.userVersion > 0 else { throw NotAMonitorDatabase(path: path) }
+        return pending
     }
 
     static let migrations = [
