@@ -12,8 +12,11 @@ public enum TextFormat {
     /// no samples still prints HELP and TYPE.
     ///
     /// Preconditions (programming errors, since families come from code): names valid, family
-    /// names distinct, label sets distinct within a family, sample values matching the family
-    /// type, no `le` label on a histogram sample.
+    /// names distinct. Samples may come from stored data, so none can stop the process: a
+    /// sample that cannot be written is left out — a label set already written in its family,
+    /// a value of another kind than the family's type, a histogram with an `le` label or with
+    /// bucket counts that do not match its bounds. A collector that builds samples from
+    /// stored values counts what it cannot render itself (``unrenderable(_:)`` tells it).
     public static func render(_ families: [MetricFamily]) -> String {
         let sorted = families.sorted { $0.name < $1.name }
         var output = ""
@@ -71,26 +74,37 @@ public enum TextFormat {
         output += "# HELP \(name) \(escapeHelp(family.help))\n"
         output += "# TYPE \(name) \(family.type.rawValue)\n"
         let samples = family.samples.sorted { $0.labels < $1.labels }
-        for (index, sample) in samples.enumerated() {
-            precondition(index == 0 || samples[index - 1].labels != sample.labels,
-                         "metric family \"\(name)\" has two samples with labels \(sample.labels.pairs)")
-            switch (family.type, sample.value) {
-            case (.counter, .number(let value)), (.gauge, .number(let value)), (.untyped, .number(let value)):
+        var written: Labels?
+        for sample in samples where isRenderable(sample, in: family) && sample.labels != written {
+            written = sample.labels
+            switch sample.value {
+            case .number(let value):
                 output += "\(name)\(labelText(sample.labels)) \(format(value))\n"
-            case (.histogram, .histogram(let histogram)):
+            case .histogram(let histogram):
                 renderHistogram(name: name, labels: sample.labels, histogram: histogram, into: &output)
-            default:
-                preconditionFailure("metric family \"\(name)\" of type \(family.type) has a sample \(sample.value)")
             }
+        }
+    }
+
+    /// How many of `family`'s samples ``render(_:)`` leaves out (see there).
+    public static func unrenderable(_ family: MetricFamily) -> Int {
+        var seen = Set<Labels>()
+        return family.samples.count { !isRenderable($0, in: family) || !seen.insert($0.labels).inserted }
+    }
+
+    private static func isRenderable(_ sample: Sample, in family: MetricFamily) -> Bool {
+        switch (family.type, sample.value) {
+        case (.counter, .number), (.gauge, .number), (.untyped, .number):
+            return true
+        case (.histogram, .histogram(let histogram)):
+            return sample.labels["le"] == nil && histogram.bucketCounts.count == histogram.upperBounds.count + 1
+        default:
+            return false
         }
     }
 
     private static func renderHistogram(name: String, labels: Labels, histogram: HistogramValue,
                                         into output: inout String) {
-        precondition(labels["le"] == nil, "histogram \"\(name)\" has a sample with an \"le\" label")
-        precondition(histogram.bucketCounts.count == histogram.upperBounds.count + 1,
-                     "histogram \"\(name)\" has \(histogram.bucketCounts.count) bucket counts "
-                        + "for \(histogram.upperBounds.count) bounds")
         let cumulative = histogram.cumulativeCounts
         for (index, total) in cumulative.enumerated() {
             let bound = index < histogram.upperBounds.count ? format(histogram.upperBounds[index]) : "+Inf"

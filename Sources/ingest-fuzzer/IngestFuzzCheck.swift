@@ -12,7 +12,8 @@ import LiveActivityMonitor
 ///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document;
 /// - whenever the one-object `push.sent` fast path takes a body, the parser and validator take
 ///   it too and make exactly the same event (every field, the stored body byte for byte), with
-///   the default limits and with tight ones.
+///   the default limits and with tight ones;
+/// - the same bytes as a stored series key reach `/metrics` without a trap (`SeriesFuzzCheck`).
 enum IngestFuzzCheck {
     static let decoder = IngestDecoder()
     /// Pairs of decoders with the same limits: the first may take the fast path, the second
@@ -74,6 +75,7 @@ enum IngestFuzzCheck {
                 check(error)
             }
         }
+        SeriesFuzzCheck.run(bytes)
         return taken
     }
 

@@ -54,7 +54,7 @@ import Testing
         Hostile(name: "byte 0xFF in a key", body: bytes(#"{""#) + [0xFF] + bytes(#"":1}"#), status: 400, message: "invalid UTF-8"),
         Hostile(name: "truncated UTF-8 at the end", body: bytes(#"{"type":"a"#) + [0xE2, 0x82], status: 400, message: "UTF-8"),
         Hostile(name: "lone surrogate escape", body: bytes(push(#""reason":"\ud800""#)), status: 400, message: "lone surrogate"),
-        Hostile(name: "NUL escape in an id", body: bytes(push(#""apns_id":"a\u0000b""#)), status: 200, message: "accepted"),
+        Hostile(name: "NUL escape in an id", body: bytes(push(#""apns_id":"a\u0000b""#)), status: 422, message: "control characters"),
         // Numbers out of range.
         Hostile(name: "timestamp 1e999", body: bytes(push(#""timestamp":1e999"#)), status: 400, message: "number out of range"),
         Hostile(name: "apns_id -1e999", body: bytes(push(#""reason":"x","apns_id":-1e999"#)), status: 400, message: "number out of range"),

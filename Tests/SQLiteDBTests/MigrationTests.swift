@@ -2,7 +2,7 @@ import Testing
 import SQLiteDB
 
 @Suite struct MigrationTests {
-    static let steps = [
+    static let steps: [Migration] = [
         "CREATE TABLE a(x INTEGER NOT NULL)",
         "CREATE TABLE b(y TEXT); INSERT INTO a(x) VALUES (1)",
         "ALTER TABLE b ADD COLUMN z BLOB; CREATE INDEX b_y ON b(y)",
@@ -38,7 +38,7 @@ import SQLiteDB
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path("m.sqlite"))
-        let broken = [
+        let broken: [Migration] = [
             Self.steps[0],
             "INSERT INTO a(x) VALUES (7); CREATE TABLE c(w); INSERT INTO no_such_table VALUES (1)",
         ]
@@ -48,6 +48,31 @@ import SQLiteDB
         #expect(try db.userVersion == 1)
         #expect(try db.scalar("SELECT count(*) FROM a") == 0)
         #expect(try db.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'c'") == 0)
+        #expect(db.isInTransaction == false)
+    }
+
+    @Test func codeStepRunsInsideTheStepsTransaction() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path("m.sqlite"))
+        let doubling: Migration = .code { db throws(SQLiteError) in
+            let values = try db.query("SELECT x FROM a").compactMap { $0[0].int64Value }
+            try db.run("DELETE FROM a")
+            for value in values { try db.run("INSERT INTO a(x) VALUES (?)", [.integer(value * 2)]) }
+        }
+        try db.migrate(Array(Self.steps.prefix(2)) + [doubling])
+        #expect(try db.userVersion == 3)
+        #expect(try db.scalar("SELECT x FROM a") == 2)
+
+        // A code step that throws leaves neither its writes nor the version bump.
+        let failing: Migration = .code { db throws(SQLiteError) in
+            try db.run("INSERT INTO a(x) VALUES (9)")
+            try db.run("INSERT INTO no_such_table VALUES (1)")
+        }
+        let error = #expect(throws: SQLiteError.self) { try db.migrate(Array(Self.steps.prefix(2)) + [doubling, failing]) }
+        #expect(error?.message.contains("migration step 3") == true)
+        #expect(try db.userVersion == 3)
+        #expect(try db.scalar("SELECT count(*) FROM a") == 1)
         #expect(db.isInTransaction == false)
     }
 

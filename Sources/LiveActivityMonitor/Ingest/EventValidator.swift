@@ -57,11 +57,11 @@ public enum EventValidator {
         let isPushStart = pushKind == .start
         let occurredAt = reader.date("occurred_at", required: true)
         var event = Event(type: type, occurredAt: occurredAt ?? 0)
-        event.key = reader.string("id", maxLength: maxIDLength)
-        event.activityID = reader.string("activity_id", required: !isPushStart, maxLength: maxIDLength)
-        event.bookingID = reader.string("booking_id", required: type == .activityStarted || isPushStart, maxLength: maxIDLength)
-        event.attributesType = reader.string("attributes_type", required: type == .activityStarted, maxLength: maxIDLength)
-        event.app = reader.string("app", maxLength: 255)
+        event.key = reader.identifier("id", maxLength: maxIDLength)
+        event.activityID = reader.identifier("activity_id", required: !isPushStart, maxLength: maxIDLength)
+        event.bookingID = reader.identifier("booking_id", required: type == .activityStarted || isPushStart, maxLength: maxIDLength)
+        event.attributesType = reader.identifier("attributes_type", required: type == .activityStarted, maxLength: maxIDLength)
+        event.app = reader.identifier("app", maxLength: 255)
         event.contentState = reader.contentObject("content_state",
                                                   required: type == .activityStarted || type == .activityUpdated)
         event.attributes = reader.contentObject("attributes", required: false)
@@ -89,9 +89,9 @@ public enum EventValidator {
             let priority = reader.integer("priority", range: 5...10) ?? 10
             if priority != 5, priority != 10 { reader.fail("priority", "must be 5 or 10") }
             let payload = reader.integer("payload_bytes", range: 0...1_048_576)
-            let reason = reader.string("reason", maxLength: 64)
-            _ = reader.string("apns_id", maxLength: 64)
-            _ = reader.string("apns_unique_id", maxLength: 64)
+            let reason = reader.identifier("reason", maxLength: 64)
+            _ = reader.identifier("apns_id", maxLength: 64)
+            _ = reader.identifier("apns_unique_id", maxLength: 64)
             if let status, let latency {
                 event.push = PushResult(kind: pushKind, status: status, reason: reason, latencyMs: latency,
                                         priority: priority, payloadBytes: payload)
@@ -156,6 +156,13 @@ struct FieldReader {
         guard case .string(let s) = value else { fail(field, "must be a string"); return nil }
         if s.isEmpty { fail(field, "must not be empty"); return nil }
         if s.utf8.count > maxLength { fail(field, "longer than \(maxLength) bytes"); return nil }
+        return s
+    }
+
+    /// A string under `IdentifierText`'s rule.
+    mutating func identifier(_ field: String, required: Bool = false, maxLength: Int) -> String? {
+        guard let s = string(field, required: required, maxLength: maxLength) else { return nil }
+        if IdentifierText.hasControlCharacter(s) { fail(field, IdentifierText.controlCharacterError); return nil }
         return s
     }
 

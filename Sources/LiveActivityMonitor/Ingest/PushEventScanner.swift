@@ -283,7 +283,7 @@ struct PushEventScanner {
                 return nil
             }
         case .id, .activityID, .bookingID, .attributesType:
-            guard let text = string(maxLength: EventValidator.maxIDLength) else { return nil }
+            guard let text = identifier(maxLength: EventValidator.maxIDLength) else { return nil }
             let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
             switch field {
             case .id: values.key = value
@@ -292,13 +292,13 @@ struct PushEventScanner {
             default: values.attributesType = value
             }
         case .app:
-            guard let text = string(maxLength: 255) else { return nil }
+            guard let text = identifier(maxLength: 255) else { return nil }
             values.app = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
         case .reason:
-            guard let text = string(maxLength: 64) else { return nil }
+            guard let text = identifier(maxLength: 64) else { return nil }
             values.reason = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
         case .apnsID, .apnsUniqueID:
-            guard string(maxLength: 64) != nil else { return nil }
+            guard identifier(maxLength: 64) != nil else { return nil }
         case .occurredAt, .timestamp, .staleDate, .dismissalDate:
             guard let seconds = date() else { return nil }
             member.kind = .date
@@ -495,6 +495,15 @@ struct PushEventScanner {
             i += 1
             return count <= limits.maxContainerCount
         }
+    }
+
+    /// An identifier (`FieldReader.identifier`): a string without control characters; one
+    /// with any declines, so that the general path names the error.
+    private mutating func identifier(maxLength: Int) -> Range<Int>? {
+        guard let text = string(maxLength: maxLength),
+              !IdentifierText.hasControlCharacter(UnsafeBufferPointer(rebasing: bytes[text]))
+        else { return nil }
+        return text
     }
 
     // MARK: JSON grammar

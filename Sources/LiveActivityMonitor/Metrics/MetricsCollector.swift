@@ -21,8 +21,7 @@ struct MetricsCollector: Sendable {
             counters.add(s.unpersisted)
             counters.add(s.persisting)
             return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
-                + M.persistedCounters.map { counterFamily($0, counters, types: Array(s.labels.known)) }
-                + M.persistedHistograms.map { histogramFamily($0, counters) }
+                + StoredFamilies.families(counters, types: Array(s.labels.known))
         }
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
         families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))
@@ -84,40 +83,6 @@ struct MetricsCollector: Sendable {
             }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
-    }
-
-    /// Closed label sets start at zero so that rate() and alerts see the series from the first
-    /// scrape; per-type families start at zero for every attributes type seen.
-    private func zeroSeries(_ family: M.Family, types: [String]) -> [[String]] {
-        switch family.name {
-        case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
-        case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
-        case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
-        case M.ingestDuplicates.name: [[]]
-        case M.tokensInvalidated.name: PushResult.invalidatingReasons.sorted().map { [$0] }
-        case M.started.name: types.flatMap { t in StartSource.allCases.map { [t, $0.rawValue] } }
-        case M.ended.name: types.flatMap { t in EndedBy.allCases.map { [t, $0.rawValue] } }
-        case M.dismissed.name, M.staleTransitions.name, M.tokenRotations.name: types.map { [$0] }
-        default: []
-        }
-    }
-
-    private func counterFamily(_ family: M.Family, _ counters: MonitorCounters, types: [String]) -> MetricFamily {
-        var values: [[String]: Double] = [:]
-        for labels in zeroSeries(family, types: types) { values[labels] = 0 }
-        for (key, value) in counters.counters where key.family == family.name { values[key.labelValues] = value }
-        let samples = values.map { labels, value in
-            Sample(labels: Labels(Array(zip(family.labels, labels))), value: .number(value))
-        }
-        return MetricFamily(name: family.name, help: family.help, type: .counter, samples: samples)
-    }
-
-    private func histogramFamily(_ family: M.Family, _ counters: MonitorCounters) -> MetricFamily {
-        let samples = counters.histograms.compactMap { key, value -> Sample? in
-            guard key.family == family.name else { return nil }
-            return Sample(labels: Labels(Array(zip(family.labels, key.labelValues))), value: .histogram(value))
-        }
-        return MetricFamily(name: family.name, help: family.help, type: .histogram, samples: samples)
     }
 
     private func gauge(_ family: M.Family, _ samples: [Sample]) -> MetricFamily {

@@ -19,6 +19,8 @@ public enum MonitorMetrics {
         "Live activities sent more priority-10 pushes in the last hour than the budget.")
     public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+    public static let unrenderableSeries = family("unrenderable_series",
+        "Stored series left out of this scrape because their labels do not fit their family (0 unless the counters table was damaged).")
 
     // Counters persisted with the events that move them, so they survive restarts.
     public static let started = family("activities_started_total",
@@ -61,6 +63,16 @@ public enum MonitorMetrics {
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
                                            ingestEvents, ingestRejected, ingestDuplicates]
     public static let persistedHistograms = [pushLatency, pushPayload]
+
+    /// The persisted family named `name`, counter or histogram.
+    static func persistedFamily(named name: String) -> Family? {
+        (persistedCounters + persistedHistograms).first { $0.name == name }
+    }
+
+    /// Whether a stored series belongs to one of `families` and has one value per label name.
+    static func fits(_ key: SeriesKey, _ families: [Family]) -> Bool {
+        families.contains { $0.name == key.family && $0.labels.count == key.labelValues.count }
+    }
 
     /// Why a push had no effect (the `why` label).
     public enum NoEffect: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+import JSON
+
 /// One series of a family: the label values in the order of the family's label names.
 public struct SeriesKey: Hashable, Sendable {
     public var family: String
@@ -8,15 +10,33 @@ public struct SeriesKey: Hashable, Sendable {
         self.labelValues = labelValues
     }
 
-    /// A stable text form for the `counters` table: family and values joined by U+001F, which
-    /// no label value we emit can contain (values come from closed sets).
+    /// The key's form in the `counters` table: a JSON array of the family and its label values.
+    /// JSON escapes every character, so any value reads back whole: a label value is free text
+    /// (an app's attributes type), and a separator it could contain would split it.
     public var storageKey: String {
-        ([family] + labelValues).joined(separator: "\u{1F}")
+        var w = JSONWriter(capacity: 64)
+        w.beginArray()
+        w.string(family)
+        for value in labelValues { w.string(value) }
+        w.endArray()
+        return w.string
     }
 
+    /// A key from its stored form; nil for text that is not a non-empty JSON array of strings.
     public init?(storageKey: String) {
-        let parts = storageKey.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
-        guard let family = parts.first else { return nil }
-        self.init(family, Array(parts.dropFirst()))
+        guard case .array(let items) = try? JSONParser.parse(storageKey) else { return nil }
+        var strings: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { return nil }
+            strings.append(s)
+        }
+        guard let family = strings.first else { return nil }
+        self.init(family, Array(strings.dropFirst()))
+    }
+
+    /// The key of a `counters` row as start-up reads it: a text that is no key (a damaged row)
+    /// is kept under no family, so that the exposition leaves it out and counts it.
+    public static func stored(_ text: String) -> SeriesKey {
+        SeriesKey(storageKey: text) ?? SeriesKey("", [text])
     }
 }

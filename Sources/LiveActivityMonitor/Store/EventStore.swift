@@ -422,7 +422,7 @@ public final class EventStore: Sendable {
         var known = Set<String>()
         let counters = try db.prepare("SELECT key, value, histogram FROM counters")
         while try counters.step() {
-            guard let key = SeriesKey(storageKey: counters.text(0) ?? "") else { continue }
+            let key = SeriesKey.stored(counters.text(0) ?? "")
             if let text = counters.text(2), let family = MonitorMetrics.persistedHistograms.first(where: { $0.name == key.family }) {
                 var h = HistogramValue(upperBounds: family.buckets)
                 let parts = text.split(separator: ";")
@@ -435,7 +435,7 @@ public final class EventStore: Sendable {
             } else {
                 s.counters.counters[key] = counters.double(1)
             }
-            if key.family == MonitorMetrics.started.name, let type = key.labelValues.first, type != AttributesTypeLabels.other {
+            if MonitorMetrics.fits(key, [MonitorMetrics.started]), let type = key.labelValues.first, type != AttributesTypeLabels.other {
                 known.insert(type)
             }
         }

@@ -30,7 +30,7 @@ enum Schema {
         return pending
     }
 
-    static let migrations = [
+    static let migrations: [Migration] = [
         """
         CREATE TABLE events (
             seq          INTEGER PRIMARY KEY,
@@ -80,7 +80,7 @@ enum Schema {
         CREATE INDEX activities_by_booking ON activities(booking_id);
         CREATE INDEX activities_live ON activities(dismissed_at) WHERE dismissed_at IS NULL;
 
-        -- Persisted counters and histograms: key is SeriesKey.storageKey.
+        -- Persisted counters and histograms: key is SeriesKey.storageKey (since migration 7).
         CREATE TABLE counters (
             key       TEXT PRIMARY KEY,
             value     REAL NOT NULL,
@@ -134,5 +134,8 @@ enum Schema {
             DELETE FROM activity_events WHERE activity_id = old.activity_id AND seq = old.seq;
         END;
         """,
+        // Counter keys as JSON arrays: the first form joined label values with U+001F and
+        // could not hold a value that contained it (LegacyCounterKeys).
+        LegacyCounterKeys.migration,
     ]
 }
