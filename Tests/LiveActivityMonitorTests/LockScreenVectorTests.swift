@@ -3,7 +3,7 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// Runs every case of `vectors/lockscreen-rules.json` (copied into Fixtures) against the real
+/// Runs every case of Fixtures/lockscreen-rules.json (cases 1–18 of docs/vectors/) against the real
 /// server: events are posted over HTTP at their own time on a manual clock, and each expectation
 /// is read back through the read API at its time; metrics come from a fresh server that took
 /// all events at time 0.
