@@ -46,6 +46,16 @@ public struct Labels: Sendable, Hashable, Comparable, ExpressibleByDictionaryLit
         names.firstIndex(of: name).map { values[$0] }
     }
 
+    /// Equal when every name and value has the same bytes (``ExactText``).
+    public static func == (lhs: Labels, rhs: Labels) -> Bool {
+        lhs.names == rhs.names && ExactText.equal(lhs.values, rhs.values)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(names)
+        for value in values { ExactText.hash(value, into: &hasher) }
+    }
+
     /// Compares label by label in label-name order: first the name, then the value.
     /// Values of `le` and `quantile` compare numerically when both parse as numbers,
     /// so `le="10"` sorts after `le="2.5"`; other values compare as strings.
@@ -54,13 +64,13 @@ public struct Labels: Sendable, Hashable, Comparable, ExpressibleByDictionaryLit
             let (lhsName, rhsName) = (lhs.names[index], rhs.names[index])
             if lhsName != rhsName { return lhsName < rhsName }
             let (lhsValue, rhsValue) = (lhs.values[index], rhs.values[index])
-            if lhsValue == rhsValue { continue }
+            if ExactText.equal(lhsValue, rhsValue) { continue }
             if lhsName == "le" || lhsName == "quantile",
                let lhsNumber = Double(lhsValue), let rhsNumber = Double(rhsValue),
                lhsNumber != rhsNumber {
                 return lhsNumber < rhsNumber
             }
-            return lhsValue < rhsValue
+            return ExactText.precedes(lhsValue, rhsValue)
         }
         return lhs.count < rhs.count
     }

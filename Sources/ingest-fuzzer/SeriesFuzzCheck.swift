@@ -2,7 +2,7 @@ import LiveActivityMonitor
 import Prometheus
 
 /// What must hold for any text stored as a series key in the `counters` table, read at start-up
-/// (`SeriesKey.stored`) or repaired from the first key form (`LegacyCounterKeys`), on its way to
+/// (`SeriesKey.stored`) or repaired from the first key form (`CounterKeyMigrations`), on its way to
 /// `/metrics`: the exposition never traps, writes one line per sample with every label value
 /// escaped, and counts what it leaves out. And any label values, free text included, make a
 /// key whose stored form reads back as the same key.
@@ -13,7 +13,7 @@ enum SeriesFuzzCheck {
         let values = text.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
         var counters = MonitorCounters()
         counters.counters[SeriesKey.stored(text)] = 1
-        counters.counters[LegacyCounterKeys.series(legacyKey: text)] = 2
+        counters.counters[CounterKeyMigrations.series(legacyKey: text)] = 2
         for family in MonitorMetrics.persistedCounters {
             let key = SeriesKey(family.name, Array(values.prefix(family.labels.count)))
             IngestFuzzCheck.require(SeriesKey(storageKey: key.storageKey) == key, "stored key \(key) does not read back")

@@ -127,6 +127,13 @@ import Testing
         }
     }
 
+    @Test func attributesTypesAreAListOfIdentifiers() throws {
+        let parsed = try ServeCommand.parser.parse(["--attributes-types", " RideAttributes, TimerWidgetAttributes ,,"], environment: [:])
+        #expect(try ServeCommand.configuration(parsed).attributesTypes == ["RideAttributes", "TimerWidgetAttributes"])
+        let bad = try ServeCommand.parser.parse([], environment: ["LAM_ATTRIBUTES_TYPES": "Ride,Bell\u{7}"])
+        #expect(throws: UsageError.self) { try ServeCommand.configuration(bad) }
+    }
+
     @Test func integerFlagsStillTakeDigits() throws {
         #expect(try CommandLineTool.integer(ArgumentParser.Parsed(values: ["port": "8080"]), "port", range: 0...65535) == 8080)
         #expect(try CommandLineTool.integer(ArgumentParser.Parsed(values: ["port": "0"]), "port", range: 0...65535) == 0)

@@ -21,6 +21,9 @@ public struct MonitorConfiguration: Sendable {
     /// Connections one client address may hold at once; 0 = no per-address limit.
     public var maxConnectionsPerAddress = 0
     public var connectionTimeoutSeconds = 30
+    /// Attributes types that always have their own `attributes_type` series (`--attributes-types`),
+    /// besides those with a template in the web root.
+    public var attributesTypes: [String] = []
     /// Priority-10 pushes per activity per hour above which it counts as heavy.
     public var priority10Budget = 15
     public var demo = false

@@ -29,6 +29,8 @@ enum ServeCommand {
                   help: "normal: a commit survives a process crash; full: fsync each commit, survives power loss (default normal)."),
             .init(name: "retention", environment: "LAM_RETENTION", valueName: "AGE",
                   help: "Delete events older than AGE (30d, 12h, 90m) every hour, as prune does; counters are kept (default off)."),
+            .init(name: "attributes-types", environment: "LAM_ATTRIBUTES_TYPES", valueName: "A,B,…",
+                  help: "Attributes types that always get their own attributes_type series, besides those with a template in the web root (comma-separated)."),
             .init(name: "priority10-budget", environment: "LAM_PRIORITY10_BUDGET", valueName: "N",
                   help: "Priority-10 pushes per activity per hour above which it is heavy, 0 to 100000 (default 15)."),
             .init(name: "max-body-bytes", environment: "LAM_MAX_BODY_BYTES", valueName: "N",
@@ -71,6 +73,12 @@ enum ServeCommand {
                 throw UsageError("\(parsed.source("retention")) must look like 30d, 12h or 90m (or off), not '\(r)'")
             }
             c.retention = seconds
+        }
+        if let list = parsed.values["attributes-types"] {
+            c.attributesTypes = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if let bad = c.attributesTypes.first(where: { $0.utf8.count > EventValidator.maxIDLength || IdentifierText.hasControlCharacter($0) }) {
+                throw UsageError("\(parsed.source("attributes-types")) holds '\(bad)': a type is at most \(EventValidator.maxIDLength) bytes, without control characters")
+            }
         }
         c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
         c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes

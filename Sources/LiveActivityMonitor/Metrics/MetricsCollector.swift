@@ -36,8 +36,8 @@ struct MetricsCollector: Sendable {
         // Tally by raw type first: records share a few interned type strings, so a short scan
         // comparing by identity beats hashing every record's type into the label set.
         var tallies: [(type: String, counts: [Int])] = []
-        var counts: [String: [Int]] = [:]
-        for type in s.labels.known { counts[type] = [0, 0, 0] }
+        var counts: [ExactString: [Int]] = [:]
+        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0] }
         s.records.withRecords { records in
             for i in records.indices {
                 let index: Int
@@ -47,19 +47,19 @@ struct MetricsCollector: Sendable {
                 case .ended: index = 2
                 default: continue
                 }
-                if let k = tallies.firstIndex(where: { $0.type == records[i].attributesType }) {
+                if let k = tallies.firstIndex(where: { ExactText.equal($0.type, records[i].attributesType) }) {
                     tallies[k].counts[index] += 1
                 } else if tallies.count < Self.maxTallies {
                     var fresh = [0, 0, 0]
                     fresh[index] = 1
                     tallies.append((records[i].attributesType, fresh))
                 } else {
-                    counts[s.labels.label(for: records[i].attributesType), default: [0, 0, 0]][index] += 1
+                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0]][index] += 1
                 }
             }
         }
         for (type, tally) in tallies {
-            let label = s.labels.label(for: type)
+            let label = ExactString(s.labels.label(for: type))
             var total = counts[label] ?? [0, 0, 0]
             for i in 0..<3 { total[i] += tally[i] }
             counts[label] = total
@@ -67,7 +67,7 @@ struct MetricsCollector: Sendable {
         var samples: [Sample] = []
         for (type, values) in counts {
             for (i, state) in ActivityState.visible.enumerated() {
-                samples.append(Sample(labels: Labels([("attributes_type", type), ("state", state.rawValue)]),
+                samples.append(Sample(labels: Labels([("attributes_type", type.text), ("state", state.rawValue)]),
                                       value: .number(Double(values[i]))))
             }
         }

@@ -1,4 +1,5 @@
 import JSON
+import Prometheus
 
 /// One series of a family: the label values in the order of the family's label names.
 public struct SeriesKey: Hashable, Sendable {
@@ -8,6 +9,16 @@ public struct SeriesKey: Hashable, Sendable {
     public init(_ family: String, _ labelValues: [String]) {
         self.family = family
         self.labelValues = labelValues
+    }
+
+    /// Equal when the bytes are (``ExactText``): equivalent spellings of a type are two series.
+    public static func == (a: SeriesKey, b: SeriesKey) -> Bool {
+        a.family == b.family && ExactText.equal(a.labelValues, b.labelValues)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(family)
+        for value in labelValues { ExactText.hash(value, into: &hasher) }
     }
 
     /// The key's form in the `counters` table: a JSON array of the family and its label values.

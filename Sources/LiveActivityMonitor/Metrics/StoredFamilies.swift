@@ -30,13 +30,14 @@ public enum StoredFamilies {
     }
 
     private static func counterFamily(_ family: M.Family, _ counters: MonitorCounters, types: [String]) -> MetricFamily {
-        var values: [[String]: Double] = [:]
-        for labels in zeroSeries(family, types: types) { values[labels] = 0 }
+        // Keyed by SeriesKey, which compares label values by their bytes.
+        var values: [SeriesKey: Double] = [:]
+        for labels in zeroSeries(family, types: types) { values[SeriesKey(family.name, labels)] = 0 }
         for (key, value) in counters.counters where key.family == family.name && key.labelValues.count == family.labels.count {
-            values[key.labelValues] = value
+            values[key] = value
         }
-        let samples = values.map { labels, value in
-            Sample(labels: Labels(Array(zip(family.labels, labels))), value: .number(value))
+        let samples = values.map { key, value in
+            Sample(labels: Labels(Array(zip(family.labels, key.labelValues))), value: .number(value))
         }
         return MetricFamily(name: family.name, help: family.help, type: .counter, samples: samples)
     }

@@ -1,3 +1,5 @@
+import Prometheus
+
 /// The live activities, by id, in contiguous storage.
 ///
 /// A `[String: ActivityRecord]` copied every record it handed out (a dozen reference counts
@@ -9,7 +11,8 @@ struct ActivityTable: Sendable {
     private var positions: [String: Int] = [:]
     /// One copy of each attributes type and app name: thousands of records share a handful of
     /// them, and equal strings that share storage compare by identity (the scrape groups by type).
-    private var interned: Set<String> = []
+    /// By bytes: interning must not turn one spelling of a type into an equivalent other.
+    private var interned: Set<ExactString> = []
     /// Bounds the intern pool: these fields are free text, usually from a small set.
     private static let maxInterned = 1024
 
@@ -56,8 +59,8 @@ struct ActivityTable: Sendable {
     }
 
     private mutating func intern(_ s: String) -> String {
-        if let known = interned.firstIndex(of: s) { return interned[known] }
-        if interned.count < Self.maxInterned { interned.insert(s) }
+        if let known = interned.firstIndex(of: ExactString(s)) { return interned[known].text }
+        if interned.count < Self.maxInterned { interned.insert(ExactString(s)) }
         return s
     }
 }

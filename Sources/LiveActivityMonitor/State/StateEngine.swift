@@ -116,7 +116,7 @@ public struct StateEngine: Sendable {
         r.staleDate = event.staleDate
         r.relevanceScore = event.relevanceScore
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
-        counters.inc(M.started, labels.admit(type), source.rawValue)
+        counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
         record = r
     }
 

@@ -35,8 +35,9 @@ public final class EventStore: Sendable {
 
     /// - Parameter catchUpInterval: how long live activities' rows and the counters may stay
     ///   behind memory in the tables (`DeferredWrites`); tests stretch it.
+    /// - Parameter reservedTypes: attributes types that always have their own series.
     public init(path: String, durability: Durability = .normal, clock: Clock = .system,
-                catchUpInterval: Double = EventStore.defaultCatchUpInterval,
+                catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         self.catchUpInterval = catchUpInterval
@@ -46,7 +47,7 @@ public final class EventStore: Sendable {
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        state = Mutex(try Self.load(db))
+        state = Mutex(try Self.load(db, reservedTypes: reservedTypes))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -335,6 +336,7 @@ public final class EventStore: Sendable {
             s.persisting = MonitorCounters()
             s.labels = changes.labels
             for record in changes.working.values { s.publish(record, now: now) }
+            s.expireLabels(now: now)
         }
     }
 
@@ -411,7 +413,7 @@ public final class EventStore: Sendable {
     }
 
     /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
-    private static func load(_ db: Database) throws -> MonitorState {
+    private static func load(_ db: Database, reservedTypes: [String]) throws -> MonitorState {
         var s = MonitorState()
         let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL")
         while try rows.step() {
@@ -419,7 +421,7 @@ public final class EventStore: Sendable {
             s.records[record.activityID] = record
             if let next = record.nextDeadline { s.deadlines.push(next, record.activityID) }
         }
-        var known = Set<String>()
+        var appStarts: [ExactString: Double] = [:]
         let counters = try db.prepare("SELECT key, value, histogram FROM counters")
         while try counters.step() {
             let key = SeriesKey.stored(counters.text(0) ?? "")
@@ -435,11 +437,21 @@ public final class EventStore: Sendable {
             } else {
                 s.counters.counters[key] = counters.double(1)
             }
-            if MonitorMetrics.fits(key, [MonitorMetrics.started]), let type = key.labelValues.first, type != AttributesTypeLabels.other {
-                known.insert(type)
+            if MonitorMetrics.fits(key, [MonitorMetrics.started]), key.labelValues[1] == StartSource.app.rawValue {
+                appStarts[ExactString(key.labelValues[0]), default: 0] += counters.double(1)
             }
         }
-        s.labels = AttributesTypeLabels(known: known)
+        // The free label slots go to app-reported types that live activities use, then to the
+        // most started.
+        var live: [ExactString: Int] = [:]
+        s.records.withRecords { records in
+            for record in records { live[ExactString(record.attributesType), default: 0] += 1 }
+        }
+        let candidates = appStarts.keys.sorted { a, b in
+            let x = (live[a] ?? 0, appStarts[a]!), y = (live[b] ?? 0, appStarts[b]!)
+            return x != y ? x > y : ExactText.precedes(a.text, b.text)
+        }
+        s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
         return s
     }
 

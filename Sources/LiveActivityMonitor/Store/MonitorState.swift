@@ -1,3 +1,5 @@
+import Prometheus
+
 /// What the server keeps in memory: live activities (not yet dismissed), the persisted counters
 /// and the attributes-type label set. Gauges and the read API are computed from it; the writer
 /// replaces parts of it only after a commit.
@@ -15,6 +17,20 @@ struct MonitorState: Sendable {
     var flushQueued = false
     /// When the last such commit was queued (uptime seconds).
     var lastFlush = -Double.infinity
+    /// When label slots were last given from unused types to waiting ones (clock seconds).
+    var labelsExpiredAt = -Double.infinity
+
+    /// At most once a minute, while types wait for a label slot: the slots of types that no
+    /// live activity uses go to them (a walk of the live records, so not on every commit).
+    mutating func expireLabels(now: Double) {
+        guard !labels.waiting.isEmpty, now - labelsExpiredAt >= 60 else { return }
+        labelsExpiredAt = now
+        var inUse = Set<ExactString>()
+        records.withRecords { records in
+            for record in records where record.state(at: now) != .dismissed { inUse.insert(ExactString(record.attributesType)) }
+        }
+        labels.expire(inUse: inUse)
+    }
 
     /// Keeps `record` if it is still on a lock screen at `now`, and schedules its next deadline.
     mutating func publish(_ record: ActivityRecord, now: Double) {

@@ -135,7 +135,9 @@ enum Schema {
         END;
         """,
         // Counter keys as JSON arrays: the first form joined label values with U+001F and
-        // could not hold a value that contained it (LegacyCounterKeys).
-        LegacyCounterKeys.migration,
+        // could not hold a value that contained it (CounterKeyMigrations).
+        CounterKeyMigrations.firstFormToJSON,
+        // The overflow label `other` becomes `(other)` (AttributesTypeLabels.other).
+        CounterKeyMigrations.overflowRenamed,
     ]
 }

@@ -1,14 +1,33 @@
 import SQLiteDB
 
-/// Migration 7: the `counters` table's keys from their first form — family and label values
+/// Migrations 7 and 8 of the `counters` table. 7: keys from their first form — family and label values
 /// joined by U+001F — to `SeriesKey.storageKey`. The first form could not hold a label value
 /// with U+001F in it: an attributes type such as "A\u{1F}app" split into extra labels, and
 /// after a restart the exposition met two samples with one label set and stopped the process.
-public enum LegacyCounterKeys {
-    static let migration: Migration = .code { db throws(SQLiteError) in
+public enum CounterKeyMigrations {
+    static let firstFormToJSON: Migration = .code { db throws(SQLiteError) in
+        try rewriteKeys(db) { series(legacyKey: $0).storageKey }
+    }
+
+    /// Migration 8: the overflow of `attributes_type` reads `(other)`, no longer `other`, so
+    /// that a real type named `other` has a series of its own. Series stored as `other` were
+    /// the overflow's (a real type of that name could not be told from it).
+    static let overflowRenamed: Migration = .code { db throws(SQLiteError) in
+        try rewriteKeys(db) { text in
+            var key = SeriesKey.stored(text)
+            guard let family = MonitorMetrics.persistedFamily(named: key.family), family.labels.first == "attributes_type",
+                  key.labelValues.count == family.labels.count, key.labelValues[0] == "other"
+            else { return text }
+            key.labelValues[0] = AttributesTypeLabels.other
+            return key.storageKey
+        }
+    }
+
+    /// Rewrites every key of the `counters` table; counters whose keys become one are added.
+    private static func rewriteKeys(_ db: Database, _ rewrite: (String) -> String) throws(SQLiteError) {
         var rows: [String: (value: Double, histogram: String?)] = [:]
         for row in try db.query("SELECT key, value, histogram FROM counters") {
-            let key = series(legacyKey: row[0].textValue ?? "").storageKey
+            let key = rewrite(row[0].textValue ?? "")
             let value = row[1].doubleValue ?? 0, histogram = row[2].textValue
             // Only counters merge (types that became `other`): no histogram has a free-text label.
             rows[key] = (value + (rows[key]?.value ?? 0), histogram ?? rows[key]?.histogram)

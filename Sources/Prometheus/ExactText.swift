@@ -1,0 +1,43 @@
+/// Text compared by its bytes. Swift's `String ==` calls canonically equivalent spellings equal
+/// ("é" and "e\u{301}"); as label values they are two series to Prometheus, so a label set, a
+/// stored series key or a label slot that holds free text compares through here.
+public enum ExactText {
+    @inline(__always)
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        // Over the bytes in place (the UTF-8 view's iterator is far slower); the same storage,
+        // as interned strings share, is equal at once.
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                x.count == y.count && (x.baseAddress == y.baseAddress || x.elementsEqual(y))
+            }
+        }
+        return (inPlace ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// UTF-8 byte order, which is code point order.
+    @inline(__always)
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    public static func hash(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(text.utf8.count)
+    }
+
+    /// Each element equal by bytes.
+    public static func equal(_ a: [String], _ b: [String]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
+    }
+}
+
+/// A string that is equal to another only when their bytes are: a key for sets and dictionaries
+/// of free text (attributes types).
+public struct ExactString: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+    public init(_ text: String) { self.text = text }
+    public static func == (a: ExactString, b: ExactString) -> Bool { ExactText.equal(a.text, b.text) }
+    public func hash(into hasher: inout Hasher) { ExactText.hash(text, into: &hasher) }
+    public var description: String { text }
+}

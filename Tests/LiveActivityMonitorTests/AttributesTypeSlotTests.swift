@@ -1,0 +1,119 @@
+import Foundation
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// The 50 `attributes_type` label slots against a client that reports junk types: types with
+/// a template or listed by the operator keep their series, through restarts; the rest go to
+/// app-reported types and are given up when no live activity uses them.
+@Suite struct AttributesTypeSlotTests {
+    static func start(_ id: String, type: String, source: String = "app", at: Double = TestServer.base) -> JSONValue {
+        .object(["type": "activity.started", "activity_id": .string(id), "booking_id": .string("BK-" + id),
+                 "attributes_type": .string(type), "source": .string(source),
+                 "occurred_at": .number(JSONNumber(at)), "content_state": ["x": 1]])
+    }
+
+    static func dismissed(_ id: String) -> JSONValue {
+        .object(["type": "activity.dismissed", "activity_id": .string(id), "occurred_at": .number(JSONNumber(TestServer.base + 1))])
+    }
+
+    /// A series' value, its name matched by bytes (`hasPrefix` would match an equivalent spelling).
+    static func exactValue(of series: String, in text: String) -> Double? {
+        let prefix = Array((series + " ").utf8)
+        for line in text.split(separator: "\n") where line.utf8.starts(with: prefix) {
+            return Double(String(decoding: line.utf8.dropFirst(prefix.count), as: UTF8.self))
+        }
+        return nil
+    }
+
+    static func startedSeries(_ type: String, _ source: String = "app") -> String {
+        "liveactivity_activities_started_total{attributes_type=\"\(type)\",source=\"\(source)\"}"
+    }
+
+    /// The attributes types `/metrics` shows in `activities_started_total`.
+    static func startedTypes(_ server: TestServer) throws -> Set<String> {
+        let text = try server.get("/metrics").text
+        return Set(text.split(separator: "\n").filter { $0.hasPrefix("liveactivity_activities_started_total{") }.compactMap { line in
+            line.split(separator: "\"", omittingEmptySubsequences: false).dropFirst().first.map(String.init)
+        })
+    }
+
+    @Test func junkTypesCannotTakeTheSeriesOfTemplateOrListedTypes() throws {
+        let server = try TestServer { $0.attributesTypes = ["CheckoutAttributes"] }
+        defer { server.stop() }
+        // Web/templates has LiveActivityAttributes and TimerWidgetAttributes: 3 reserved, 47 free.
+        let junk = (0..<60).map { Self.start("junk-\($0)", type: "Junk\($0)") }
+        #expect(try server.post(events: junk).status == 200)
+        let real = [Self.start("t1", type: "TimerWidgetAttributes"), Self.start("c1", type: "CheckoutAttributes"),
+                    Self.start("r1", type: "LiveActivityAttributes", source: "push_to_start")]
+        #expect(try server.post(events: real).status == 200)
+        for _ in 0..<2 {
+            #expect(try server.metric(Self.startedSeries("TimerWidgetAttributes")) == 1)
+            #expect(try server.metric(Self.startedSeries("CheckoutAttributes")) == 1)
+            #expect(try server.metric(Self.startedSeries("LiveActivityAttributes", "push_to_start")) == 1)
+            #expect(try server.metric(Self.startedSeries(AttributesTypeLabels.other)) == 13)
+            let types = try Self.startedTypes(server)
+            #expect(types.count == AttributesTypeLabels.limit + 1, "\(types.sorted())")
+            #expect(try server.metric("liveactivity_activities{attributes_type=\"TimerWidgetAttributes\",state=\"active\"}") == 1)
+            try server.restart()
+        }
+    }
+
+    @Test func aRealTypeNamedOtherAndEquivalentSpellingsKeepTheirOwnSeries() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let composed = "Caf\u{E9}Attributes", decomposed = "Cafe\u{301}Attributes"
+        #expect(composed == decomposed)   // to Swift; not to Prometheus
+        let events = [Self.start("o1", type: "other"), Self.start("e1", type: composed), Self.start("e2", type: decomposed),
+                      Self.start("e3", type: decomposed), Self.start("x1", type: AttributesTypeLabels.other)]
+        #expect(try server.post(events: events).status == 200)
+        for _ in 0..<2 {
+            let text = try server.get("/metrics").text
+            let (status, output) = try Promtool.checkMetrics(text)
+            #expect(status == 0, "\(output)")
+            #expect(Self.exactValue(of: Self.startedSeries("other"), in: text) == 1)
+            #expect(Self.exactValue(of: Self.startedSeries(AttributesTypeLabels.other), in: text) == 1)
+            #expect(Self.exactValue(of: Self.startedSeries(composed), in: text) == 1)
+            #expect(Self.exactValue(of: Self.startedSeries(decomposed), in: text) == 2)
+            #expect(Self.exactValue(of: "liveactivity_activities{attributes_type=\"\(decomposed)\",state=\"active\"}", in: text) == 2)
+            try server.restart()
+        }
+    }
+
+    @Test func slotsOfTypesNoLiveActivityUsesGoToTypesThatWaited() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let free = AttributesTypeLabels.limit - 2
+        // Junk types fill the free slots; their activities are dismissed a second later.
+        let junk = (0..<free).map { Self.start("junk-\($0)", type: "Junk\($0)") }
+        #expect(try server.post(events: junk).status == 200)
+        #expect(try server.post(events: (0..<free).map { Self.dismissed("junk-\($0)") }).status == 200)
+        server.time.advance(by: 2)
+        // A live one keeps its type's slot.
+        #expect(try server.post(events: [Self.start("live-1", type: "Junk0")]).status == 200)
+        // A real app's type finds no slot: this start is the overflow's, and the type waits;
+        // after the commit it takes the slot of a junk type that no live activity uses.
+        #expect(try server.post(events: [Self.start("ride-1", type: "RideAttributes")]).status == 200)
+        #expect(try server.metric(Self.startedSeries(AttributesTypeLabels.other)) == 1)
+        #expect(try server.metric(Self.startedSeries("RideAttributes")) == 0)
+        #expect(try server.post(events: [Self.start("ride-2", type: "RideAttributes")]).status == 200)
+        #expect(try server.metric(Self.startedSeries("RideAttributes")) == 1)
+        #expect(try server.metric("liveactivity_activities{attributes_type=\"RideAttributes\",state=\"active\"}") == 2)
+        // Push-to-start types never take a slot.
+        #expect(try server.post(events: [Self.start("p-1", type: "PushOnlyAttributes", source: "push_to_start")]).status == 200)
+        #expect(try server.metric(Self.startedSeries(AttributesTypeLabels.other, "push_to_start")) == 1)
+        // Slots are given at most once a minute (it walks the live activities).
+        #expect(try server.post(events: [Self.start("taxi-1", type: "TaxiAttributes")]).status == 200)
+        #expect(try server.post(events: [Self.start("taxi-2", type: "TaxiAttributes")]).status == 200)
+        #expect(try server.metric(Self.startedSeries("TaxiAttributes")) == nil)
+        server.time.advance(by: 60)
+        #expect(try server.post(events: [Self.start("taxi-3", type: "TaxiAttributes")]).status == 200)
+        #expect(try server.post(events: [Self.start("taxi-4", type: "TaxiAttributes")]).status == 200)
+        #expect(try server.metric(Self.startedSeries("TaxiAttributes")) == 1)
+        #expect(try server.metric(Self.startedSeries(AttributesTypeLabels.other)) == 4)
+        // The live junk type kept its slot; types that lost theirs keep the counts they had.
+        let types = try Self.startedTypes(server)
+        #expect(types.isSuperset(of: ["RideAttributes", "TaxiAttributes", "Junk0", "Junk1", "Junk2"]))
+        #expect(try server.metric("liveactivity_activities{attributes_type=\"Junk0\",state=\"active\"}") == 1)
+    }
+}
