@@ -17,6 +17,8 @@ struct IngestHandler: Sendable {
                 w.beginObject()
                 w.key("accepted"); w.number(Int64(summary.accepted))
                 w.key("duplicates"); w.number(Int64(summary.duplicates))
+                // Only when there are any: answers of earlier versions had no such member.
+                if summary.conflicts > 0 { w.key("conflicts"); w.number(Int64(summary.conflicts)) }
                 w.endObject()
             }
         case .failure(let error):

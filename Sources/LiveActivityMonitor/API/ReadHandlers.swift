@@ -66,7 +66,11 @@ struct ReadHandlers: Sendable {
 
         init?(_ text: String) {
             let parts = text.split(separator: "~", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, let r = Double(parts[0]), let s = Double(parts[1]) else { return nil }
+            // Only what `text` writes: finite numbers (Double() also reads "nan" and "inf") and an id.
+            guard parts.count == 3, let r = Double(parts[0]), let s = Double(parts[1]), r.isFinite, s.isFinite,
+                  !parts[2].isEmpty, parts[2].utf8.count <= EventValidator.maxIDLength,
+                  !IdentifierText.hasControlCharacter(String(parts[2]))
+            else { return nil }
             relevance = r; startedAt = s; activityID = String(parts[2])
         }
 

@@ -48,6 +48,8 @@ public enum MonitorMetrics {
     public static let ingestEvents = family("ingest_events_total", "Events stored, by type.", ["type"])
     public static let ingestRejected = family("ingest_rejected_total", "Ingest requests refused, by reason.", ["reason"])
     public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
+    public static let ingestConflicts = family("ingest_conflicts_total",
+        "Events received under an id already stored with other content (counted in duplicates too; the stored one stays).")
 
     // Process-scoped: they describe this process, not the stored data.
     // Up to 10 s: a commit can wait out SQLite's 5 s busy timeout and a stalled disk, and a
@@ -61,7 +63,7 @@ public enum MonitorMetrics {
     /// Counter families persisted in the `counters` table.
     public static let persistedCounters = [started, ended, dismissed, staleTransitions, pushRequests,
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
-                                           ingestEvents, ingestRejected, ingestDuplicates]
+                                           ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts]
     public static let persistedHistograms = [pushLatency, pushPayload]
 
     /// The persisted family named `name`, counter or histogram.

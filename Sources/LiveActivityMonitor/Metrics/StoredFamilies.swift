@@ -20,7 +20,7 @@ public enum StoredFamilies {
         case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
         case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
         case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
-        case M.ingestDuplicates.name: [[]]
+        case M.ingestDuplicates.name, M.ingestConflicts.name: [[]]
         case M.tokensInvalidated.name: PushResult.invalidatingReasons.sorted().map { [$0] }
         case M.started.name: types.flatMap { t in StartSource.allCases.map { [t, $0.rawValue] } }
         case M.ended.name: types.flatMap { t in EndedBy.allCases.map { [t, $0.rawValue] } }

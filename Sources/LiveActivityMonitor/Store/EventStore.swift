@@ -237,6 +237,10 @@ public final class EventStore: Sendable {
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
                             changes.counters.inc(MonitorMetrics.ingestDuplicates)
+                            if try Self.conflicts(event.key, body, db) {
+                                summaries[j].conflicts += 1
+                                changes.counters.inc(MonitorMetrics.ingestConflicts)
+                            }
                             continue
                         }
                         summaries[j].accepted += 1
@@ -281,6 +285,17 @@ public final class EventStore: Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+    }
+
+    /// Whether the event stored under `key` is another than `body` (a client that reused an id):
+    /// the stored one stays, and the answer and a counter say so. Only on a duplicate, so a
+    /// read on a path that retries take, not on every insert.
+    private static func conflicts(_ key: String?, _ body: String, _ db: Database) throws -> Bool {
+        guard let key else { return false }
+        let select = try db.cached("SELECT body FROM events WHERE event_id = ?")
+        defer { select.reset() }
+        try select.bind(key, at: 1)
+        return try select.step() && select.text(0) != body
     }
 
     /// Makes sure the tables catch up within the interval even if no commit follows.

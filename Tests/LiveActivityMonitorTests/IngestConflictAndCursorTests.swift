@@ -1,0 +1,49 @@
+import Foundation
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// Issue 19, item 7: an id reused for other content is said, not passed off as a retry; a
+/// cursor the server never gave is a 400.
+@Suite struct IngestConflictAndCursorTests {
+    @Test func theSameIdWithOtherContentIsAConflict() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let first = IngestTests.started("c1", eventID: "evt-1")
+        #expect(try server.post(events: [first]).text == #"{"accepted":1,"duplicates":0}"#)
+        // A retry: the same content.
+        #expect(try server.post(events: [first]).text == #"{"accepted":0,"duplicates":1}"#)
+        // The same id, other content (another activity), twice in one request with a new one.
+        let reused = IngestTests.started("c2", eventID: "evt-1")
+        let response = try server.post(events: [reused, reused, IngestTests.started("c3", eventID: "evt-3")])
+        #expect(response.text == #"{"accepted":1,"duplicates":2,"conflicts":2}"#)
+        #expect(try server.get("/api/activities/c2").status == 404, "the stored event stays")
+        #expect(try server.metric("liveactivity_ingest_duplicates_total") == 3)
+        #expect(try server.metric("liveactivity_ingest_conflicts_total") == 2)
+        try server.restart()
+        #expect(try server.metric("liveactivity_ingest_conflicts_total") == 2)
+    }
+
+    @Test(arguments: ["nan~nan~x", "inf~0~x", "0~-inf~x", "0~0~", "0~0", "0~0~a\u{1}b", "x~0~a",
+                      "0~0~" + String(repeating: "a", count: 129)])
+    func aCursorTheServerNeverGaveIsA400(_ cursor: String) throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let escaped = cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor
+        let response = try server.get("/api/activities?cursor=" + escaped)
+        #expect(response.status == 400, "\(cursor): \(response.text)")
+        #expect(response.text == #"{"error":"cursor is not one this server gave"}"#)
+    }
+
+    @Test func aCursorTheServerGaveStillPages() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: (0..<3).map { IngestTests.started("p\($0)") }).status == 200)
+        let first = try server.json("/api/activities?limit=2")
+        let cursor = try #require(first["next_cursor"]?.stringValue)
+        let escaped = cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor
+        let second = try server.json("/api/activities?limit=2&cursor=" + escaped)
+        guard case .array(let page)? = second["activities"] else { Issue.record("no page"); return }
+        #expect(page.count == 1)
+    }
+}
