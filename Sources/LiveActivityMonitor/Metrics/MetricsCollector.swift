@@ -13,7 +13,8 @@ struct MetricsCollector: Sendable {
     let httpRequests: CounterVec
 
     func collect() -> [MetricFamily] {
-        store.sweepIfDue()
+        // Never waits for the writer: gauges are computed at `now` from what memory holds, and
+        // the writer applies time's transitions to the counters on its own schedule.
         let now = store.clock.now()
         var families = store.withState { s in
             // Refused requests are counted in memory until a commit has written them.

@@ -58,6 +58,8 @@ public final class EventStore: Sendable {
         Thread.start(named: "store-writer") { [self] in runWriter(writer) }
         // Whatever happened while the server was down (stale dates, 8 h ends) happens now.
         _ = submit(.sweep)
+        // A manual clock jumps: its moves sweep at once (a closed store refuses the sweep).
+        clock.onMove? { [weak self] in self?.sweepIfDue() }
         // A file opened read-only, or a full disk, shows only on a real write: find out now.
         _ = submit(.probe)
     }
@@ -67,7 +69,8 @@ public final class EventStore: Sendable {
         submit(.ingest(events))
     }
 
-    /// Applies and persists what time alone changed, if anything is due.
+    /// Applies and persists what time alone changed, if anything is due; returns once written.
+    /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {
         let now = clock.now()
         let due = state.withLock { ($0.deadlines.earliest ?? .infinity) <= now }
@@ -160,6 +163,17 @@ public final class EventStore: Sendable {
         return job
     }
 
+    /// When the writer next looks for deadlines that fell due: the earliest one, but at most
+    /// once a second (a large fleet has one every few milliseconds; each commit takes the due
+    /// ones anyway) and at least once an hour.
+    private func nextTimedSweep(after last: DispatchTime) -> DispatchTime {
+        let earliest = state.withLock { $0.deadlines.earliest } ?? .infinity
+        let seconds = min(3600, max(0, earliest - clock.now()))
+        return max(DispatchTime.now() + seconds, last + Self.timedSweepInterval)
+    }
+
+    static let timedSweepInterval = 1.0
+
     private func runWriter(_ slot: ConnectionSlot) {
         if let db = slot.database { writeUntilStopped(db) }
         slot.database = nil  // closed before close() returns
@@ -169,8 +183,15 @@ public final class EventStore: Sendable {
 
     private func writeUntilStopped(_ db: Database) {
         var deferred = DeferredWrites(counters: state.withLock { $0.counters }, interval: catchUpInterval)
+        var lastTimedSweep = DispatchTime(uptimeNanoseconds: 0)
         while true {
-            wake.wait()
+            if wake.wait(timeout: nextTimedSweep(after: lastTimedSweep)) == .timedOut {
+                // Time alone changes states (stale, 8 h end, dismissal): the writer applies it
+                // on its own schedule, so that no reader (a scrape) ever waits for a commit.
+                lastTimedSweep = .now()
+                if state.withLock({ ($0.deadlines.earliest ?? .infinity) <= clock.now() }) { enqueue(.sweep) }
+                continue
+            }
             let (jobs, stopping) = queue.withLock { q in
                 defer { q.jobs = [] }
                 return (q.jobs, q.stopping)
