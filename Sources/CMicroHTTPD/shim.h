@@ -52,4 +52,20 @@ CMicroHTTPD_socket_context(struct MHD_Connection *connection) {
   return info == NULL ? NULL : info->socket_context;
 }
 
+// MHD_get_connection_info is variadic. The size in bytes of the request's head as received
+// (request line, header fields, blank line), or 0 before the head is in.
+static inline size_t
+CMicroHTTPD_request_header_size(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return info == NULL ? 0 : info->header_size;
+}
+
+// MHD_get_connection_info is variadic. Whether a response is queued on the connection for the
+// current request (libmicrohttpd reports its status only then).
+static inline int
+CMicroHTTPD_has_response(struct MHD_Connection *connection) {
+  return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL;
+}
+
 #endif

@@ -27,19 +27,46 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if !context.started {
         // First call: headers only. Do not queue a normal response yet: in libmicrohttpd
         // 0.9.75 a response queued on the first call closes the connection (keep-alive lost).
+        // Refusals are queued here all the same: they close the connection on purpose, their
+        // body unread (and before any "100 Continue").
         context.started = true
         core.inFlight.wrappingAdd(1, ordering: .relaxed)
-        let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
-            .flatMap { UInt64(String(cString: $0)) }
-        if let declared, declared > UInt64(core.maxBodyBytes) {
+        let head = RequestHead(connection: connection, method: method, version: version, context: context)
+        context.headers = head.headers
+        let path = context.path(decodedURL: url)
+        let framing: RequestHead.Framing
+        switch head.check() {
+        case .success(let sound):
+            framing = sound
+        case .failure(let refusal) where refusal.status == 431:
+            // Written on the socket: the connection's memory may have no room left for a response.
+            context.responded = true
+            core.answerHeadTooLarge(on: connection, path: path, method: head.method)
+            return .NO
+        case .failure(let refusal):
+            context.responded = true
+            defer { core.watchdog.restart(connection) }
+            return core.queueRefusal(status: refusal.status, message: refusal.message, on: connection, path: path)
+        }
+        if let declared = framing.contentLength, declared > UInt64(core.maxBodyBytes) {
             // Answer before the client sends the body (and before "100 Continue"): the body is
             // never read, so the connection must close afterwards.
             context.bodyTooLarge = true
             context.responded = true
             defer { core.watchdog.restart(connection) }
-            return core.queueBodyTooLarge(on: connection, path: context.path(decodedURL: url))
+            return core.queueBodyTooLarge(on: connection, path: path)
         }
-        context.body.reserveCapacity(Int(min(declared ?? 0, UInt64(core.maxBodyBytes))))
+        if head.expectsContinue, let check = core.checkBeforeContinue {
+            // libmicrohttpd sends "100 Continue" when this call returns without a response.
+            let request = core.request(connection: connection, method: head.method, context: context,
+                                       path: path, body: [])
+            if let refusal = check(request) {
+                context.responded = true
+                defer { core.watchdog.restart(connection) }
+                return core.queue(refusal, on: connection, closeConnection: true)
+            }
+        }
+        context.body.reserveCapacity(Int(min(framing.contentLength ?? 0, UInt64(core.maxBodyBytes))))
         return .YES
     }
 
@@ -83,6 +110,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     core.watchdog.handling(connection)
     let response = core.run(connection: connection,
                             method: method.map { String(cString: $0) } ?? "",
+                            context: context,
                             path: context.path(decodedURL: url),
                             body: context.body)
     context.body = []
@@ -100,7 +128,14 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
 /// which decodes the path and the query arguments alike and so could not leave one undecoded.
 func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
                     connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    Unmanaged.passRetained(RequestContext(target: uri.map { String(cString: $0) })).toOpaque()
+    let context = RequestContext(target: uri.map { String(cString: $0) }, targetByteCount: uri.map { strlen($0) })
+    if let cls, let connection {
+        // The first callback on the connection's thread: from now on the log callback can
+        // tell which connection libmicrohttpd's own error answers are for.
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        ConnectionThread.serving(connection, core: core).path = context.path(decodedURL: nil)
+    }
+    return Unmanaged.passRetained(context).toOpaque()
 }
 
 /// `MHD_RequestCompletedCallback`: releases the request's context, however the request ended
@@ -112,6 +147,9 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if let cls, let connection {
         // The response is sent: the next request is due within the limit.
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
+        if let thread = ConnectionThread.current, thread.connection == connection {
+            thread.path = nil
+        }
     }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(existing)
@@ -144,11 +182,31 @@ func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer
 }
 
 /// `MHD_LogCallback`: formats libmicrohttpd's printf-style message and hands it to the core.
+/// libmicrohttpd announces each error answer of its own here, just before it builds it, on the
+/// connection's thread: the core then answers in its place (`ServerCore.answerLibraryError`).
 func logMessage(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
     guard let cls, let format, let arguments else { return }
-    var buffer = [CChar](repeating: 0, count: 512)
+    var buffer = [CChar](repeating: 0, count: 1024)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     while message.last == "\n" { message.removeLast() }
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().log(message)
+    if let thread = ConnectionThread.current, thread.answeredDirectly {
+        // libmicrohttpd failing to send on the socket the server shut, and closing: expected.
+        return
+    }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    core.log(message)
+    if let (status, page) = libraryErrorAnswer(in: message) {
+        core.answerLibraryError(status: status, page: page)
+    }
+}
+
+/// The status and page of libmicrohttpd 0.9.75's "Error processing request (HTTP response code
+/// is %u ('%s')). Closing connection." (`transmit_error_response_len`), or nil for any other message.
+func libraryErrorAnswer(in message: String) -> (status: Int, page: String)? {
+    let prefix = "Error processing request (HTTP response code is "
+    guard message.hasPrefix(prefix) else { return nil }
+    let rest = message.dropFirst(prefix.count)
+    guard let status = Int(rest.prefix { $0.isASCII && $0.isNumber }), (100...999).contains(status) else { return nil }
+    return (status, String(rest))
 }

@@ -38,7 +38,7 @@ public struct HTTPRequest: Sendable {
         return lowered
     }
 
-    /// For the server, whose headers `lowercased(_:)` has already keyed (building the
+    /// For the server, whose headers `RequestHead` has already keyed (building the
     /// dictionary twice cost every request about a microsecond).
     init(method: String, path: String, query: [String: String], lowercasedHeaders: [String: String],
          body: [UInt8], remoteAddress: String?) {

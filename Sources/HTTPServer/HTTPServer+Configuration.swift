@@ -34,11 +34,23 @@ extension HTTPServer {
         /// Seconds ``HTTPServer/stop()`` waits for requests already being handled to be answered
         /// before closing every connection (those still unanswered then are logged, by count).
         public var shutdownGracePeriodSeconds: Double = 10
-        /// Told of each answer the server gives without calling the handler (today: 413 for a
-        /// body over `maxBodyBytes`), with the request's path (as sent, like ``HTTPRequest/path``)
-        /// and the status, so that such requests can be counted like handled ones. Called on a
-        /// libmicrohttpd thread.
+        /// Told of each answer the server gives without calling the handler, with the request's
+        /// path (as sent, like ``HTTPRequest/path``) and the status, so that such requests can be
+        /// counted like handled ones: 413 for a body over `maxBodyBytes`; what a request's head
+        /// alone is refused for (400 for ambiguous framing or a missing `Host`, 501 for a
+        /// transfer coding other than chunked, 415 for a content coding, 431 for headers over
+        /// 48 KiB); and libmicrohttpd's own refusals (400, 413, 431, 505), which the server answers
+        /// in its place. Each such answer is JSON (`{"error": …}`) with the default headers and
+        /// closes the connection. Called on a libmicrohttpd thread.
         public var serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)? = nil
+        /// Called when a request asks for `100 Continue` (`Expect: 100-continue`), once its
+        /// headers are in and found sound, before `100 Continue` is sent or any of the body read,
+        /// with the request as the handler would get it but an empty body. A response refuses
+        /// the request at once, without `100 Continue` (the connection is then closed: the body
+        /// is never read); nil lets the client send the body, and the handler answers as usual.
+        /// For what the handler would refuse from the headers alone (credentials, content type):
+        /// it must be quick. Called on a libmicrohttpd thread; `serverAnswered` is not told.
+        public var checkBeforeContinue: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
         /// Receives libmicrohttpd's own diagnostics (e.g. "Server reached connection limit"),
         /// from any thread. `nil` discards them; start-up failures are reported in the thrown
         /// ``HTTPServerError`` either way.

@@ -21,7 +21,12 @@ import Synchronization
 /// The handler is called once the whole body is in memory (at most `maxBodyBytes`; a larger
 /// one is answered 413 and the connection closed, without buffering it: see
 /// ``Configuration/maxBodyBytes``). Responses are queued only on libmicrohttpd's final call
-/// for a request, never on the first, which in libmicrohttpd 0.9.75 would cost keep-alive.
+/// for a request, never on the first, which in libmicrohttpd 0.9.75 would cost keep-alive;
+/// refusals from the head alone are the exception, and close the connection on purpose: an
+/// ambiguous body length (request smuggling), a transfer or content coding the server does not
+/// decode, HTTP/1.1 without `Host`, a head over 48 KiB or with bytes libmicrohttpd does not
+/// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, so every
+/// answer is JSON with the default headers (`ServerCore.answerLibraryError`).
 ///
 /// ## Lifetime
 /// `init` binds and starts serving; ``stop()`` stops listening (new connections are refused
@@ -74,8 +79,9 @@ public final class HTTPServer: Sendable {
                                value: configuration.maxConnectionsPerIP, ptr_value: nil),
                 // Per-connection pool for headers and read/write buffers (default 32 KiB).
                 // 64 KiB admits long cookies/URLs and larger read chunks; 256 connections
-                // then cost at most 16 MiB.
-                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: 64 << 10, ptr_value: nil),
+                // then cost at most 16 MiB. Heads over 48 KiB are answered 431 by the server
+                // itself, so that a response always has room (RequestHead.maxBytes).
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: RequestHead.connectionMemory, ptr_value: nil),
                 // The request target as sent, before libmicrohttpd decodes it (see requestStarted).
                 MHD_OptionItem(option: .URI_LOG_CALLBACK,
                                value: unsafeBitCast(requestStartedCallback, to: Int.self),

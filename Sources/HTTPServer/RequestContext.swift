@@ -8,8 +8,18 @@ final class RequestContext {
     /// The request target exactly as sent (query string included, nothing decoded); nil if
     /// libmicrohttpd did not report it.
     let target: String?
+    /// The target's length in bytes as libmicrohttpd holds it (up to a NUL byte, if any).
+    let targetByteCount: Int
+    /// The path as sent, still percent-encoded, without the query string: the target's own, or
+    /// for an absolute-form target (`http://host:port/path?query`, RFC 9112 section 3.2.2) the
+    /// part after its authority ("/" if none).
+    let sentPath: String?
+    /// The authority of an absolute-form target (`host:port`), which stands for `Host`.
+    let authority: String?
     /// The access handler has seen the headers (and counted the request in `inFlight`).
     var started = false
+    /// The header fields by lowercased name, collected once on the first call.
+    var headers: [String: String] = [:]
     /// The body received so far.
     var body: [UInt8] = []
     /// The body is over the limit: the rest of the upload is discarded and a 413 is owed.
@@ -19,14 +29,47 @@ final class RequestContext {
     /// A response has been queued; later calls only discard upload data.
     var responded = false
 
-    init(target: String?) {
+    init(target: String?, targetByteCount: Int? = nil) {
         self.target = target
+        self.targetByteCount = targetByteCount ?? target?.utf8.count ?? 0
+        guard let target else {
+            sentPath = nil
+            authority = nil
+            return
+        }
+        if target.utf8.first != UInt8(ascii: "/"), let (authority, rest) = Self.splitAbsoluteForm(target) {
+            self.authority = authority
+            let path = rest.prefix { $0 != "?" }
+            sentPath = path.isEmpty ? "/" : String(path)
+        } else {
+            authority = nil
+            sentPath = String(target.prefix { $0 != "?" })
+        }
     }
 
-    /// The path as sent, still percent-encoded: the target up to its query string. Falls back
-    /// on `decodedURL` (libmicrohttpd's decoded copy) if the target is unknown.
+    /// The path as sent, still percent-encoded: the target up to its query string (after the
+    /// authority, for an absolute-form target). Falls back on `decodedURL` (libmicrohttpd's
+    /// decoded copy) if the target is unknown.
     func path(decodedURL: UnsafePointer<CChar>?) -> String {
-        guard let target else { return decodedURL.map { String(cString: $0) } ?? "" }
-        return String(target.prefix { $0 != "?" })
+        sentPath ?? decodedURL.map { String(cString: $0) } ?? ""
+    }
+
+    /// `http://authority/rest` or `https://authority/rest` (scheme in any case): the authority
+    /// and what follows it (path and query, possibly empty); nil for any other target.
+    static func splitAbsoluteForm(_ target: String) -> (authority: String, rest: Substring)? {
+        let bytes = target.utf8
+        let lowered = bytes.prefix(8).map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+        let schemeLength: Int
+        if lowered.starts(with: "http://".utf8) {
+            schemeLength = 7
+        } else if lowered.starts(with: "https://".utf8) {
+            schemeLength = 8
+        } else {
+            return nil
+        }
+        let afterScheme = target.utf8.index(target.startIndex, offsetBy: schemeLength)
+        let rest = target[afterScheme...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        return (String(rest[..<end]), rest[end...])
     }
 }

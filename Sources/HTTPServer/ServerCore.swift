@@ -14,6 +14,12 @@ final class ServerCore: Sendable {
     let defaultHeaders: [(name: String, value: String)]
     let errorLog: (@Sendable (String) -> Void)?
     let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
+    let checkBeforeContinue: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    /// Whether libmicrohttpd's own error answers are replaced by the server's (see
+    /// `answerLibraryError`). That finds the connection through `ConnectionThread`, which is
+    /// sound only while each connection has a thread of its own, as in the daemon's
+    /// thread-per-connection mode: turn it off (or rework it) with any other threading model.
+    let answersLibraryErrors = true
     /// Requests presented to the access handler whose completion has not been reported yet.
     /// An atomic, not a `Mutex`: every request of every connection thread changes it twice, and
     /// with 64 threads on 2 processors a preempted lock holder left the others spinning in
@@ -33,6 +39,7 @@ final class ServerCore: Sendable {
         self.defaultHeaders = configuration.defaultHeaders
         self.errorLog = configuration.errorLog
         self.serverAnswered = configuration.serverAnswered
+        self.checkBeforeContinue = configuration.checkBeforeContinue
         let errorLog = configuration.errorLog
         self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }
@@ -56,24 +63,114 @@ final class ServerCore: Sendable {
     /// Answers a body over `maxBodyBytes` (413) and closes the connection afterwards (the rest
     /// of the body is never read); `serverAnswered` is told.
     func queueBodyTooLarge(on connection: OpaquePointer, path: String) -> MHD_Result {
-        serverAnswered?(path, 413)
-        let response = HTTPResponse(status: 413,
-                                    headers: [(name: "Content-Type", value: "application/json")],
-                                    body: Array("{\"error\":\"request body exceeds \(maxBodyBytes) bytes\"}".utf8))
+        queueRefusal(status: 413, message: bodyTooLargeMessage, on: connection, path: path)
+    }
+
+    var bodyTooLargeMessage: String { "request body exceeds \(maxBodyBytes) bytes" }
+
+    /// Answers `status` with `{"error": message}` and closes the connection afterwards (a body,
+    /// if any, is never read); `serverAnswered` is told.
+    func queueRefusal(status: Int, message: String, on connection: OpaquePointer, path: String) -> MHD_Result {
+        serverAnswered?(path, status)
+        let response = HTTPResponse(status: status, headers: [(name: "Content-Type", value: "application/json")],
+                                    body: Self.errorBody(message))
         return queue(response, on: connection, closeConnection: true)
     }
 
+    /// `{"error":"message"}`, escaped as JSON (`<`, `>` and `&` too, as the API does).
+    static func errorBody(_ message: String) -> [UInt8] {
+        var body = Array("{\"error\":\"".utf8)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in message.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                body += [UInt8(ascii: "\\"), byte]
+            case 0..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
+                body += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default:
+                body.append(byte)
+            }
+        }
+        return body + Array("\"}".utf8)
+    }
+
+    /// Writes the server's own 431 for a head `RequestHead` finds too large, on the socket: the
+    /// connection's memory may have no room left to build an answer through libmicrohttpd (it
+    /// then closed the connection unanswered). The caller returns `.NO`, and libmicrohttpd
+    /// closes the connection.
+    func answerHeadTooLarge(on connection: OpaquePointer, path: String, method: String) {
+        let thread = ConnectionThread.serving(connection, core: self)
+        thread.answeredDirectly = true
+        serverAnswered?(path, 431)
+        DirectAnswer.send(status: 431, message: RequestHead.tooLargeMessage, defaultHeaders: defaultHeaders,
+                          includeBody: method != "HEAD", to: CMicroHTTPD_connection_fd(connection))
+    }
+
+    /// libmicrohttpd logged that it is about to answer `status` with `page` (its fixed HTML) and
+    /// close the connection: a request it refused before or without the access handler (a
+    /// malformed header line, `Content-Length` or chunk, a head too large for its memory, an
+    /// unsupported HTTP version on a connection already used). Its page cannot be given the
+    /// default headers, and for a bad `Content-Length` 0.9.75 even writes its head twice, so
+    /// the server answers first, on the socket (`DirectAnswer`), and libmicrohttpd's own answer
+    /// then fails to send. Nothing is done when this thread knows no connection (a connection's
+    /// first request refused before its request line was parsed: libmicrohttpd's page stays)
+    /// or a response is already queued (the server's own, perhaps being sent).
+    func answerLibraryError(status: Int, page: String) {
+        guard answersLibraryErrors, let thread = ConnectionThread.current, !thread.answeredDirectly,
+              CMicroHTTPD_has_response(thread.connection) == 0 else { return }
+        let fd = CMicroHTTPD_connection_fd(thread.connection)
+        guard fd >= 0 else { return }
+        thread.answeredDirectly = true
+        inFlight.wrappingAdd(1, ordering: .relaxed)
+        thread.holdsInFlight = true
+        let (answer, message) = libraryErrorAnswer(status: status, page: page, on: thread.connection)
+        if let path = thread.path { serverAnswered?(path, answer) }
+        DirectAnswer.send(status: answer, message: message, defaultHeaders: defaultHeaders, includeBody: true, to: fd)
+    }
+
+    /// The server's status and words for one of libmicrohttpd's error pages. libmicrohttpd
+    /// calls any `Content-Length` that starts with a digit and overflows 64 bits too large
+    /// (413); only digits are a length, too large for any cap, and anything else is malformed.
+    func libraryErrorAnswer(status: Int, page: String, on connection: OpaquePointer) -> (status: Int, message: String) {
+        switch status {
+        case 400 where page.contains("Content-Length"), 413 where page.contains("Content-Length"):
+            let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) }
+            if status == 413, let length, !length.isEmpty, length.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                return (413, bodyTooLargeMessage)
+            }
+            return (400, RequestHead.badLengthMessage)
+        case 400 where page.contains("chunked"): return (400, "malformed chunked body")
+        case 400: return (400, "malformed request")
+        case 413: return (413, bodyTooLargeMessage)
+        case 414: return (414, "request line too long")
+        case 431: return (431, RequestHead.tooLargeMessage)
+        case 505: return (505, "HTTP version not supported: use HTTP/1.1")
+        default: return (status, "request refused")
+        }
+    }
+
     /// Builds the request from what libmicrohttpd parsed and runs the handler.
-    func run(connection: OpaquePointer, method: String, path: String, body: [UInt8]) -> HTTPResponse {
+    func run(connection: OpaquePointer, method: String, context: RequestContext, path: String,
+             body: [UInt8]) -> HTTPResponse {
+        handler(request(connection: connection, method: method, context: context, path: path, body: body))
+    }
+
+    /// The request as a handler sees it: the header fields collected on the first call, the
+    /// query arguments, and for an absolute-form target its authority as `host`.
+    func request(connection: OpaquePointer, method: String, context: RequestContext, path: String,
+                 body: [UInt8]) -> HTTPRequest {
         var query: [String: String] = [:]
         for (name, value) in ValueCollector.values(of: .GET_ARGUMENT_KIND, on: connection) {
             query[name] = value
         }
-        let headers = HTTPRequest.lowercased(ValueCollector.values(of: .HEADER_KIND, on: connection))
+        var headers = context.headers
+        if let authority = context.authority {
+            // RFC 9112 section 3.2.2: the target's authority, not a Host field, names the host.
+            headers["host"] = authority
+        }
         let remote = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
-        let request = HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
-                                  body: body, remoteAddress: remote)
-        return handler(request)
+        return HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
+                           body: body, remoteAddress: remote)
     }
 
     /// Queues `response` plus the default headers; `closeConnection` adds `Connection: close`

@@ -1,22 +1,38 @@
 import CMicroHTTPD
+import Glibc
 
 /// Gathers one kind of a request's key/value pairs (headers, query arguments) through
 /// `MHD_get_connection_values`, whose iterator is a C callback. Lives for one call only.
 final class ValueCollector {
     private(set) var pairs: [(String, String)] = []
+    /// The bytes of every name and value as libmicrohttpd holds them (C strings: each ends at
+    /// its first NUL), counted before any UTF-8 repair.
+    private(set) var byteCount = 0
 
     /// Every (name, value) of `kind` on `connection`, in the order received.
     static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
+        collect(kind, on: connection).pairs
+    }
+
+    /// The pairs of `kind` and their byte count.
+    static func collect(_ kind: MHD_ValueKind, on connection: OpaquePointer) -> ValueCollector {
         let collector = ValueCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(connection, kind, collectValue,
                                           Unmanaged.passUnretained(collector).toOpaque())
         }
-        return collector.pairs
+        return collector
     }
 
-    fileprivate func append(_ name: String, _ value: String) {
-        pairs.append((name, value))
+    /// How many pairs of `kind` libmicrohttpd holds, without copying them.
+    static func count(of kind: MHD_ValueKind, on connection: OpaquePointer) -> Int {
+        max(0, Int(MHD_get_connection_values(connection, kind, nil, nil)))
+    }
+
+    fileprivate func append(_ name: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
+        byteCount += strlen(name) + (value.map { strlen($0) } ?? 0)
+        // `?flag` has a NULL value.
+        pairs.append((String(cString: name), value.map { String(cString: $0) } ?? ""))
     }
 }
 
@@ -24,8 +40,6 @@ final class ValueCollector {
 private func collectValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind,
                           key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    // `?flag` has a NULL value.
-    Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-        .append(String(cString: key), value.map { String(cString: $0) } ?? "")
+    Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue().append(key, value)
     return .YES
 }

@@ -41,18 +41,22 @@ final class RawConnection {
             length = MemoryLayout<sockaddr_in6>.size
             family = AF_INET6
         }
-        fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure.connect(errno: errno) }
+        // A local until connected: once `fd` is set the object is whole, and a throw would run
+        // `deinit`, closing the number a second time, by then perhaps a server's socket in a
+        // test running alongside (libmicrohttpd aborts when its close fails).
+        let s = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard s >= 0 else { throw Failure.connect(errno: errno) }
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let result = withUnsafeBytes(of: storage) { raw in
-            Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
+            Glibc.connect(s, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
         }
         if result != 0 {
             let code = errno
-            Glibc.close(fd)
+            Glibc.close(s)
             throw Failure.connect(errno: code)
         }
+        fd = s
     }
 
     deinit {

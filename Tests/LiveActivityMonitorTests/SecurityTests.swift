@@ -83,6 +83,58 @@ import Testing
         #expect(try server.get("/api/activities", token: Self.readToken).text.contains("\"known\""))
     }
 
+    /// libmicrohttpd cuts a header value at its first NUL byte, so `Bearer <token>\0junk` reached
+    /// the token check as `Bearer <token>` and was let in. Only the exact value is the token: a
+    /// head with bytes the server cannot see is refused before any route runs.
+    @Test func tokenFollowedByANulOrAnythingIsRefused() throws {
+        let server = try Self.guarded()
+        defer { server.stop() }
+        let body = IngestTests.started("nul").jsonString
+        let suffixes: [[UInt8]] = [[0], Array("\0junk".utf8), [0, 0x20], Array("\0 Bearer x".utf8), Array(" junk".utf8),
+                                   [0x20], Array("junk".utf8)]
+        for (token, path, method) in [(Self.ingestToken, "/v1/events", "POST"), (Self.readToken, "/api/activities", "GET")] {
+            for suffix in suffixes {
+                let c = try RawConnection(port: server.server.port)
+                defer { c.close() }
+                var head = Array("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)".utf8) + suffix
+                head += Array("\r\nContent-Type: application/json\r\n".utf8)
+                head += Array((method == "POST" ? "Content-Length: \(body.utf8.count)\r\n\r\n" + body : "\r\n").utf8)
+                c.send(head)
+                let r = c.readResponse(seconds: 5)
+                #expect(r?.status == 400 || r?.status == 401, "\(path) with \(suffix): \(r?.status ?? 0) \(r?.text ?? "no answer")")
+                #expect(r?.text.contains("\"known\"") == false)
+            }
+        }
+        #expect(try server.metric("liveactivity_ingest_events_total{type=\"activity.started\"}") == 0)
+    }
+
+    /// The answers libmicrohttpd used to make itself, as bare HTML pages (a header line without
+    /// a colon, a broken chunk, a broken length, headers too large), carry the security headers
+    /// like every other answer, and are JSON.
+    @Test func libmicrohttpdsOwnRefusalsCarryTheSecurityHeaders() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let requests = [
+            ("GET / HTTP/1.1\r\nHost: localhost\r\nno colon\r\n\r\n", 400),
+            ("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            ("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1e3\r\n\r\n", 400),
+            ("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999\r\n\r\n", 413),
+            ("GET / HTTP/1.1\r\nHost: localhost\r\nX: " + String(repeating: "x", count: 70_000) + "\r\n\r\n", 431),
+            ("GET / HTTP/1.1\r\nHost: localhost\r\nX: " + String(repeating: "x", count: 65_200) + "\r\n\r\n", 431),
+        ]
+        for (request, status) in requests {
+            let c = try RawConnection(port: server.server.port)
+            defer { c.close() }
+            c.send(request)
+            let r = c.readResponse(seconds: 5)
+            #expect(r?.status == status, "\(request.prefix(80)): \(r?.text ?? "no answer")")
+            #expect(r?.headers["content-type"] == "application/json", "\(request.prefix(80))")
+            for name in Self.requiredHeaders {
+                #expect(r?.headers[name] != nil, "\(request.prefix(80)) \(r?.status ?? 0) lacks \(name)")
+            }
+        }
+    }
+
     /// The server binds loopback unless told otherwise.
     @Test func defaultsToLoopback() throws {
         #expect(MonitorConfiguration().host == "127.0.0.1")

@@ -27,14 +27,36 @@ struct IngestHandler: Sendable {
         }
     }
 
-    private func ingest(_ request: HTTPRequest) -> Result<IngestSummary, APIError> {
-        guard BearerToken.allows(request, token: token) else { return .failure(.unauthorized) }
+    /// What the request is refused for from its headers alone (credentials, host, content type),
+    /// or nil: also asked before a body is read, when the client waits for `100 Continue`.
+    func refusal(_ request: HTTPRequest) -> APIError? {
+        guard BearerToken.allows(request, token: token) else { return .unauthorized }
         if token == nil, boundToLoopback, !LoopbackHost.isAddressed(request) {
-            return .failure(LoopbackHost.refusal(route: "/v1/events", tokenOption: "--ingest-token-file"))
+            return LoopbackHost.refusal(route: "/v1/events", tokenOption: "--ingest-token-file")
         }
+        guard IngestDecoder.format(contentType: request.header("content-type")) != nil else {
+            return Self.unsupportedContentType(request)
+        }
+        return nil
+    }
+
+    static func unsupportedContentType(_ request: HTTPRequest) -> APIError {
+        .unsupportedMediaType(
+            "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")")
+    }
+
+    /// Refuses a request that waits for `100 Continue` if its headers alone decide it (the
+    /// refusal is counted as any other); nil lets the client send its body.
+    func checkBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let error = refusal(request) else { return nil }
+        store.countRejection(Self.rejection(for: error))
+        return error.response
+    }
+
+    private func ingest(_ request: HTTPRequest) -> Result<IngestSummary, APIError> {
+        if let error = refusal(request) { return .failure(error) }
         guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
-            return .failure(.unsupportedMediaType(
-                "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")"))
+            return .failure(Self.unsupportedContentType(request))
         }
         let events: [Event]
         do {

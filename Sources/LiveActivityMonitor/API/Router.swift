@@ -23,11 +23,36 @@ struct Router: Sendable {
     }
 
     /// Counts an answer the HTTP layer gave without calling `handle`: a body over the size cap
-    /// (413) is a refused ingest like one with too many events.
+    /// (413) is a refused ingest like one with too many events; so is a content coding (415),
+    /// and any other refusal of the request's framing or head (malformed).
     func countServerAnswer(path: String, status: Int) {
         let template = Self.match(HTTPRequest.pathSegments(of: path), path: path).template
         httpRequests.inc([String(status), template])
-        if template == "/v1/events", status == 413 { store.countRejection(.tooLarge) }
+        guard template == "/v1/events", status >= 400 else { return }
+        switch status {
+        case 413: store.countRejection(.tooLarge)
+        case 415: store.countRejection(.unsupportedMediaType)
+        default: store.countRejection(.malformed)
+        }
+    }
+
+    /// Answers now, before the body is read and without `100 Continue`, a request that asks for
+    /// it and that `handle` would refuse from its headers alone: the wrong method, or for ingest
+    /// missing credentials, another host or a content type it does not take. Counted as
+    /// `handle` counts; nil lets the client send the body.
+    func checkBeforeContinue(_ request: HTTPRequest) -> HTTPResponse? {
+        let (template, _) = Self.match(request.pathSegments, path: request.path)
+        let response: HTTPResponse?
+        switch template {
+        case "/v1/events":
+            response = request.method == "POST" ? ingest.checkBeforeBody(request)
+                : APIError.methodNotAllowed(allowed: "POST").response
+        default:
+            response = request.method == "GET" || request.method == "HEAD" ? nil
+                : APIError.methodNotAllowed(allowed: "GET").response
+        }
+        if let response { httpRequests.inc([String(response.status), template]) }
+        return response
     }
 
     /// The route template a request is counted under (never the raw path: ids would make

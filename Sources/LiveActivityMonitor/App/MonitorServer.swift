@@ -57,6 +57,7 @@ public final class MonitorServer: Sendable {
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
         http.defaultHeaders = Self.securityHeaders
         http.serverAnswered = { path, status in router.countServerAnswer(path: path, status: status) }
+        http.checkBeforeContinue = { request in router.checkBeforeContinue(request) }
         let httpLog = LogThrottle(clock: configuration.clock, write: configuration.log)
         self.httpLog = httpLog
         http.errorLog = { httpLog($0) }

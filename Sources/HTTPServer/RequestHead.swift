@@ -1,0 +1,170 @@
+import CMicroHTTPD
+import Glibc
+
+/// A request's head (request line and header fields) as libmicrohttpd parsed it, checked on the
+/// access handler's first call: before any of the body is read and before `100 Continue`.
+///
+/// What is refused here (RFC 9112 sections 3.2 and 6, RFC 9110 section 8.4):
+/// - a head larger than ``maxBytes`` (431), counted as libmicrohttpd uses its connection memory,
+///   so that a head it had room for but no room left to answer is never closed unanswered;
+/// - a head with bytes libmicrohttpd does not hand on: it ends every name and value at its
+///   first NUL byte (`Bearer <token>\0junk` would reach a handler as `Bearer <token>`), and
+///   drops folded lines' breaks and extra spaces after a colon (400);
+/// - HTTP/1.1 without exactly one `Host` (400);
+/// - ambiguous framing: `Content-Length` with `Transfer-Encoding`, `Content-Length` more than
+///   once (even with equal values: no client sends that), one that is not a decimal number, or
+///   `Transfer-Encoding` on HTTP/1.0 (400); a transfer coding other than a single `chunked`
+///   (501: its body's end could not be found, and the connection would hang until it timed out);
+/// - a body in a content coding other than `identity` (415: the server decodes none, a handler
+///   would get compressed bytes).
+/// libmicrohttpd itself refuses a `Content-Length` that is not a number (or too large for 64
+/// bits) before the access handler is called; `ServerCore.answerLibraryError` answers those.
+///
+/// The NUL check compares lengths, the only view libmicrohttpd 0.9.75 gives of the raw head:
+/// a head longer than its canonical form is refused. A client that writes its fields more
+/// compactly than canonically (no space after a colon, bare LF line ends) can still hide that
+/// many bytes behind a NUL; every common client writes `Name: value` CRLF.
+struct RequestHead {
+    /// The largest head accepted: request line and fields in bytes, plus 64 bytes for each field,
+    /// query argument and cookie (libmicrohttpd's record of each). The connection's memory pool
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`, 64 KiB) holds the head and then the response's
+    /// head; the 16 KiB left above this limit is room for the answer.
+    static let maxBytes = 48 << 10
+    /// The pool size given to libmicrohttpd.
+    static let connectionMemory = 64 << 10
+
+    let method: String
+    let version: String
+    /// The header fields keyed by lowercased name, repeated ones joined with ", " (what a
+    /// handler gets as ``HTTPRequest/headers``).
+    let headers: [String: String]
+    /// Every value of the fields that framing depends on, in order: these may not repeat.
+    private(set) var hosts: [String] = []
+    private(set) var transferCodings: [String] = []
+    private(set) var contentLengths: [String] = []
+    private(set) var contentCodings: [String] = []
+    /// The first `Expect` value, the one libmicrohttpd looks at.
+    private(set) var expect: String?
+    /// Bytes of the head as received, from libmicrohttpd (0 if it cannot say).
+    let receivedBytes: Int
+    /// Bytes the head takes in libmicrohttpd's pool, estimated (see ``maxBytes``).
+    let pooledBytes: Int
+    /// Bytes the head would have written canonically, from what libmicrohttpd hands on: the
+    /// request line and each field as `Name: value` CRLF, and the blank line.
+    let canonicalBytes: Int
+
+    /// The head of the request on `connection`; `context` supplies the target.
+    init(connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+         context: RequestContext) {
+        self.method = method.map { String(cString: $0) } ?? ""
+        self.version = version.map { String(cString: $0) } ?? ""
+        let fields = ValueCollector.collect(.HEADER_KIND, on: connection)
+        var headers: [String: String] = [:]
+        var cookieBytes = 0
+        for (name, value) in fields.pairs {
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+            switch key {
+            case "host": hosts.append(value)
+            case "transfer-encoding": transferCodings.append(value)
+            case "content-length": contentLengths.append(value)
+            case "content-encoding": contentCodings.append(value)
+            case "expect": if expect == nil { expect = value }
+            case "cookie": cookieBytes += value.utf8.count + 1   // libmicrohttpd parses a copy
+            default: break
+            }
+        }
+        self.headers = headers
+        receivedBytes = CMicroHTTPD_request_header_size(connection)
+        let fieldCount = fields.pairs.count
+        // "METHOD target VERSION\r\n"; "Name: value\r\n" for each field; the blank line.
+        canonicalBytes = (method.map { strlen($0) } ?? 0) + 1 + context.targetByteCount + 1
+            + (version.map { strlen($0) } ?? 0) + 2 + fields.byteCount + 4 * fieldCount + 2
+        let records = fieldCount + ValueCollector.count(of: .GET_ARGUMENT_KIND, on: connection)
+            + ValueCollector.count(of: .COOKIE_KIND, on: connection)
+        pooledBytes = max(receivedBytes, canonicalBytes) + cookieBytes + 64 * records
+    }
+
+    /// HTTP/1.1, or a later 1.x (libmicrohttpd lets only 1.x through).
+    var isHTTP11: Bool { version != "HTTP/1.0" }
+
+    /// Why the request must be refused from its head, or nil.
+    struct Refusal: Error {
+        let status: Int
+        let message: String
+    }
+
+    /// What the head declares of its body, once it is found sound.
+    struct Framing {
+        /// The declared `Content-Length`, if any.
+        let contentLength: UInt64?
+        let chunked: Bool
+        var hasBody: Bool { chunked || (contentLength ?? 0) > 0 }
+    }
+
+    /// Checks the head; the framing it declares, or why it is refused.
+    func check() -> Result<Framing, Refusal> {
+        if pooledBytes > Self.maxBytes {
+            return .failure(Refusal(status: 431, message: Self.tooLargeMessage))
+        }
+        if receivedBytes > canonicalBytes {
+            return .failure(Refusal(status: 400, message: "the request head holds bytes the server cannot read: a NUL byte, "
+                                    + "a folded header line, or more than one space after a colon"))
+        }
+        if hosts.count > 1 {
+            return .failure(Refusal(status: 400, message: "more than one Host header"))
+        }
+        if hosts.isEmpty && isHTTP11 {
+            return .failure(Refusal(status: 400, message: "an HTTP/1.1 request must have a Host header"))
+        }
+        let codings = transferCodings
+        let lengths = contentLengths
+        if !codings.isEmpty && !lengths.isEmpty {
+            return .failure(Refusal(status: 400, message: "Content-Length and Transfer-Encoding together: "
+                                    + "the body's length is ambiguous"))
+        }
+        if !codings.isEmpty && !isHTTP11 {
+            return .failure(Refusal(status: 400, message: "Transfer-Encoding in an HTTP/1.0 request"))
+        }
+        if !codings.isEmpty && (codings.count > 1 || Self.trimmed(codings[0]).lowercased() != "chunked") {
+            return .failure(Refusal(status: 501, message: "Transfer-Encoding other than a single chunked is not supported"))
+        }
+        if lengths.count > 1 {
+            return .failure(Refusal(status: 400, message: "more than one Content-Length"))
+        }
+        var contentLength: UInt64?
+        if let length = lengths.first {
+            guard !length.isEmpty, length.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = UInt64(length) else {
+                return .failure(Refusal(status: 400, message: Self.badLengthMessage))
+            }
+            contentLength = value
+        }
+        let framing = Framing(contentLength: contentLength, chunked: !codings.isEmpty)
+        if framing.hasBody {
+            for coding in contentCodings {
+                for token in coding.split(separator: ",", omittingEmptySubsequences: false)
+                where Self.trimmed(token).lowercased() != "identity" {
+                    return .failure(Refusal(status: 415, message: "Content-Encoding is not supported: "
+                                            + "send the body uncompressed (identity)"))
+                }
+            }
+        }
+        return .success(framing)
+    }
+
+    /// Whether the client waits for `100 Continue` before it sends the body (what
+    /// libmicrohttpd looks at: HTTP/1.1 and a first `Expect` of `100-continue`).
+    var expectsContinue: Bool {
+        isHTTP11 && expect.map { Self.trimmed($0).lowercased() == "100-continue" } == true
+    }
+
+    static let tooLargeMessage = "request headers exceed \(maxBytes) bytes"
+    static let badLengthMessage = "Content-Length must be one decimal number of bytes"
+
+    static func trimmed(_ s: some StringProtocol) -> Substring {
+        var t = Substring(s)
+        while let first = t.first, first == " " || first == "\t" { t.removeFirst() }
+        while let last = t.last, last == " " || last == "\t" { t.removeLast() }
+        return t
+    }
+}
