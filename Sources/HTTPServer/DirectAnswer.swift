@@ -1,6 +1,11 @@
 import CMicroHTTPD
 import Glibc
 
+/// `send` flags that never raise SIGPIPE on a peer that went away. Here, where CMicroHTTPD is
+/// imported: once a file of the module imports it, the socket constants are found only beside
+/// it, and `HTTPClient`, which has no use for libmicrohttpd, takes this one.
+let sendWithoutSignal = Int32(MSG_NOSIGNAL)
+
 /// An error answer written straight to a connection's socket rather than queued through
 /// libmicrohttpd, for the two cases libmicrohttpd 0.9.75 cannot answer as the server does:
 /// - the refusals it makes itself (a header line without a colon, a `Content-Length` that is
@@ -36,7 +41,7 @@ enum DirectAnswer {
         var offset = 0
         var waited = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, sendWithoutSignal) }
             if sent > 0 {
                 offset += sent
             } else if sent < 0 && errno == EINTR {

@@ -93,7 +93,7 @@ public final class HTTPClient {
     private func send(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, sendWithoutSignal) }
             guard n > 0 else { throw Failure(description: "send failed: errno \(errno)") }
             offset += n
         }
