@@ -66,14 +66,21 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                 return core.queue(refusal, on: connection, closeConnection: true)
             }
         }
-        context.body.reserveCapacity(Int(min(framing.contentLength ?? 0, UInt64(core.maxBodyBytes))))
+        let declared = Int(min(framing.contentLength ?? 0, UInt64(core.maxBodyBytes)))
+        if !core.reserveBody(declared, for: context) {
+            context.bodyOverBudget = true
+            context.responded = true
+            defer { core.watchdog.restart(connection) }
+            return core.queueOverBudget(on: connection, path: path)
+        }
+        context.body.reserveCapacity(declared)
         return .YES
     }
 
     let size = uploadDataSize.pointee
     if size > 0 {
         uploadDataSize.pointee = 0
-        if context.bodyTooLarge {
+        if context.bodyTooLarge || context.bodyOverBudget {
             context.discardedBytes += size
             if context.discardedBytes > core.maxDiscardedBytes {
                 core.log("HTTPServer: closing a connection whose request body went on past "
@@ -93,6 +100,15 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
             context.body = []
             return .YES
         }
+        // A chunked body (or one longer than declared) takes the budget as it arrives.
+        let beyondReserved = context.body.count + size - context.reservedBodyBytes
+        if beyondReserved > 0, !core.reserveBody(beyondReserved, for: context) {
+            context.bodyOverBudget = true
+            context.discardedBytes = size
+            context.body = []
+            core.releaseBody(of: context)
+            return .YES
+        }
         if let uploadData {
             context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
         }
@@ -107,6 +123,9 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if context.bodyTooLarge {
         return core.queueBodyTooLarge(on: connection, path: context.path(decodedURL: url))
     }
+    if context.bodyOverBudget {
+        return core.queueOverBudget(on: connection, path: context.path(decodedURL: url))
+    }
     core.watchdog.handling(connection)
     let response = core.run(connection: connection,
                             method: method.map { String(cString: $0) } ?? "",
@@ -114,6 +133,8 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                             path: context.path(decodedURL: url),
                             body: context.body)
     context.body = []
+    // The request's memory is gone with the handler's return (the response is a copy).
+    core.releaseBody(of: context)
     return core.queue(response, on: connection, closeConnection: false)
 }
 
@@ -154,6 +175,8 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(existing)
     let started = context.takeUnretainedValue().started
+    // A request cut off before its handler ran still holds its part of the budget.
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().releaseBody(of: context.takeUnretainedValue())
     context.release()
     requestContext.pointee = nil
     if started {

@@ -18,6 +18,12 @@ extension HTTPServer {
         /// cannot answer mid-body), or cut off without an answer if it goes on for more than
         /// `max(maxBodyBytes, 64 KiB)` further bytes. Either way the connection is then closed.
         public var maxBodyBytes: Int = 1 << 20
+        /// Most request-body bytes held at once by all requests together, from the first byte
+        /// received until the handler has returned; 0 means no limit. A request that would go
+        /// over it is answered 503 with `Retry-After` (at once when its `Content-Length` says so,
+        /// when a chunked body ends otherwise). A request alone always fits, whatever its size
+        /// up to `maxBodyBytes`. Bounds the memory of many large requests at once.
+        public var maxInflightBodyBytes: Int = 0
         /// Most connections open at once; further ones are closed as soon as they are accepted.
         public var maxConnections: Int = 256
         /// Most connections open at once from one IP address; 0 means no per-address limit.

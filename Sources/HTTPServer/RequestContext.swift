@@ -26,6 +26,10 @@ final class RequestContext {
     var bodyTooLarge = false
     /// Bytes of an over-limit body received past the limit (and thrown away).
     var discardedBytes = 0
+    /// Bytes of the in-flight body budget this request holds (`ServerCore.reserveBody`).
+    var reservedBodyBytes = 0
+    /// The body would go over the in-flight budget: the rest is discarded and a 503 is owed.
+    var bodyOverBudget = false
     /// A response has been queued; later calls only discard upload data.
     var responded = false
 

@@ -11,6 +11,9 @@ final class ServerCore: Sendable {
     /// How much of an over-limit chunked body, counted from the limit, is read and discarded,
     /// hoping to reach its end and answer 413, before the connection is closed without an answer.
     let maxDiscardedBytes: Int
+    let maxInflightBodyBytes: Int
+    /// Body bytes the requests in flight hold (`reserveBody`).
+    let inflightBodyBytes = Atomic(0)
     let defaultHeaders: [(name: String, value: String)]
     let errorLog: (@Sendable (String) -> Void)?
     let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
@@ -36,6 +39,7 @@ final class ServerCore: Sendable {
         self.handler = handler
         self.maxBodyBytes = configuration.maxBodyBytes
         self.maxDiscardedBytes = max(configuration.maxBodyBytes, 64 << 10)
+        self.maxInflightBodyBytes = configuration.maxInflightBodyBytes
         self.defaultHeaders = configuration.defaultHeaders
         self.errorLog = configuration.errorLog
         self.serverAnswered = configuration.serverAnswered
@@ -68,11 +72,43 @@ final class ServerCore: Sendable {
 
     var bodyTooLargeMessage: String { "request body exceeds \(maxBodyBytes) bytes" }
 
+    /// Takes `bytes` more of the in-flight body budget for `context`; false, taking nothing,
+    /// when that would go over `maxInflightBodyBytes` while other requests hold some of it.
+    func reserveBody(_ bytes: Int, for context: RequestContext) -> Bool {
+        guard maxInflightBodyBytes > 0, bytes > 0 else { return true }
+        var held = inflightBodyBytes.load(ordering: .relaxed)
+        while true {
+            if held > 0, held + bytes > maxInflightBodyBytes { return false }
+            let (exchanged, original) = inflightBodyBytes.compareExchange(expected: held, desired: held + bytes,
+                                                                         ordering: .relaxed)
+            if exchanged {
+                context.reservedBodyBytes += bytes
+                return true
+            }
+            held = original
+        }
+    }
+
+    /// Gives back what `context` holds of the budget (idempotent).
+    func releaseBody(of context: RequestContext) {
+        guard context.reservedBodyBytes > 0 else { return }
+        inflightBodyBytes.wrappingSubtract(context.reservedBodyBytes, ordering: .relaxed)
+        context.reservedBodyBytes = 0
+    }
+
+    /// Answers 503 with `Retry-After` to a request whose body would go over the budget, and
+    /// closes the connection afterwards (its body, if any, is never read).
+    func queueOverBudget(on connection: OpaquePointer, path: String) -> MHD_Result {
+        queueRefusal(status: 503, message: "too many request bodies in flight (\(maxInflightBodyBytes) bytes): retry shortly",
+                     on: connection, path: path, headers: [(name: "Retry-After", value: "1")])
+    }
+
     /// Answers `status` with `{"error": message}` and closes the connection afterwards (a body,
     /// if any, is never read); `serverAnswered` is told.
-    func queueRefusal(status: Int, message: String, on connection: OpaquePointer, path: String) -> MHD_Result {
+    func queueRefusal(status: Int, message: String, on connection: OpaquePointer, path: String,
+                      headers: [(name: String, value: String)] = []) -> MHD_Result {
         serverAnswered?(path, status)
-        let response = HTTPResponse(status: status, headers: [(name: "Content-Type", value: "application/json")],
+        let response = HTTPResponse(status: status, headers: [(name: "Content-Type", value: "application/json")] + headers,
                                     body: Self.errorBody(message))
         return queue(response, on: connection, closeConnection: true)
     }

@@ -32,6 +32,7 @@ struct Router: Sendable {
         switch status {
         case 413: store.countRejection(.tooLarge)
         case 415: store.countRejection(.unsupportedMediaType)
+        case 503: store.countRejection(.unavailable)
         default: store.countRejection(.malformed)
         }
     }

@@ -16,6 +16,8 @@ public struct MonitorConfiguration: Sendable {
     /// Seconds between automatic retention passes.
     public var retentionInterval = 3600.0
     public var maxBodyBytes = 1 << 20
+    /// Request-body bytes held at once by all requests (`--max-inflight-bytes`); beyond it, 503.
+    public var maxInflightBytes = 64 << 20
     public var maxEventsPerRequest = 1000
     public var maxConnections = 512
     /// Connections one client address may hold at once; 0 = no per-address limit.

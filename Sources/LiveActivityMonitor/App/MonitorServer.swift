@@ -52,6 +52,7 @@ public final class MonitorServer: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
+        http.maxInflightBodyBytes = configuration.maxInflightBytes
         http.maxConnections = configuration.maxConnections
         http.maxConnectionsPerIP = configuration.maxConnectionsPerAddress
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
