@@ -78,10 +78,7 @@ struct MetricsCollector: Sendable {
     private func heavyFamily(_ s: MonitorState, now: Double) -> MetricFamily {
         var heavy = 0
         s.records.withRecords { records in
-            for i in records.indices where records[i].priority10.total > priority10Budget {
-                let state = records[i].state(at: now)
-                if state == .active || state == .stale, records[i].priority10Count(at: now) > priority10Budget { heavy += 1 }
-            }
+            for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
     }
@@ -90,7 +87,7 @@ struct MetricsCollector: Sendable {
     /// scrape; per-type families start at zero for every attributes type seen.
     private func zeroSeries(_ family: M.Family, types: [String]) -> [[String]] {
         switch family.name {
-        case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
+        case M.pushesWithoutEffect.name: M.withoutEffectReasons.map { [$0.rawValue] }
         case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
         case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
         case M.ingestDuplicates.name: [[]]

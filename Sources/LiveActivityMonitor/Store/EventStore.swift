@@ -235,7 +235,7 @@ public final class EventStore: Sendable {
                         insert.reset()
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
-                            changes.counters.inc(MonitorMetrics.ingestDuplicates)
+                            changes.duplicate(event)
                             continue
                         }
                         summaries[j].accepted += 1
