@@ -79,7 +79,14 @@ struct HistoryReplay {
         } else {
             projectDeadlines()
         }
-        passages.sort { $0.transition.at < $1.transition.at }
+        // In time order; at one instant, by activity, then stale, ended, dismissed (a total order:
+        // two replays of the same events list them alike).
+        passages.sort {
+            let a = $0.transition, b = $1.transition
+            if a.at != b.at { return a.at < b.at }
+            if $0.activityID != $1.activityID { return $0.activityID < $1.activityID }
+            return TimeTransition.Kind.allCases.firstIndex(of: a.kind)! < TimeTransition.Kind.allCases.firstIndex(of: b.kind)!
+        }
     }
 
     /// The activities of `bookingID` as they were, in start order (the read API's order).
