@@ -137,7 +137,7 @@ struct ReadHandlers: Sendable {
     }
 
     func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
-        let at = try Self.instant(query)
+        let asked = try Self.instant(query), at = Self.limit(asked)
         let now = store.clock.now()
         let record: ActivityRecord?, rows: [StoredEventRow]
         do {
@@ -154,7 +154,7 @@ struct ReadHandlers: Sendable {
                 throw .notFound("activity \"\(id)\" cannot be replayed: its start is no longer stored (pruned)")
             }
             guard let past = replay.records[id] else {
-                throw .notFound("activity \"\(id)\" had not started at \(RFC3339.format(at))")
+                throw .notFound("activity \"\(id)\" had not started at \(RFC3339.format(asked ?? 0))")
             }
             past.writeMembers(to: &w, now: at, priority10Budget: priority10Budget)
         } else {
@@ -167,7 +167,7 @@ struct ReadHandlers: Sendable {
     }
 
     func booking(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
-        let at = try Self.instant(query)
+        let asked = try Self.instant(query), at = Self.limit(asked)
         let now = store.clock.now()
         let records: [ActivityRecord], rows: [StoredEventRow], notReplayed: Set<String>
         do {
@@ -180,7 +180,7 @@ struct ReadHandlers: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)
-        if let at { w.key("at"); w.string(RFC3339.format(at)) }
+        if let asked { w.key("at"); w.string(RFC3339.format(asked)) }
         w.key("activities")
         w.beginArray()
         if let at {
@@ -207,11 +207,18 @@ struct ReadHandlers: Sendable {
     static func instant(_ query: [String: String]) throws(APIError) -> Double? {
         guard let text = query["at"] else { return nil }
         // A query string's "+" arrives as a space: a space has no place in RFC 3339, so it was one.
-        guard let at = RFC3339.parse(String(text.map { $0 == " " ? "+" : $0 })) else {
+        guard let at = RFC3339.parse(String(text.map { $0 == " " ? "+" : $0 })), at.isFinite else {
             throw .badRequest("at must be an RFC 3339 date-time such as 2026-11-29T14:32:00Z or "
                               + "2026-11-29T15:32:00.134+01:00, not \"\(text)\"")
         }
         return at
+    }
+
+    /// The replay's limit for `?at=`: the last moment of the instant's millisecond. The API writes
+    /// times to the millisecond (rounded), so an event asked about at its `occurred_at` as written
+    /// is included, and so is what it did.
+    static func limit(_ at: Double?) -> Double? {
+        at.map { (((($0 * 1000).rounded()) + 0.5) / 1000).nextDown }
     }
 
     /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
