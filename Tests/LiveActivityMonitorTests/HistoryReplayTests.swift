@@ -215,3 +215,30 @@ import Testing
         print("a booking of 500 events at an instant: \(String(format: "%.1f", best)) ms (best of 5, this build)")
     }
 }
+
+extension HistoryReplayTests {
+    /// Times are written to the millisecond: an event asked about at its `occurred_at` as the
+    /// API wrote it is included, with what it did, whichever way its time was rounded.
+    @Test func anEventAskedAboutAtItsWrittenTimeIsIncluded() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let start = TestServer.base - 100.0004, dismissed = TestServer.base - 10.1236  // written rounded up, then down
+        #expect(try server.post(events: [
+            JSONValue(["type": "activity.started", "activity_id": "ms-1", "booking_id": "BK-MS",
+                       "attributes_type": "TimerWidgetAttributes", "occurred_at": start,
+                       "content_state": ["startedAt": 0]] as [String: Any]),
+            JSONValue(["type": "activity.dismissed", "activity_id": "ms-1", "occurred_at": dismissed] as [String: Any]),
+        ]).status == 200)
+        let events = try server.json("/api/bookings/BK-MS")["events"]?.arrayValue ?? []
+        let written = events.compactMap { $0["occurred_at"]?.stringValue }
+        #expect(written.count == 2)
+        let atStart = try server.json("/api/activities/ms-1?at=\(written[0])")
+        #expect(atStart["state"] == "active" && atStart["events"]?.arrayValue?.count == 1, "\(atStart.jsonString.prefix(200))")
+        let atDismissal = try server.json("/api/bookings/BK-MS?at=\(written[1])")
+        #expect(atDismissal["activities"]?[0]?["state"] == "dismissed", "\(atDismissal.jsonString.prefix(300))")
+        #expect(atDismissal["events"]?.arrayValue?.count == 2)
+        // A millisecond before the dismissal as written, it is not yet.
+        let before = try server.json("/api/bookings/BK-MS?at=\(RFC3339.format((dismissed * 1000).rounded() / 1000 - 0.001))")
+        #expect(before["activities"]?[0]?["state"] == "active")
+    }
+}
