@@ -46,6 +46,9 @@ struct HistoryReplay {
     private var pushes = PushTally()
     private var labels = AttributesTypeLabels()
     private var timePassedTo = -Double.infinity
+    /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
+    /// every change was a tenth of a booking's answer).
+    private var parsed: [String: (text: JSONText, object: JSONObject)] = [:]
 
     /// The activities the replayed events started, as they were at `until` (or after every event).
     private(set) var records: [String: ActivityRecord] = [:]
@@ -104,7 +107,8 @@ struct HistoryReplay {
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
             if record.contentState != old?.contentState {
-                note.contentChanges = Self.changes(from: old?.contentState, to: record.contentState)
+                let before = content(old?.contentState, of: record.activityID)
+                note.contentChanges = Self.changes(from: before, to: content(record.contentState, of: record.activityID))
             }
             if record.tokenInvalidReason != nil, old?.tokenInvalidReason == nil {
                 note.tokenInvalidated = record.tokenInvalidReason
@@ -135,14 +139,18 @@ struct HistoryReplay {
         }
     }
 
+    /// A content-state as an object (empty when absent), parsed once per activity and text.
+    private mutating func content(_ text: JSONText?, of activityID: String) -> JSONObject {
+        guard let text else { return JSONObject() }
+        if let known = parsed[activityID], known.text == text { return known.object }
+        guard case .object(let object)? = try? JSONParser.parse(text.text) else { return JSONObject() }
+        parsed[activityID] = (text, object)
+        return object
+    }
+
     /// The keys whose values differ between two content-states, in the order the old one had
     /// them, then the new keys.
-    static func changes(from old: JSONText?, to new: JSONText?) -> [ContentChange] {
-        func object(_ text: JSONText?) -> JSONObject {
-            guard let text, case .object(let o)? = try? JSONParser.parse(text.text) else { return JSONObject() }
-            return o
-        }
-        let before = object(old), after = object(new)
+    static func changes(from before: JSONObject, to after: JSONObject) -> [ContentChange] {
         var out: [ContentChange] = []
         for (key, value) in before.entries where after[key] != value {
             out.append(ContentChange(key: key, from: value, to: after[key]))
