@@ -31,6 +31,9 @@ struct RoundTripTests {
             if expected["booking_id"] == nil { expected["booking_id"] = "BK-1042" }
             var echoed = try #require(stored[event.id], "\(event.kind.rawValue) not stored")
             #expect(echoed.removeValue(forKey: "received_at") != nil)
+            // What the monitor's engine made of it (the values: HistoryReplayTests).
+            #expect(echoed.removeValue(forKey: "effect")?.objectValue?["result"] != nil)
+            #expect(echoed.removeValue(forKey: "lock_screen") != nil)
             #expect(echoed == expected, "\(event.kind.rawValue)")
         }
     }

@@ -1,13 +1,14 @@
 // Booking lookup (#/booking/<id>[?at=<RFC 3339>]): every activity and event of one booking in
 // time order, what each event did to the lock screen, and the lock-screen card as it was at any
-// chosen instant — replayed here from the events with the server's rules (lockscreen.js).
+// chosen instant. Every rule is the server's: each event's effect and what it met and changed,
+// the changes time alone made, and the activities at a past instant (`?at=`) come from its
+// replay of the stored events through its own state engine. This page only draws them.
 
 import { h, clear } from "./dom.js";
 import { getJSON, NotFound } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
-import { replay, toActivity, normaliseEvent, p10Budget, MAX_ACTIVE, MAX_LIFETIME } from "./lockscreen.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 5000;
@@ -15,22 +16,59 @@ const LATE_AFTER = 1; // seconds of slack between arrivals before an event count
 // A deadline further away than this is re-checked then (a sleeping laptop or a throttled tab
 // fires timers late, and setTimeout cannot wait beyond 2^31 ms anyway).
 const MAX_DEADLINE_WAIT_MS = 3600 * 1000;
-// Browser and server clocks differ a little: a state that flips this close to now may be read
-// differently by each without either being wrong.
-const CLOCK_SLACK = 10;
+// The slider asks the server for its instant once it rests this long (dragging sends no flood).
+const SETTLE_MS = 80;
+// Past instants kept, per booking and data: the server's answer for one never changes until
+// the booking's events do.
+const CACHE_LIMIT = 300;
 
+// The server's `why` values (DESIGN.md section 4), as support reads them.
 const WHY = {
   out_of_order: "Ignored: not newer than the content shown",
   superseded_token: "No effect: sent to a superseded token",
   ended: "No effect: the activity had already ended",
   dismissed: "No effect: the activity was already dismissed",
   unknown_activity: "No effect: no such activity was started",
-  push_to_start: "Push-to-start accepted: the activity begins when the device reports it started",
-  not_delivered: "Not delivered",
-  same_token: "Same token as before",
-  already_started: "Already started",
-  already_stale: "Already stale",
+  failed: "Not delivered",
+  duplicate: "Already stored under the same id",
 };
+
+// The server's time-driven transitions.
+const TRANSITION = {
+  stale: "Stale: its stale date passed",
+  ended: "Ended by the system (8 h limit)",
+  dismissed: "Removed from the lock screen",
+};
+
+/** An effect as a class of row and tick: applied, ignored, failed, or info (not replayed). */
+function effectClass(effect) {
+  if (!effect) return "info";
+  if (effect.result === "applied") return "applied";
+  return effect.why === "failed" ? "failed" : "ignored";
+}
+
+/** An event of the read API with its times as Unix seconds, for drawing. */
+function eventView(e, index) {
+  return {
+    index,
+    raw: e,
+    t: fmt.toSeconds(e.occurred_at),
+    activityId: e.activity_id ?? null,
+    staleDate: fmt.toSeconds(e.stale_date),
+    dismissalDate: fmt.toSeconds(e.dismissal_date),
+    dismissalPolicy: e.dismissal_policy ?? null,
+    contentState: e.content_state && typeof e.content_state === "object" ? e.content_state : null,
+    fingerprint: e.token_fingerprint ?? null,
+    push: e.type === "push.sent"
+      ? { kind: e.event, status: Number(e.status ?? 0), reason: e.reason ?? null, latencyMs: Number(e.latency_ms ?? 0), priority: e.priority ?? null }
+      : null,
+    effect: e.effect ?? null,
+    lockScreen: e.lock_screen ?? null,
+  };
+}
+
+/** The key of an instant in `?at=` and in the cache: RFC 3339 to the millisecond, as links write it. */
+const instantKey = (t) => new Date(Math.round(t * 1000)).toISOString();
 
 export class BookingView {
   constructor({ root }) {
@@ -38,7 +76,9 @@ export class BookingView {
     this.id = null;
     this.timer = null;
     this.deadlineTimer = null;
+    this.settleTimer = null;
     this.seq = 0;
+    this.past = new Map(); // instant key → the server's answer at it
   }
 
   /** Shows booking `id`, at instant `at` (Unix seconds) or following now when null. */
@@ -46,7 +86,6 @@ export class BookingView {
     const same = id === this.id && this.data;
     this.id = id;
     this.at = at;
-    this.count = Infinity;
     this.live = at === null;
     if (!same) {
       this.data = null;
@@ -63,6 +102,7 @@ export class BookingView {
   hide() {
     clearTimeout(this.timer);
     clearTimeout(this.deadlineTimer);
+    clearTimeout(this.settleTimer);
     this.seq++;
     this.id = null;
     this.data = null;
@@ -81,12 +121,14 @@ export class BookingView {
         if (e.attributes_type && !templates.has(e.attributes_type)) templates.set(e.attributes_type, await loadTemplate(e.attributes_type));
       }
       if (seq !== this.seq) return;
-      const sig = JSON.stringify([data.events?.length, data.activities, data.priority10_budget]);
+      const events = data.events ?? [];
+      const sig = JSON.stringify([events.length, events.at(-1)?.received_at, data.activities, data.priority10_budget, data.not_replayed]);
       this.fetchedAt = fmt.nowSeconds();
       if (!this.data || sig !== this.sig) {
         this.data = data;
         this.sig = sig;
         this.templates = templates;
+        this.past = new Map(); // new events may change any past instant
         this.prepare();
         this.render();
         this.scheduleDeadline();
@@ -119,18 +161,19 @@ export class BookingView {
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
   }
 
-  /** Normalises the events and replays them all once for the per-event notes. */
+  /** The events and the server's transitions, with their times as Unix seconds. */
   prepare() {
-    const events = (this.data.events ?? []).map((e, i) => normaliseEvent(e, i)).filter((e) => e.t !== null).map((e, i) => ({ ...e, index: i }));
+    const events = (this.data.events ?? []).map(eventView).filter((e) => e.t !== null).map((e, i) => ({ ...e, index: i }));
     this.events = events;
-    const now = this.replayUntilNow();
+    this.transitions = (this.data.transitions ?? [])
+      .map((x) => ({ t: fmt.toSeconds(x.at), activityId: x.activity_id, kind: x.kind, text: TRANSITION[x.kind] ?? x.kind }))
+      .filter((x) => x.t !== null);
+    const now = this.passTime();
     // Activities in start order; the server's list first, then any only the events know.
     const ids = [];
     for (const a of this.data.activities ?? []) ids.push(a.activity_id);
     for (const e of events) if (e.activityId && !ids.includes(e.activityId)) ids.push(e.activityId);
     this.activityIds = ids;
-    this.startedIds = new Set(events.filter((e) => e.type === "activity.started" || (e.type === "push.sent" && e.push.kind === "start"))
-      .map((e) => e.activityId));
     // An event is late when it reached the server after an event that happened after it.
     this.lateIndexes = new Set();
     let earliestLater = Infinity;
@@ -147,21 +190,16 @@ export class BookingView {
   }
 
   /**
-   * Replays every event up to now for the per-event notes and the transitions that time alone
-   * caused so far, and finds the next instant at which that list (or a note) changes: the next
-   * stale date, 8-hour end or removal, or an event stamped in the future. Returns now.
+   * The server's transitions that the browser's clock has passed (the timeline's time-driven
+   * rows), and the next instant at which that list changes or an event stamped ahead of now is
+   * reached. Returns now.
    */
-  replayUntilNow() {
+  passTime() {
     const now = fmt.nowSeconds();
-    const full = replay(this.events, { until: now });
-    this.notes = full.notes;
-    this.derived = full.derived.filter((d) => d.t <= now);
-    // Every time-driven transition comes at most 12 h after its activity's start, and no
-    // activity starts after the last event: replaying that far ahead finds them all.
-    const lastEvent = this.events.length ? this.events[this.events.length - 1].t : now;
-    const ahead = replay(this.events, { until: Math.max(now, lastEvent) + MAX_LIFETIME + 1 });
-    const upcoming = [...ahead.derived.map((d) => d.t), ...this.events.map((e) => e.t)].filter((t) => t > now);
-    this.nextDeadline = upcoming.length ? Math.min(...upcoming) : Infinity;
+    this.derived = this.transitions.filter((d) => d.t <= now);
+    let next = Infinity;
+    for (const x of [...this.transitions, ...this.events]) if (x.t > now && x.t < next) next = x.t;
+    this.nextDeadline = next;
     return now;
   }
 
@@ -170,7 +208,7 @@ export class BookingView {
   scheduleDeadline() {
     clearTimeout(this.deadlineTimer);
     if (!Number.isFinite(this.nextDeadline)) return;
-    // A few ms late, so that the replay at wake-up is at or past the deadline.
+    // A few ms late, so that the clock at wake-up is at or past the deadline.
     const wait = Math.min(MAX_DEADLINE_WAIT_MS, Math.max(0, (this.nextDeadline - fmt.nowSeconds()) * 1000) + 20);
     const data = this.data;
     this.deadlineTimer = setTimeout(() => {
@@ -182,7 +220,7 @@ export class BookingView {
 
   /** Time passed a deadline with the same data: the new rows, the card following now, the marks. */
   timeMoved() {
-    this.replayUntilNow();
+    this.passTime();
     this.fillTimeline();
     if (this.live) this.renderSnapshot();
     this.markTimeline();
@@ -204,10 +242,9 @@ export class BookingView {
     return this.at;
   }
 
-  select(t, { count = Infinity, live = false } = {}) {
+  select(t, { live = false } = {}) {
     this.live = live;
     this.at = live ? null : t;
-    this.count = count;
     const hash = live ? bookingHref(this.id) : bookingHref(this.id, t);
     history.replaceState(null, "", hash);
     this.renderSnapshot();
@@ -244,8 +281,7 @@ export class BookingView {
     const ticks = h("div", { class: "ticks", attrs: { "aria-hidden": "true" } });
     this.ticks = [];
     for (const ev of this.events) {
-      const note = this.notes[ev.index];
-      const tick = h("span", { class: ["tick", `tick-${note?.effect ?? "info"}`] });
+      const tick = h("span", { class: ["tick", `tick-${effectClass(ev.effect)}`] });
       this.ticks.push({ el: tick, t: ev.t });
       ticks.append(tick);
     }
@@ -254,11 +290,8 @@ export class BookingView {
     this.instantLabel = h("div", { class: "instant" });
     const step = (dir) => () => {
       const t = this.instant();
-      const list = this.events.map((e, i) => ({ t: e.t, i }));
-      const target = dir < 0
-        ? [...list].reverse().find((x) => x.t < t || (x.t === t && x.i + 1 < Math.min(this.count, this.events.length)))
-        : list.find((x) => x.t > t);
-      if (target) this.select(target.t, { count: target.i + 1 });
+      const target = dir < 0 ? [...this.events].reverse().find((e) => e.t < t) : this.events.find((e) => e.t > t);
+      if (target) this.select(target.t);
     };
     const controls = h("div", { class: "time-controls" },
       h("button", { attrs: { type: "button", title: "Previous event" }, class: "ghost", on: { click: step(-1) }, text: "◀ Event" }),
@@ -267,13 +300,12 @@ export class BookingView {
       h("button", { attrs: { type: "button", title: "Follow the present" }, class: "ghost", on: { click: () => this.select(null, { live: true }) }, text: "Now" }));
     this.permalink = h("a", { class: "permalink", attrs: { href: "#" }, text: "Link to this moment" });
     this.cardsAt = h("div", { class: "snapshot-cards" });
-    this.mismatch = h("p", { class: "mismatch", attrs: { hidden: true } });
 
     const snapshot = h("section", { class: "snapshot", attrs: { "aria-label": "Lock screen at the chosen time" } },
       h("h2", {}, "Lock screen at ", this.instantLabel),
       h("div", { class: "slider-wrap" }, ticks, this.slider),
       h("div", { class: "range-labels muted" }, h("span", { text: fmt.fullDate(this.range.min) }), this.permalink, this.rangeEnd),
-      controls, this.cardsAt, this.mismatch);
+      controls, this.cardsAt);
 
     this.list = h("ol", { class: "events" });
     this.fillTimeline();
@@ -296,11 +328,6 @@ export class BookingView {
       rows.append(row);
     }
     clear(this.list).append(rows);
-    // The ticks are coloured by the notes, which an event stamped in the future only gets now.
-    for (const [i, ev] of this.events.entries()) {
-      const tick = this.ticks?.[i]?.el;
-      if (tick) tick.className = `tick tick-${this.notes[ev.index]?.effect ?? "info"}`;
-    }
   }
 
   placeTicks() {
@@ -320,16 +347,19 @@ export class BookingView {
   }
 
   timelineItems() {
-    const items = this.events.map((ev) => ({ t: ev.t, ev, note: this.notes[ev.index] }));
+    const items = this.events.map((ev) => ({ t: ev.t, ev }));
     for (const d of this.derived) items.push({ t: d.t, derived: d });
     // Stable: events keep server order; a derived transition goes after the events of its instant.
     return items.map((x, i) => ({ ...x, order: i })).sort((a, b) => a.t - b.t || (a.derived ? 1 : 0) - (b.derived ? 1 : 0) || a.order - b.order);
   }
 
-  eventRow({ ev, note }) {
+  eventRow({ ev }) {
     const e = ev.raw;
     const multi = this.activityIds.length > 1;
     const kind = eventKind(e);
+    const effect = effectClass(ev.effect);
+    const why = ev.effect?.why ?? null;
+    const before = ev.lockScreen?.before ?? null;
     const result = [];
     const details = [];
     if (ev.push) {
@@ -337,30 +367,41 @@ export class BookingView {
       const ok = p.status === 200;
       result.push(h("span", { class: ["pill", ok ? "ok" : "bad"], text: p.status === 0 ? "no answer" : `${p.status}${p.reason ? ` ${p.reason}` : ""}` }));
       result.push(h("span", { class: "pill tabular", text: fmt.latency(p.latencyMs) }));
-      result.push(h("span", { class: ["pill", p.priority === 10 ? "p10" : null], text: `priority ${p.priority}` }));
+      if (p.priority !== null) result.push(h("span", { class: ["pill", p.priority === 10 ? "p10" : null], text: `priority ${p.priority}` }));
       if (ev.fingerprint) details.push(h("span", { class: "detail" }, "to token ", h("span", { class: "mono", text: ev.fingerprint })));
     }
     if (e.type === "activity.token_updated" && ev.fingerprint) {
-      details.push(h("span", { class: "detail" }, "token ", note?.fromFingerprint ? h("span", { class: "mono", text: note.fromFingerprint }) : null,
-        note?.fromFingerprint ? " → " : "", h("span", { class: "mono", text: ev.fingerprint })));
+      // The token it replaced: the one the server's replay found current just before it.
+      const from = effect === "applied" && before?.token_fingerprint && before.token_fingerprint !== ev.fingerprint ? before.token_fingerprint : null;
+      details.push(h("span", { class: "detail" }, "token ", from ? h("span", { class: "mono", text: from }) : null,
+        from ? " → " : "", h("span", { class: "mono", text: ev.fingerprint })));
     }
     if (e.type === "activity.started" && ev.fingerprint) {
       details.push(h("span", { class: "detail" }, "token ", h("span", { class: "mono", text: ev.fingerprint })));
     }
-    if (note?.why && note.effect !== "applied") {
-      let text = WHY[note.why] ?? note.why;
-      if (note.why === "out_of_order") text += ` (its timestamp ${fmt.clock(ev.timestamp, { withSeconds: true })} ≤ ${fmt.clock(note.shownTimestamp, { withSeconds: true })})`;
-      if (note.why === "superseded_token" && note.currentFingerprint) text += ` (current: ${note.currentFingerprint})`;
-      details.push(h("span", { class: ["why", `why-${note.effect}`], text }));
+    if (why) {
+      let text = WHY[why] ?? why;
+      if (why === "superseded_token" && e.type === "activity.token_updated") text = "No effect: a later rotation had already replaced this token";
+      else if (why === "superseded_token" && before?.token_fingerprint) text += ` (current: ${before.token_fingerprint})`;
+      if (why === "out_of_order" && before?.content_timestamp) {
+        text += ` (the content shown is stamped ${fmt.clock(fmt.toSeconds(before.content_timestamp), { withSeconds: true })})`;
+      }
+      details.push(h("span", { class: ["why", `why-${effect}`], text }));
+    } else if (!ev.effect) {
+      details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
+    } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
+      details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
     }
-    if (note?.invalidated) details.push(h("span", { class: "why why-failed", text: `Token invalidated by APNs (${note.invalidated})` }));
-    if (note?.diff?.length) {
-      details.push(h("span", { class: "diff" }, note.diff.map((c) => h("span", { class: "change" },
+    const invalidated = ev.lockScreen?.token_invalidated;
+    if (invalidated) details.push(h("span", { class: "why why-failed", text: `Token invalidated by APNs (${invalidated})` }));
+    const changes = ev.lockScreen?.content_changes ?? [];
+    if (changes.length) {
+      details.push(h("span", { class: "diff" }, changes.map((c) => h("span", { class: "change" },
         h("span", { class: "key", text: c.key }), " ",
         c.from === undefined ? null : h("span", { class: "from", text: fmt.jsonValue(c.from) }),
         c.from === undefined ? null : " → ",
         c.to === undefined ? h("span", { class: "to muted", text: "removed" }) : h("span", { class: "to", text: fmt.jsonValue(c.to) })))));
-    } else if (ev.contentState && note?.effect !== "applied") {
+    } else if (ev.contentState && effect !== "applied") {
       details.push(h("span", { class: "diff diff-ignored" }, Object.entries(ev.contentState).map(([k, v]) => h("span", { class: "change" }, h("span", { class: "key", text: k }), " ", h("span", { class: "to", text: fmt.jsonValue(v) })))));
     }
     const staleKey = ev.activityId ?? "";
@@ -381,18 +422,18 @@ export class BookingView {
       const received = fmt.toSeconds(e.received_at);
       details.push(h("span", { class: "detail late", title: `received ${fmt.fullDate(received)}`, text: `reported late: after later events (${fmt.duration(received - ev.t)} after it happened)` }));
     }
-    if (ev.push && ev.timestamp !== ev.t && e.timestamp !== undefined) {
-      details.push(h("span", { class: "detail", text: `aps timestamp ${fmt.clock(ev.timestamp, { withSeconds: true })}` }));
+    const apsTimestamp = fmt.toSeconds(e.timestamp);
+    if (ev.push && apsTimestamp !== null && apsTimestamp !== ev.t) {
+      details.push(h("span", { class: "detail", text: `aps timestamp ${fmt.clock(apsTimestamp, { withSeconds: true })}` }));
     }
 
-    const count = ev.index + 1;
     return h("li", {
-      class: ["ev", `ev-${kind.cls}`, `effect-${note?.effect ?? "info"}`],
+      class: ["ev", `ev-${kind.cls}`, `effect-${effect}`],
       data: { index: ev.index, t: ev.t, type: e.type, activityId: ev.activityId ?? "" },
     }, h("button", {
       class: "ev-btn",
       attrs: { type: "button", title: "Show the lock screen right after this event" },
-      on: { click: () => this.select(ev.t, { count }) },
+      on: { click: () => this.select(ev.t) },
     },
       h("span", { class: ["ev-icon", `ev-icon-${kind.cls}`] }, icon(kind.icon)),
       h("span", { class: "ev-main" },
@@ -415,83 +456,96 @@ export class BookingView {
             this.activityIds.length > 1 ? h("span", { class: "ev-activity mono", text: derived.activityId }) : null))));
   }
 
+  /** The cards at the instant shown: following now, the server's current activities; at a
+   *  past instant, the server's answer for it (`?at=`), asked for once the slider rests. */
   renderSnapshot() {
     if (!this.cardsAt) return;
     const t = this.instant();
     if (this.live) this.extendRange(t);
-    const { records } = replay(this.events, { until: t, count: this.count });
     this.instantLabel.textContent = this.live ? `now (${fmt.clock(t, { withSeconds: true })})` : fmt.fullDate(t);
     this.instantLabel.dataset.t = String(t);
     this.slider.value = String(Math.min(this.range.max, Math.max(this.range.min, Math.round(t))));
     this.timeInput.value = localInputValue(t);
     // To the millisecond: event times have them, and a link cut to the second opens before the event.
     this.permalink.setAttribute("href", bookingHref(this.id, t));
-    const cards = [];
+    clearTimeout(this.settleTimer);
+    if (this.live) {
+      this.wanted = null;
+      this.drawCards(this.data, t);
+      return;
+    }
+    const key = instantKey(t);
+    this.wanted = key;
+    const known = this.past.get(key);
+    if (known) {
+      this.drawCards(known, t);
+      return;
+    }
+    // The cards drawn stay, dimmed, until the server answers for the new instant.
+    this.cardsAt.classList.add("snapshot-waiting");
+    const first = !this.cardsAt.hasChildNodes();
+    this.settleTimer = setTimeout(() => this.fetchInstant(key, t), first ? 0 : SETTLE_MS);
+  }
+
+  async fetchInstant(key, t) {
+    const data = this.data;
+    try {
+      const answer = await getJSON(`api/bookings/${encodeURIComponent(this.id)}?at=${encodeURIComponent(key)}`);
+      for (const a of answer.activities ?? []) {
+        if (!this.templates.has(a.attributes_type)) this.templates.set(a.attributes_type, await loadTemplate(a.attributes_type));
+      }
+      if (data !== this.data) return; // another booking, or new events: that render asks again
+      if (this.past.size >= CACHE_LIMIT) this.past.delete(this.past.keys().next().value);
+      this.past.set(key, answer);
+      if (this.wanted === key) this.drawCards(answer, t);
+    } catch (err) {
+      if (data !== this.data || this.wanted !== key) return;
+      console.error(err);
+      this.cardsAt.classList.remove("snapshot-waiting");
+      clear(this.cardsAt).append(h("div", { class: "empty", text: `Cannot load the lock screen at ${fmt.fullDate(t)}: ${err.message}` }));
+    }
+  }
+
+  /** One card per activity of the booking, from `answer` (the booking's answer now, or at `t`). */
+  drawCards(answer, t) {
+    this.cardsAt.classList.remove("snapshot-waiting");
     const liveClock = this.live ? null : t;
-    const budget = p10Budget(this.data);
-    for (const id of this.activityIds) {
-      const r = records.get(id);
-      const server = (this.data.activities ?? []).find((a) => a.activity_id === id);
-      if (!r && server && !this.startedIds.has(id)) {
-        // The server knows it but its start is no longer among the stored events (pruned).
+    const budget = Number.isInteger(this.data.priority10_budget) ? this.data.priority10_budget : null;
+    const shown = new Map((answer.activities ?? []).map((a) => [a.activity_id, a]));
+    const current = new Map((this.data.activities ?? []).map((a) => [a.activity_id, a]));
+    const pruned = new Set(this.live ? [] : answer.not_replayed ?? []);
+    const ids = [...this.activityIds, ...[...shown.keys()].filter((id) => !this.activityIds.includes(id))];
+    const cards = [];
+    for (const id of ids) {
+      const a = shown.get(id);
+      const server = current.get(id);
+      if (!a && pruned.has(id) && server) {
+        // The server cannot replay it: its start is no longer among the stored events.
         const template = this.templates.get(server.attributes_type);
+        if (!template) continue;
         cards.push(h("div", { class: ["snap", `snap-${server.state}`], data: { activityId: id, state: server.state } },
           h("div", { class: "snap-title" }, h("strong", { text: displayName(server, template) }), " ", h("span", { class: "mono muted", text: id })),
-          h("p", { class: "mismatch", text: "Its start is no longer among the stored events (pruned?): this is the server's current card, not a replay." }),
+          h("p", { class: "replay-note", text: "Its start is no longer among the stored events (pruned): this is the server's current card, not the card at this instant." }),
           badges(server, { budget }), lockScreen(server, template), diagnostics(server, { bookingLink: false, budget })));
         continue;
       }
-      if (!r) {
+      if (!a) {
         cards.push(h("div", { class: "snap", data: { activityId: id, state: "none" } },
           h("div", { class: "snap-title" }, h("span", { class: "mono", text: id })),
           h("div", { class: "ls-card ls-none", text: "Not started yet at this time" })));
         continue;
       }
-      const a = toActivity(r, t);
       const template = this.templates.get(a.attributes_type);
       if (!template) continue;
       cards.push(h("div", { class: ["snap", `snap-${a.state}`], data: { activityId: id, state: a.state } },
         h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
-        badges(a, { at: liveClock ?? t, budget }),
+        badges(a, { at: t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
         lockScreen(a, template, { at: liveClock }),
         islands(a, template, { at: liveClock }),
-        diagnostics(a, { at: liveClock ?? t, bookingLink: false, budget })));
+        diagnostics(a, { at: t, bookingLink: false, budget })));
     }
     clear(this.cardsAt).append(...cards);
-    this.checkAgainstServer();
-  }
-
-  /** Following now, the replay must agree with the server's own state: say so when it does not. */
-  checkAgainstServer() {
-    if (!this.live) {
-      this.mismatch.hidden = true;
-      return;
-    }
-    // The server's states are as of the fetch; the card may be drawn later (at a deadline), when
-    // a state has flipped that the server will only report on the next refresh: compare the
-    // replay at the fetch.
-    const at = this.fetchedAt ?? fmt.nowSeconds();
-    const { records } = replay(this.events, { until: at });
-    const problems = [];
-    for (const server of this.data.activities ?? []) {
-      const r = records.get(server.activity_id);
-      if (!r) continue;
-      const mine = toActivity(r, at);
-      // Skip states that flip within the clocks' slack of that instant: stale date, 8-hour end,
-      // removal.
-      const deadlines = [mine.stale_date, mine.started_at + MAX_ACTIVE, mine.visible_until,
-        fmt.toSeconds(server.stale_date), fmt.toSeconds(server.visible_until)];
-      const flipping = deadlines.some((d) => d !== null && Math.abs(at - d) <= CLOCK_SLACK);
-      if (mine.state !== server.state && !flipping) {
-        problems.push(`${server.activity_id}: replay says ${mine.state}, server says ${server.state}`);
-      }
-      if (JSON.stringify(mine.content_state) !== JSON.stringify(server.content_state)) {
-        problems.push(`${server.activity_id}: replayed content differs from the server's`);
-      }
-    }
-    this.mismatch.hidden = problems.length === 0;
-    this.mismatch.textContent = problems.length ? `Replay and server disagree — ${problems.join("; ")}` : "";
   }
 
   markTimeline() {
@@ -499,8 +553,7 @@ export class BookingView {
     const t = this.instant();
     let current = null;
     for (const { row, item } of this.rows) {
-      const idx = item.ev ? item.ev.index : null;
-      const past = item.t < t || (item.t === t && (idx === null ? this.count === Infinity : idx < this.count));
+      const past = item.t <= t;
       row.classList.toggle("future", !past);
       row.classList.remove("current");
       if (past) current = row;

@@ -5,7 +5,6 @@ import { h } from "./dom.js";
 import { icon } from "./icons.js";
 import { context, renderSafely, interpolate, cssColor, live } from "./templates.js";
 import * as fmt from "./format.js";
-import { DEFAULT_P10_BUDGET } from "./lockscreen.js";
 
 const STATE_LABEL = { active: "Active", stale: "Stale", ended: "Ended", dismissed: "Dismissed" };
 
@@ -63,9 +62,10 @@ export function islands(activity, template, { at = null } = {}) {
       h("figcaption", { text: "Expanded" })));
 }
 
-/** State badges: stale with the content's age, ended with visible-until, dismissed, token, budget
- *  (the server's `priority10_budget`). */
-export function badges(activity, { at = null, budget = DEFAULT_P10_BUDGET } = {}) {
+/** State badges: stale with the content's age, ended with visible-until, dismissed, token, and
+ *  over the priority-10 budget as the server judges it (`priority10_heavy`, the rule of
+ *  `liveactivity_priority10_heavy_activities`, against `budget`: the server's `priority10_budget`). */
+export function badges(activity, { at = null, budget = null } = {}) {
   const now = at ?? fmt.nowSeconds();
   const out = [];
   const st = activity.state;
@@ -94,8 +94,9 @@ export function badges(activity, { at = null, budget = DEFAULT_P10_BUDGET } = {}
     out.push(badge("badge-invalid", `Token invalidated · ${activity.token.invalid_reason ?? "APNs"}`,
       "APNs said this push token is dead: pushes to it cannot reach the phone"));
   }
-  if ((activity.priority10_last_hour ?? 0) > budget) {
-    out.push(badge("badge-heavy", `Priority 10 over budget`, `More than ${budget} priority-10 pushes in the last hour: iOS throttles`));
+  if (activity.priority10_heavy) {
+    const more = budget === null ? "More priority-10 pushes in the last hour than the server's budget" : `More than ${budget} priority-10 pushes in the last hour`;
+    out.push(badge("badge-heavy", `Priority 10 over budget`, `${more}: iOS throttles`));
   }
   return h("div", { class: "badges" }, out);
 }
@@ -107,8 +108,8 @@ function pushText(p) {
 }
 
 /** The diagnostics under a card: booking, ids, times, last push, token, priority-10 pushes
- *  against `budget` (the server's `priority10_budget`). */
-export function diagnostics(activity, { at = null, bookingLink = true, budget = DEFAULT_P10_BUDGET } = {}) {
+ *  against `budget` (the server's `priority10_budget`; over it as the server says). */
+export function diagnostics(activity, { at = null, bookingLink = true, budget = null } = {}) {
   const row = (label, ...value) => h("div", { class: "diag-row" }, h("dt", { text: label }), h("dd", {}, ...value));
   const rel = (seconds) => {
     const el = h("span", { class: "muted" });
@@ -122,10 +123,12 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
   const pushClass = !p ? "muted" : p.status === 200 ? "ok" : "bad";
   const tok = activity.token ?? {};
   const p10 = activity.priority10_last_hour ?? 0;
-  const meter = h("span", { class: ["meter", p10 > budget ? "meter-over" : p10 > budget * 0.66 ? "meter-warn" : null] },
+  const over = activity.priority10_heavy === true;
+  // The meter only draws the count against the budget; whether it is over is the server's word.
+  const share = budget === null ? 0 : budget > 0 ? p10 / budget : p10 > 0 ? 1 : 0;
+  const meter = h("span", { class: ["meter", over ? "meter-over" : share > 0.66 ? "meter-warn" : null] },
     h("span", { class: "meter-fill" }));
-  // A budget of 0 (allowed) makes any priority-10 push a full meter.
-  const fill = budget > 0 ? Math.min(100, (p10 / budget) * 100) : p10 > 0 ? 100 : 0;
+  const fill = Math.min(100, share * 100);
   meter.firstChild.style.width = `${fill.toFixed(0)}%`;
   const booking = activity.booking_id;
   return h("dl", { class: "diag" },
@@ -140,7 +143,9 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
     row("Token", tok.fingerprint ? h("span", { class: "mono", title: "SHA-256 fingerprint (first 16 hex)", text: tok.fingerprint }) : h("span", { class: "muted", text: "none" }),
       tok.rotations ? h("span", { class: "muted", text: ` · ${tok.rotations} rotation${tok.rotations > 1 ? "s" : ""}${tok.rotated_at ? ` (${fmt.clock(fmt.toSeconds(tok.rotated_at))})` : ""}` }) : null,
       tok.invalidated ? h("span", { class: "bad", text: ` · invalid: ${tok.invalid_reason ?? "APNs"}` }) : null),
-    row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", p10 > budget ? "bad" : null], text: ` ${p10} / ${budget}`, title: `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }), h("span", { class: "muted", text: " last hour" })));
+    row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", over ? "bad" : null], text: budget === null ? ` ${p10}` : ` ${p10} / ${budget}`,
+      title: budget === null ? "Priority-10 pushes in the last hour" : `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }),
+    h("span", { class: "muted", text: " last hour" })));
 }
 
 /** `#/booking/<id>` (optionally at an instant, Unix seconds, kept to the millisecond). */
@@ -151,7 +156,7 @@ export function bookingHref(id, at = null) {
 }
 
 /** The whole wall card; `budget` is the server's priority-10 budget. */
-export function wallCard(activity, template, { budget = DEFAULT_P10_BUDGET } = {}) {
+export function wallCard(activity, template, { budget = null } = {}) {
   const tint = cssColor(template.tint, null) ?? "#0a84ff";
   const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
   appIcon.style.backgroundColor = tint;

@@ -8,7 +8,6 @@ import { getJSON } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
-import { p10Budget } from "./lockscreen.js";
 
 const REFRESH_MS = 4000;
 const PAGE = 60; // cards added to the page at a time
@@ -24,7 +23,7 @@ export class Wall {
     this.shown = PAGE;
     this.types = new Set();
     this.counts = null;
-    this.budget = p10Budget(null); // the server's priority-10 budget, from each refresh
+    this.budget = null; // the server's priority-10 budget (`priority10_budget`), from each refresh
     this.seq = 0;
     this.timer = null;
     this.running = false;
@@ -144,7 +143,7 @@ export class Wall {
         if (seq !== this.seq) return;
         list = list.concat(body.activities ?? []);
         counts = counts ?? body.counts;
-        budget = budget ?? p10Budget(body);
+        budget = budget ?? (Number.isInteger(body.priority10_budget) ? body.priority10_budget : null);
         cursor = body.next_cursor;
         if (!cursor) break;
         if (page === MAX_PAGES - 1) truncated = true;
@@ -198,11 +197,12 @@ export class Wall {
   /** One line for on-call: what needs a look among the listed activities. */
   renderAttention(list) {
     const count = (pred) => list.filter(pred).length;
+    const perHour = this.budget === null ? "" : ` (${this.budget}/h)`;
     const items = [
       [count((a) => a.state === "stale"), "stale", "stale"],
       [count((a) => a.token?.invalidated && a.state !== "dismissed"), "token invalidated by APNs", "tokens invalidated by APNs"],
       [count((a) => a.last_push && a.last_push.status !== 200 && !a.token?.invalidated), "last push failed", "last pushes failed"],
-      [count((a) => (a.priority10_last_hour ?? 0) > this.budget), `over the priority-10 budget (${this.budget}/h)`, `over the priority-10 budget (${this.budget}/h)`],
+      [count((a) => a.priority10_heavy), `over the priority-10 budget${perHour}`, `over the priority-10 budget${perHour}`],
     ].filter(([n]) => n > 0);
     clear(this.attention);
     this.attention.hidden = items.length === 0;

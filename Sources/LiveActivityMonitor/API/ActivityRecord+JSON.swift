@@ -2,13 +2,21 @@ import JSON
 
 /// The read API's activity shape (DESIGN.md section 6), computed at `now`.
 extension ActivityRecord {
-    func write(to w: inout JSONWriter, now: Double) {
+    /// `priority10Budget` is `--priority10-budget`: `priority10_heavy` says whether the activity
+    /// counts in `liveactivity_priority10_heavy_activities` at `now`.
+    func write(to w: inout JSONWriter, now: Double, priority10Budget: Int) {
+        w.beginObject()
+        writeMembers(to: &w, now: now, priority10Budget: priority10Budget)
+        w.endObject()
+    }
+
+    /// The activity's members, for an object the caller opened (and may add to).
+    func writeMembers(to w: inout JSONWriter, now: Double, priority10Budget: Int) {
         func date(_ key: String, _ value: Double?) {
             w.key(key)
             w.string(value.map(RFC3339.format))
         }
         let state = state(at: now)
-        w.beginObject()
         w.key("activity_id"); w.string(activityID)
         w.key("booking_id"); w.string(bookingID)
         w.key("attributes_type"); w.string(attributesType)
@@ -46,7 +54,7 @@ extension ActivityRecord {
             w.null()
         }
         w.key("priority10_last_hour"); w.number(Int64(priority10Count(at: now)))
-        w.endObject()
+        w.key("priority10_heavy"); w.bool(isPriority10Heavy(at: now, budget: priority10Budget))
     }
 
     /// The dashboard's order, which is the phone's: relevance score (highest first), then the

@@ -2,6 +2,10 @@ import HTTPServer
 import JSON
 
 /// `/api/activities`, `/api/activities/{id}` and `/api/bookings/{id}` (DESIGN.md section 6).
+///
+/// An activity's or a booking's events carry their effects, and `?at=` answers the activities
+/// as they were at an instant: both from a `HistoryReplay` of the stored events through the
+/// writer's own engine, on the reading thread (one booking's events, never the writer's lock).
 struct ReadHandlers: Sendable {
     let store: EventStore
     /// `--priority10-budget`, stated in the list and booking responses so that the dashboard
@@ -122,7 +126,7 @@ struct ReadHandlers: Sendable {
             w.beginObject()
             w.key("activities")
             w.beginArray()
-            for r in page { r.write(to: &w, now: now) }
+            for r in page { r.write(to: &w, now: now, priority10Budget: priority10Budget) }
             w.endArray()
             w.key("next_cursor"); w.string(more ? page.last.map { Cursor($0).text } : nil)
             w.key("counts")
@@ -136,54 +140,112 @@ struct ReadHandlers: Sendable {
         }
     }
 
-    func activity(_ id: String) throws(APIError) -> HTTPResponse {
+    func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
+        let asked = try Self.instant(query), at = Self.limit(asked)
         let now = store.clock.now()
-        let record: ActivityRecord?, events: [String]
+        let record: ActivityRecord?, rows: [StoredEventRow]
         do {
             record = try store.record(id)
-            events = try store.eventDocuments(activityID: id)
+            rows = try store.storedEvents(activityID: id)
         } catch { throw EventStore.unavailable(error) }
         guard let record else { throw .notFound("no activity \"\(id)\"") }
+        let replayable = Self.startIsStored(record, in: rows)
+        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id])
         var w = JSONWriter()
-        record.write(to: &w, now: now)
-        // Reopen the activity object to append its events.
-        var bytes = w.bytes
-        bytes.removeLast()
-        bytes += Array(",\"events\":".utf8) + Self.array(events) + [UInt8(ascii: "}")]
-        return .json(bytes)
+        w.beginObject()
+        if let at {
+            guard replayable else {
+                throw .notFound("activity \"\(id)\" cannot be replayed: its start is no longer stored (pruned)")
+            }
+            guard let past = replay.records[id] else {
+                throw .notFound("activity \"\(id)\" had not started at \(RFC3339.format(asked ?? 0))")
+            }
+            past.writeMembers(to: &w, now: at, priority10Budget: priority10Budget)
+        } else {
+            record.writeMembers(to: &w, now: now, priority10Budget: priority10Budget)
+        }
+        w.key("transitions"); replay.writePassages(to: &w)
+        w.key("events"); Self.writeEvents(rows, until: at, replay, to: &w)
+        w.endObject()
+        return .json(w.bytes)
     }
 
-    func booking(_ id: String) throws(APIError) -> HTTPResponse {
+    func booking(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
+        let asked = try Self.instant(query), at = Self.limit(asked)
         let now = store.clock.now()
-        let records: [ActivityRecord], events: [String]
+        let records: [ActivityRecord], rows: [StoredEventRow], notReplayed: Set<String>
         do {
             records = try store.records(bookingID: id)
-            events = try store.eventDocuments(bookingID: id)
+            rows = try store.storedEvents(bookingID: id)
+            notReplayed = try notReplayable(records, rows)
         } catch { throw EventStore.unavailable(error) }
-        guard !records.isEmpty || !events.isEmpty else { throw .notFound("no booking \"\(id)\"") }
+        guard !records.isEmpty || !rows.isEmpty else { throw .notFound("no booking \"\(id)\"") }
+        let replay = HistoryReplay(rows, until: at, skipping: notReplayed)
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)
+        if let asked { w.key("at"); w.string(RFC3339.format(asked)) }
         w.key("activities")
         w.beginArray()
-        for r in records { r.write(to: &w, now: now) }
+        if let at {
+            for r in replay.records(bookingID: id) { r.write(to: &w, now: at, priority10Budget: priority10Budget) }
+        } else {
+            for r in records { r.write(to: &w, now: now, priority10Budget: priority10Budget) }
+        }
         w.endArray()
         w.key("priority10_budget"); w.number(Int64(priority10Budget))
+        // The booking's activities the replay cannot rebuild (at `at`: those started by then).
+        w.key("not_replayed")
+        w.beginArray()
+        for r in records where notReplayed.contains(r.activityID) && r.startedAt <= at ?? .infinity {
+            w.string(r.activityID)
+        }
+        w.endArray()
+        w.key("transitions"); replay.writePassages(to: &w)
+        w.key("events"); Self.writeEvents(rows, until: at, replay, to: &w)
         w.endObject()
-        var bytes = w.bytes
-        bytes.removeLast()
-        bytes += Array(",\"events\":".utf8) + Self.array(events) + [UInt8(ascii: "}")]
-        return .json(bytes)
+        return .json(w.bytes)
     }
 
-    /// A JSON array of already-serialised objects.
-    static func array(_ documents: [String]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        for (i, d) in documents.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out += d.utf8
+    /// `?at=`: an RFC 3339 instant, or nil when not given.
+    static func instant(_ query: [String: String]) throws(APIError) -> Double? {
+        guard let text = query["at"] else { return nil }
+        // A query string's "+" arrives as a space: a space has no place in RFC 3339, so it was one.
+        guard let at = RFC3339.parse(String(text.map { $0 == " " ? "+" : $0 })), at.isFinite else {
+            throw .badRequest("at must be an RFC 3339 date-time such as 2026-11-29T14:32:00Z or "
+                              + "2026-11-29T15:32:00.134+01:00, not \"\(text)\"")
         }
-        out.append(UInt8(ascii: "]"))
+        return at
+    }
+
+    /// The replay's limit for `?at=`: the last moment of the instant's millisecond. The API writes
+    /// times to the millisecond (rounded), so an event asked about at its `occurred_at` as written
+    /// is included, and so is what it did.
+    static func limit(_ at: Double?) -> Double? {
+        at.map { (((($0 * 1000).rounded()) + 0.5) / 1000).nextDown }
+    }
+
+    /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
+    /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
+    static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
+        rows.contains { $0.activityID == record.activityID && $0.occurredAt <= record.startedAt }
+    }
+
+    /// The activities among a booking's that the replay cannot rebuild: a booking's activity
+    /// whose start was pruned, and an activity of another booking that one of its events names.
+    private func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow]) throws -> Set<String> {
+        var out = Set(records.filter { !Self.startIsStored($0, in: rows) }.map(\.activityID))
+        let booked = Set(records.map(\.activityID))
+        for id in Set(rows.compactMap(\.activityID)) where !booked.contains(id) {
+            if let other = try store.record(id), !Self.startIsStored(other, in: rows) { out.insert(id) }
+        }
         return out
+    }
+
+    /// The events (up to `until`), in time order, each with what the replay says about it.
+    static func writeEvents(_ rows: [StoredEventRow], until: Double?, _ replay: HistoryReplay, to w: inout JSONWriter) {
+        w.beginArray()
+        for row in rows where row.occurredAt <= until ?? .infinity { w.write(replay.document(row)) }
+        w.endArray()
     }
 }

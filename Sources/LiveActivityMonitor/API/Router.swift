@@ -120,9 +120,9 @@ struct Router: Sendable {
         case "/api/activities":
             return protected(template) { () throws(APIError) in try reads.list(request) }
         case "/api/activities/{activity_id}":
-            return protected(template) { () throws(APIError) in try reads.activity(id ?? "") }
+            return protected(template) { () throws(APIError) in try reads.activity(id ?? "", query: request.query) }
         case "/api/bookings/{booking_id}":
-            return protected(template) { () throws(APIError) in try reads.booking(id ?? "") }
+            return protected(template) { () throws(APIError) in try reads.booking(id ?? "", query: request.query) }
         case "other":
             return protected(template) { () throws(APIError) -> HTTPResponse in
                 guard segments != nil else { throw .notFound("path is not valid percent-encoded UTF-8: \(path)") }

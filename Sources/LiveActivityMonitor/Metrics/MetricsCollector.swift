@@ -78,10 +78,7 @@ struct MetricsCollector: Sendable {
     private func heavyFamily(_ s: MonitorState, now: Double) -> MetricFamily {
         var heavy = 0
         s.records.withRecords { records in
-            for i in records.indices where records[i].priority10.total > priority10Budget {
-                let state = records[i].state(at: now)
-                if state == .active || state == .stale, records[i].priority10Count(at: now) > priority10Budget { heavy += 1 }
-            }
+            for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
     }

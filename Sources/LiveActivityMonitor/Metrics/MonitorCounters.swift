@@ -45,3 +45,18 @@ public struct MonitorCounters: Sendable, Equatable {
         a.counters == b.counters && a.histograms == b.histograms
     }
 }
+
+extension MonitorCounters {
+    /// Moves the counters that follow an event's effect: the one place they are counted (the
+    /// engine decides the effect; nothing tests its conditions again).
+    mutating func count(_ effect: EventEffect, of type: EventType) {
+        switch effect.why {
+        case .duplicate?:
+            inc(MonitorMetrics.ingestDuplicates)
+        case let why? where type == .pushSent && MonitorMetrics.withoutEffectReasons.contains(why):
+            inc(MonitorMetrics.pushesWithoutEffect, why.rawValue)
+        default:
+            break
+        }
+    }
+}

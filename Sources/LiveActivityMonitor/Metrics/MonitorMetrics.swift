@@ -76,11 +76,12 @@ public enum MonitorMetrics {
         families.contains { $0.name == key.family && $0.labels.count == key.labelValues.count }
     }
 
-    /// Why a push had no effect (the `why` label).
-    public enum NoEffect: String, CaseIterable, Sendable {
-        case supersededToken = "superseded_token", ended, dismissed
-        case unknownActivity = "unknown_activity", outOfOrder = "out_of_order"
-    }
+    /// The `why` label of `pushes_without_effect_total`: why an accepted push had no effect. A
+    /// push APNs refused (`failed`) is counted by its answer in `push_requests_total`, a repeated
+    /// event id (`duplicate`) in `ingest_duplicates_total`.
+    public static let withoutEffectReasons: [EventEffect.Why] = [
+        .supersededToken, .ended, .dismissed, .unknownActivity, .outOfOrder,
+    ]
 
     /// Why an ingest request was refused (the `reason` label).
     public enum Rejection: String, CaseIterable, Sendable {

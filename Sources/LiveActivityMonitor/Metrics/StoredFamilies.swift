@@ -17,7 +17,7 @@ public enum StoredFamilies {
     /// scrape; per-type families start at zero for every attributes type seen.
     private static func zeroSeries(_ family: M.Family, types: [String]) -> [[String]] {
         switch family.name {
-        case M.pushesWithoutEffect.name: M.NoEffect.allCases.map { [$0.rawValue] }
+        case M.pushesWithoutEffect.name: M.withoutEffectReasons.map { [$0.rawValue] }
         case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
         case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
         case M.ingestDuplicates.name, M.ingestConflicts.name: [[]]

@@ -100,6 +100,16 @@ public struct ActivityRecord: Sendable, Equatable {
         priority10.count(at: now)
     }
 
+    /// Whether it counts in `liveactivity_priority10_heavy_activities` at `now`: still live and
+    /// sent more priority-10 pushes in the last hour than `budget` (`--priority10-budget`). The
+    /// read API states it per activity, so that the dashboard's badge is the gauge's rule.
+    public func isPriority10Heavy(at now: Double, budget: Int) -> Bool {
+        // The total first: cheaper than the state, and most activities stay far below the budget.
+        guard priority10.total > budget else { return false }
+        let state = state(at: now)
+        return (state == .active || state == .stale) && priority10Count(at: now) > budget
+    }
+
     /// The next instant at which time alone changes this activity's state, if any.
     public var nextDeadline: Double? {
         if dismissedAt != nil { return nil }

@@ -1,31 +1,45 @@
 import JSON
 
 /// The lock-screen rules (DESIGN.md sections 2 and 4) as transitions of one `ActivityRecord`:
-/// applying an event, and letting time pass. Every change a metric counts is counted here,
-/// exactly once, so the counters follow the state and nothing else.
+/// applying an event, and letting time pass. Applying an event returns its effect; every state
+/// change a metric counts (a start, an end, a rotation…) is counted here, exactly once, so the
+/// counters follow the state and nothing else. The counters that follow an effect are moved
+/// from it by the caller (`MonitorCounters.count(_:of:)`), never by testing its conditions again.
 public struct StateEngine: Sendable {
     typealias M = MonitorMetrics
 
     public init() {}
 
+    /// What applying one event did: its effect, and what time changed on the way (the activity
+    /// is brought to the event's time first, and an end may take it off the lock screen at once).
+    struct Outcome {
+        var effect: EventEffect
+        var passed: [TimeTransition] = []
+    }
+
     /// Applies one newly stored event. `record` is the activity as known before it (nil when
     /// the activity was never started); after the call it is the activity as known after it.
     /// The push families go to `pushes`, which the caller adds to `counters` once per batch.
     func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
-               pushes: inout PushTally, labels: inout AttributesTypeLabels) {
+               pushes: inout PushTally, labels: inout AttributesTypeLabels) -> Outcome {
         let t = event.occurredAt
-        if record != nil { advance(&record!, to: t, counters: &counters, labels: labels) }
+        var passed: [TimeTransition] = []
+        if record != nil { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
 
+        let effect: EventEffect
         switch event.type {
         case .activityStarted:
-            start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
+            effect = start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
         case .pushSent:
-            applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels)
+            effect = applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels, passed: &passed)
         case .activityUpdated:
-            guard record?.isEnded(at: t) == false else { return }
-            applyContent(event, to: &record!)
+            guard let r = record else { effect = .noEffect(.unknownActivity); break }
+            if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
+            effect = applyContent(event, to: &record!)
         case .activityTokenUpdated:
-            guard var r = record, let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { return }
+            guard var r = record else { effect = .noEffect(.unknownActivity); break }
+            // The same token again confirms the current one.
+            guard let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { effect = .applied; break }
             if r.tokenFingerprint != nil {
                 r.tokenRotations += 1
                 counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
@@ -33,17 +47,23 @@ public struct StateEngine: Sendable {
                 // superseded (the newest rotation names the current token).
                 if let rotatedAt = r.tokenRotatedAt, t < rotatedAt {
                     record = r
-                    return
+                    effect = .noEffect(.supersededToken)
+                    break
                 }
                 r.tokenRotatedAt = t
             }
             r.tokenFingerprint = fingerprint
             r.tokenInvalidReason = nil
             record = r
+            effect = .applied
         case .activityStale:
+            guard var r = record else { effect = .noEffect(.unknownActivity); break }
+            if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
             // Stale "until a newer update": a report older than the content shown (one that
             // arrived after that content) is about content the phone no longer shows.
-            guard var r = record, !r.isEnded(at: t), !r.reportedStale, t >= r.contentTimestamp else { return }
+            guard t >= r.contentTimestamp else { effect = .noEffect(.outOfOrder); break }
+            effect = .applied
+            guard !r.reportedStale else { break }
             r.reportedStale = true
             if !r.staleCounted {
                 r.staleCounted = true
@@ -51,61 +71,91 @@ public struct StateEngine: Sendable {
             }
             record = r
         case .activityEnded:
-            guard var r = record else { return }
-            if !r.isEnded(at: t) {
+            guard var r = record else { effect = .noEffect(.unknownActivity); break }
+            if let ended = Self.ended(r, at: t) {
+                effect = .noEffect(ended)
+            } else {
                 if let content = event.contentState, event.timestamp > r.contentTimestamp {
                     r.contentState = content
                     r.contentTimestamp = event.timestamp
                 }
                 end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
                     counters: &counters, labels: labels)
+                effect = .applied
             }
-            advance(&r, to: t, counters: &counters, labels: labels)
+            passed += advance(&r, to: t, counters: &counters, labels: labels)
             record = r
         case .activityDismissed:
-            guard var r = record else { return }
+            guard var r = record else { effect = .noEffect(.unknownActivity); break }
             if !r.isEnded(at: t) {
                 end(&r, at: t, by: .app, policy: .immediate, dismissalDate: nil, counters: &counters, labels: labels)
             }
             if r.dismissedAt == nil {
                 r.dismissedAt = t
                 counters.inc(M.dismissed, labels.label(for: r.attributesType))
+                effect = .applied
+            } else {
+                effect = .noEffect(.dismissed)
             }
             record = r
         }
+        return Outcome(effect: effect, passed: passed)
+    }
+
+    /// Why a push at `t` comes too late for the activity: it had left the lock screen, or ended.
+    private static func over(_ r: ActivityRecord, at t: Double) -> EventEffect.Why? {
+        switch r.state(at: t) {
+        case .dismissed: .dismissed
+        case .ended: .ended
+        default: nil
+        }
+    }
+
+    /// Why a device's report at `t` comes too late: the activity had ended by then (and perhaps
+    /// left the lock screen).
+    private static func ended(_ r: ActivityRecord, at t: Double) -> EventEffect.Why? {
+        guard r.isEnded(at: t) else { return nil }
+        return r.state(at: t) == .dismissed ? .dismissed : .ended
     }
 
     /// Lets time pass up to `time`: the system end at 8 h, removal from the lock screen, the
-    /// stale date. Moving backwards changes nothing.
+    /// stale date. Moving backwards changes nothing. Returns what changed, oldest first.
+    @discardableResult
     public func advance(_ record: inout ActivityRecord, to time: Double,
-                        counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+                        counters: inout MonitorCounters, labels: AttributesTypeLabels) -> [TimeTransition] {
         let type = labels.label(for: record.attributesType)
+        var passed: [TimeTransition] = []
         if !record.staleCounted, !record.reportedStale, let staleDate = record.staleDate,
            staleDate <= time, staleDate < (record.endedAt ?? record.systemEndAt) {
             record.staleCounted = true
             counters.inc(M.staleTransitions, type)
+            passed.append(TimeTransition(kind: .stale, at: staleDate))
         }
         if record.endedAt == nil, time >= record.systemEndAt {
             record.endedAt = record.systemEndAt
             record.endedBy = .system
             counters.inc(M.ended, type, EndedBy.system.rawValue)
+            passed.append(TimeTransition(kind: .ended, at: record.systemEndAt))
         }
         if record.dismissedAt == nil, let until = record.visibleUntil, time >= until {
             record.dismissedAt = until
             counters.inc(M.dismissed, type)
+            passed.append(TimeTransition(kind: .dismissed, at: until))
         }
+        return passed
     }
 
     private func start(_ event: Event, source: StartSource, record: inout ActivityRecord?,
-                       counters: inout MonitorCounters, labels: inout AttributesTypeLabels) {
-        guard let id = event.activityID, let type = event.attributesType else { return }
+                       counters: inout MonitorCounters, labels: inout AttributesTypeLabels) -> EventEffect {
+        // The validator requires both on a start; a push-to-start is only sent here with both.
+        guard let id = event.activityID, let type = event.attributesType else { return .noEffect(.unknownActivity) }
         if var existing = record {
             // Already known (a push-to-start came first, or a repeated start): fill gaps only.
             existing.attributes = existing.attributes ?? event.attributes
             existing.tokenFingerprint = existing.tokenFingerprint ?? event.tokenFingerprint
             existing.app = existing.app ?? event.app
             record = existing
-            return
+            return .applied
         }
         var r = ActivityRecord(activityID: id, bookingID: event.bookingID, attributesType: type,
                                startedAt: event.occurredAt, source: source)
@@ -118,28 +168,33 @@ public struct StateEngine: Sendable {
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
         record = r
+        return .applied
     }
 
     private func applyPush(_ event: Event, record: inout ActivityRecord?, counters: inout MonitorCounters,
-                           pushes: inout PushTally, labels: inout AttributesTypeLabels) {
-        guard let push = event.push else { return }
+                           pushes: inout PushTally, labels: inout AttributesTypeLabels,
+                           passed: inout [TimeTransition]) -> EventEffect {
+        guard let push = event.push else { return .applied }  // the validator gives every push.sent one
         pushes.count(push)
 
         // A push-to-start creates the activity, and is then its first push (last push, priority 10).
         if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
-            start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
+            _ = start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
         }
         guard record != nil else {
             if push.invalidatesToken { counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason)) }
-            if push.accepted, push.kind != .start { counters.inc(M.pushesWithoutEffect, M.NoEffect.unknownActivity.rawValue) }
-            return
+            if !push.accepted { return .noEffect(.failed) }
+            // A push-to-start may name no activity (DESIGN.md section 3): the activity begins
+            // with the `activity.started` the device reports.
+            return push.kind == .start ? .applied : .noEffect(.unknownActivity)
         }
         // Changed in place: a copy of a record (a dozen references) per event showed in profiles.
-        applyPush(push, event, to: &record!, counters: &counters, labels: labels)
+        return applyPush(push, event, to: &record!, counters: &counters, labels: labels, passed: &passed)
     }
 
     private func applyPush(_ push: PushResult, _ event: Event, to r: inout ActivityRecord,
-                           counters: inout MonitorCounters, labels: AttributesTypeLabels) {
+                           counters: inout MonitorCounters, labels: AttributesTypeLabels,
+                           passed: inout [TimeTransition]) -> EventEffect {
         let t = event.occurredAt
         // The last push is the latest sent, not the latest reported.
         if t >= r.lastPush?.at ?? -.infinity {
@@ -151,43 +206,35 @@ public struct StateEngine: Sendable {
             r.tokenInvalidReason = push.reason ?? "HTTP \(push.status)"
             counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason))
         }
-        guard push.accepted, push.kind != .start else { return }
+        guard push.accepted else { return .noEffect(.failed) }
+        // A start push for an activity already known: it is its first push, nothing more.
+        guard push.kind != .start else { return .applied }
 
-        let noEffect: M.NoEffect?
-        switch r.state(at: t) {
-        case .dismissed: noEffect = .dismissed
-        case .ended: noEffect = .ended
-        default:
-            if !toCurrentToken { noEffect = .supersededToken }
-            else if push.kind == .update, event.timestamp <= r.contentTimestamp { noEffect = .outOfOrder }
-            else { noEffect = nil }
-        }
-        if let noEffect {
-            counters.inc(M.pushesWithoutEffect, noEffect.rawValue)
-            return
-        }
+        if let over = Self.over(r, at: t) { return .noEffect(over) }
+        if !toCurrentToken { return .noEffect(.supersededToken) }
         if push.kind == .update {
-            applyContent(event, to: &r)
-        } else {
-            if let content = event.contentState, event.timestamp > r.contentTimestamp {
-                r.contentState = content
-                r.contentTimestamp = event.timestamp
-            }
-            end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
-                dismissalDate: event.dismissalDate, counters: &counters, labels: labels)
-            advance(&r, to: t, counters: &counters, labels: labels)
+            return applyContent(event, to: &r)
         }
+        if let content = event.contentState, event.timestamp > r.contentTimestamp {
+            r.contentState = content
+            r.contentTimestamp = event.timestamp
+        }
+        end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
+            dismissalDate: event.dismissalDate, counters: &counters, labels: labels)
+        passed += advance(&r, to: t, counters: &counters, labels: labels)
+        return .applied
     }
 
     /// A newer content replaces the shown one whole, with its stale date; an older one is dropped.
-    private func applyContent(_ event: Event, to r: inout ActivityRecord) {
-        guard event.timestamp > r.contentTimestamp else { return }
+    private func applyContent(_ event: Event, to r: inout ActivityRecord) -> EventEffect {
+        guard event.timestamp > r.contentTimestamp else { return .noEffect(.outOfOrder) }
         if let content = event.contentState { r.contentState = content }
         r.contentTimestamp = event.timestamp
         r.staleDate = event.staleDate
         r.reportedStale = false
         r.staleCounted = false
         if let score = event.relevanceScore { r.relevanceScore = score }
+        return .applied
     }
 
     private func end(_ r: inout ActivityRecord, at t: Double, by: EndedBy, policy: DismissalPolicy?,

@@ -41,11 +41,17 @@ struct CommitChanges {
         // in place (a copy per event was 5% of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         acceptedByType[event.type, default: 0] += 1
-        engine.apply(event, to: &current, counters: &counters, pushes: &pushes, labels: &labels)
+        let effect = engine.apply(event, to: &current, counters: &counters, pushes: &pushes, labels: &labels).effect
+        counters.count(effect, of: event.type)
         if let id = current?.activityID {
             changed.insert(id)
             working[id] = current.take()
         }
+    }
+
+    /// Counts an event not stored because its id already was: its effect is `duplicate`.
+    mutating func duplicate(_ event: Event) {
+        counters.count(.noEffect(.duplicate), of: event.type)
     }
 
     /// Ends the commit at `now`: counts its events, brings in the records whose deadline is

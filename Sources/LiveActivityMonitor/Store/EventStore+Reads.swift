@@ -52,11 +52,21 @@ extension EventStore {
 
     /// Stored events (as JSON object texts with `received_at`) in `occurred_at` order, ties in arrival order.
     public func eventDocuments(activityID: String) throws -> [String] {
-        try eventDocuments(sql: Self.activityEventsSQL, value: activityID)
+        try storedEvents(activityID: activityID).map(\.document)
     }
 
     public func eventDocuments(bookingID: String) throws -> [String] {
-        try eventDocuments(sql: Self.bookingEventsSQL, value: bookingID)
+        try storedEvents(bookingID: bookingID).map(\.document)
+    }
+
+    /// An activity's stored events, in `occurred_at` order, ties in arrival order.
+    func storedEvents(activityID: String) throws -> [StoredEventRow] {
+        try storedEvents(sql: Self.activityEventsSQL, value: activityID)
+    }
+
+    /// A booking's stored events, in `occurred_at` order, ties in arrival order.
+    func storedEvents(bookingID: String) throws -> [StoredEventRow] {
+        try storedEvents(sql: Self.bookingEventsSQL, value: bookingID)
     }
 
     /// An activity's events: those filed in `activity_events` (up to `applied_seq`), and the few
@@ -64,10 +74,10 @@ extension EventStore {
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """
-        SELECT body, received_at, occurred_at, seq FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
         WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
         UNION ALL
-        SELECT body, received_at, occurred_at, seq FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
         ORDER BY occurred_at, seq
         """
@@ -75,30 +85,27 @@ extension EventStore {
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
     /// and every event of the booking's activities (which inherit it without naming it), once each.
     static let bookingEventsSQL = """
-        SELECT body, received_at, occurred_at, seq FROM events WHERE booking_id = ?1
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events WHERE booking_id = ?1
         UNION
-        SELECT body, received_at, occurred_at, seq FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
         WHERE seq IN (SELECT seq FROM activity_events
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
-        SELECT body, received_at, occurred_at, seq FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state)
           AND activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
         ORDER BY occurred_at, seq
         """
 
-    private func eventDocuments(sql: String, value: String) throws -> [String] {
+    private func storedEvents(sql: String, value: String) throws -> [StoredEventRow] {
         try readers.read { db in
             let s = try db.cached(sql)
             defer { s.reset() }
             try s.bind(value, at: 1)
-            var out: [String] = []
+            var out: [StoredEventRow] = []
             while try s.step() {
-                // The body is an object our writer produced: splice received_at in before its '}'.
-                var body = s.text(0) ?? "{}"
-                body.removeLast()
-                let comma = body.count > 1 ? "," : ""
-                out.append(body + comma + "\"received_at\":\"" + RFC3339.format(s.double(1)) + "\"}")
+                out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
+                                          occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6)))
             }
             return out
         }

@@ -257,7 +257,7 @@ public final class EventStore: Sendable {
                         insert.reset()
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
-                            changes.counters.inc(MonitorMetrics.ingestDuplicates)
+                            changes.duplicate(event)
                             if try Self.conflicts(event.key, body, db) {
                                 summaries[j].conflicts += 1
                                 changes.counters.inc(MonitorMetrics.ingestConflicts)

@@ -1,0 +1,57 @@
+/// What one event did to the lock screen (DESIGN.md section 4): `applied`, or `no_effect` with
+/// why, and the warnings it raised either way. The state engine returns it for every event it
+/// applies; the counters are moved from it (`MonitorCounters.count(_:of:)`) and the read API
+/// shows it per event, from a replay through the same engine (`HistoryReplay`).
+public struct EventEffect: Sendable, Hashable {
+    /// Why an event changed nothing; nil when it was applied.
+    public var why: Why?
+    public var warnings: [Warning]
+
+    public init(why: Why? = nil, warnings: [Warning] = []) {
+        self.why = why
+        self.warnings = warnings
+    }
+
+    public static let applied = EventEffect()
+
+    public static func noEffect(_ why: Why) -> EventEffect {
+        EventEffect(why: why)
+    }
+
+    public enum Result: String, Sendable {
+        case applied
+        case noEffect = "no_effect"
+    }
+
+    public var result: Result { why == nil ? .applied : .noEffect }
+
+    public enum Why: String, Sendable, CaseIterable {
+        /// An update not newer (by its `timestamp`) than the content shown.
+        case outOfOrder = "out_of_order"
+        /// Sent to, or reporting, a token that a later rotation replaced.
+        case supersededToken = "superseded_token"
+        case ended
+        case dismissed
+        /// No activity with this id was started (yet).
+        case unknownActivity = "unknown_activity"
+        /// APNs did not answer 200: nothing reached the phone.
+        case failed
+        /// An event id already stored: stored once, applied once (the store finds these; the
+        /// engine never sees them).
+        case duplicate
+    }
+
+    /// Something strange but possible about an event, shown with it and counted. Named in
+    /// camel case; the wire name is its snake case (`timestampInFuture` reads
+    /// `timestamp_in_future`), so that adding one is adding its case. None yet: version 2's
+    /// warnings (DESIGN.md section 4) come with their rules.
+    public enum Warning: Sendable, Hashable, CaseIterable {
+        public var name: String {
+            var out = ""
+            for c in String(describing: self) {
+                if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+            }
+            return out
+        }
+    }
+}

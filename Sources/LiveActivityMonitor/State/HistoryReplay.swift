@@ -1,0 +1,163 @@
+import JSON
+
+/// A booking's or an activity's stored events applied again through a fresh `StateEngine`, the
+/// writer's own code, in the order the writer applied them: what each event did (its effect, and
+/// what it met and changed), the activities as they were at an instant, and what time alone
+/// changed. The read API's effects, `?at=` answers and time-driven rows all come from here, so
+/// that no rule has a second implementation (not in the API, not in the dashboard).
+///
+/// The writer ends each commit by letting time pass to the commit's `now` for every activity;
+/// the replay does the same between the receipt times of the events it replays. Sweeps that
+/// ran between two commits of the booking, and commits of other bookings, are not in the event
+/// log: an end or dismissal reported after a deadline it happened before (an app's end reported
+/// after the 8-hour end passed) may have been judged against a record the writer had already
+/// moved past that deadline. Everything else is applied exactly as the writer applied it.
+struct HistoryReplay {
+    /// What an event met: the activity as it was just before the event (at the event's time).
+    struct Before: Equatable {
+        var state: ActivityState
+        var contentTimestamp: Double
+        var tokenFingerprint: String?
+    }
+
+    /// One key of the content shown that an event changed; nil for absent.
+    struct ContentChange: Equatable {
+        var key: String
+        var from: JSONValue?
+        var to: JSONValue?
+    }
+
+    /// What the replay says about one event.
+    struct Note: Equatable {
+        var effect: EventEffect
+        var before: Before?
+        var contentChanges: [ContentChange] = []
+        /// The token APNs invalidated with this push (its reason), if it did.
+        var tokenInvalidated: String?
+    }
+
+    struct Passage: Equatable {
+        var activityID: String
+        var transition: TimeTransition
+    }
+
+    private let engine = StateEngine()
+    private var counters = MonitorCounters()
+    private var pushes = PushTally()
+    private var labels = AttributesTypeLabels()
+    private var timePassedTo = -Double.infinity
+    /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
+    /// every change was a tenth of a booking's answer).
+    private var parsed: [String: (text: JSONText, object: JSONObject)] = [:]
+
+    /// The activities the replayed events started, as they were at `until` (or after every event).
+    private(set) var records: [String: ActivityRecord] = [:]
+    /// By event `seq`; none for an event not replayed (after `until`, unreadable, skipped).
+    private(set) var notes: [Int64: Note] = [:]
+    /// What time alone changed, in time order: up to `until`, or, without one, every change the
+    /// events so far make due, including those still to come.
+    private(set) var passages: [Passage] = []
+
+    /// - Parameters:
+    ///   - rows: stored events in any order; applied by `seq`.
+    ///   - until: replays the events that occurred by this instant and brings the activities to
+    ///     it. Nil: every event, then the changes time will make.
+    ///   - skipping: activities whose events are left out (their start is no longer stored).
+    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = []) {
+        let limit = until ?? .infinity
+        var commit: Double?, finished: Double?
+        for row in rows.sorted(by: { $0.seq < $1.seq }) {
+            if row.receivedAt != commit {
+                finished = commit.map { max($0, finished ?? $0) }
+                commit = row.receivedAt
+            }
+            guard row.occurredAt <= limit, let event = row.event else { continue }
+            if let id = event.activityID, skipping.contains(id) { continue }
+            // The writer ended the commits before this one by letting time pass to their `now`.
+            if let finished { letTimePass(to: min(finished, limit)) }
+            apply(event, seq: row.seq)
+        }
+        if let until {
+            letTimePass(to: until)
+        } else {
+            projectDeadlines()
+        }
+        // In time order; at one instant, by activity, then stale, ended, dismissed (a total order:
+        // two replays of the same events list them alike).
+        passages.sort {
+            let a = $0.transition, b = $1.transition
+            if a.at != b.at { return a.at < b.at }
+            if $0.activityID != $1.activityID { return $0.activityID < $1.activityID }
+            return TimeTransition.Kind.allCases.firstIndex(of: a.kind)! < TimeTransition.Kind.allCases.firstIndex(of: b.kind)!
+        }
+    }
+
+    /// The activities of `bookingID` as they were, in start order (the read API's order).
+    func records(bookingID: String) -> [ActivityRecord] {
+        records.values.filter { $0.bookingID == bookingID }
+            .sorted { ($0.startedAt, $0.activityID) < ($1.startedAt, $1.activityID) }
+    }
+
+    private mutating func apply(_ event: Event, seq: Int64) {
+        let t = event.occurredAt
+        var record = event.activityID.flatMap { records[$0] }
+        let old = record
+        let outcome = engine.apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
+        var note = Note(effect: outcome.effect)
+        note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
+        if let record {
+            if record.contentState != old?.contentState {
+                let before = content(old?.contentState, of: record.activityID)
+                note.contentChanges = Self.changes(from: before, to: content(record.contentState, of: record.activityID))
+            }
+            if record.tokenInvalidReason != nil, old?.tokenInvalidReason == nil {
+                note.tokenInvalidated = record.tokenInvalidReason
+            }
+            records[record.activityID] = record
+            passages += outcome.passed.map { Passage(activityID: record.activityID, transition: $0) }
+        }
+        notes[seq] = note
+    }
+
+    private mutating func letTimePass(to time: Double) {
+        guard time > timePassedTo else { return }
+        timePassedTo = time
+        for id in records.keys {
+            let passed = engine.advance(&records[id]!, to: time, counters: &counters, labels: labels)
+            passages += passed.map { Passage(activityID: id, transition: $0) }
+        }
+    }
+
+    /// Lets time run out for every activity: each change the events so far make due.
+    private mutating func projectDeadlines() {
+        for id in records.keys {
+            while let next = records[id]!.nextDeadline {
+                let passed = engine.advance(&records[id]!, to: next, counters: &counters, labels: labels)
+                if passed.isEmpty { break }
+                passages += passed.map { Passage(activityID: id, transition: $0) }
+            }
+        }
+    }
+
+    /// A content-state as an object (empty when absent), parsed once per activity and text.
+    private mutating func content(_ text: JSONText?, of activityID: String) -> JSONObject {
+        guard let text else { return JSONObject() }
+        if let known = parsed[activityID], known.text == text { return known.object }
+        guard case .object(let object)? = try? JSONParser.parse(text.text) else { return JSONObject() }
+        parsed[activityID] = (text, object)
+        return object
+    }
+
+    /// The keys whose values differ between two content-states, in the order the old one had
+    /// them, then the new keys.
+    static func changes(from before: JSONObject, to after: JSONObject) -> [ContentChange] {
+        var out: [ContentChange] = []
+        for (key, value) in before.entries where after[key] != value {
+            out.append(ContentChange(key: key, from: value, to: after[key]))
+        }
+        for (key, value) in after.entries where before[key] == nil {
+            out.append(ContentChange(key: key, from: nil, to: value))
+        }
+        return out
+    }
+}

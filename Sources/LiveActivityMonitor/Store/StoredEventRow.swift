@@ -1,0 +1,29 @@
+/// One row of the `events` table as the read API serves it and a replay reads it.
+struct StoredEventRow: Sendable {
+    /// Arrival order: the order in which the writer applied the events.
+    var seq: Int64
+    /// The event as stored (`EventValidator.storedBody`, perhaps with an inherited booking).
+    var body: String
+    /// The `now` of the commit that stored it.
+    var receivedAt: Double
+    var occurredAt: Double
+    /// The client's `id`, and the `booking_id` the client gave (the column; the body may also
+    /// carry an inherited one).
+    var key: String?
+    var bookingID: String?
+    var activityID: String?
+
+    /// The stored text with `received_at` spliced in before its closing brace: the read API's
+    /// event before its effect.
+    var document: String {
+        var text = body
+        text.removeLast()
+        let comma = text.utf8.count > 1 ? "," : ""
+        return text + comma + "\"received_at\":\"" + RFC3339.format(receivedAt) + "\"}"
+    }
+
+    /// The event as the writer applied it, or nil if its text no longer validates.
+    var event: Event? {
+        EventValidator.stored(body: body, key: key, bookingID: bookingID, occurredAt: occurredAt)
+    }
+}

@@ -1,0 +1,183 @@
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// The state engine called directly: the effect it returns for each rule (DESIGN.md section 4),
+/// and the counters moved from those effects in one place.
+@Suite struct StateEngineEffectTests {
+    static let t0 = TestServer.base
+    static let tokenA = "a1a1a1a1a1a1a1a1", tokenB = "b2b2b2b2b2b2b2b2"
+
+    /// One activity's record and the counters, fed event by event as the writer feeds them.
+    struct Engine {
+        var record: ActivityRecord?
+        var counters = MonitorCounters()
+        var pushes = PushTally()
+        var labels = AttributesTypeLabels()
+        var passed: [TimeTransition] = []
+
+        /// Applies `event` and counts its effect, as `CommitChanges.apply` does.
+        @discardableResult
+        mutating func apply(_ event: Event) -> EventEffect {
+            let outcome = StateEngine().apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
+            counters.count(outcome.effect, of: event.type)
+            passed += outcome.passed
+            return outcome.effect
+        }
+
+        func withoutEffect(_ why: String) -> Double {
+            counters.value(MonitorMetrics.pushesWithoutEffect, why)
+        }
+    }
+
+    static func event(_ type: EventType, _ at: Double, activity: String? = "a1", timestamp: Double? = nil,
+                      token: String? = nil, content: String? = nil) -> Event {
+        var e = Event(type: type, occurredAt: t0 + at)
+        e.activityID = activity
+        e.timestamp = t0 + (timestamp ?? at)
+        e.tokenFingerprint = token
+        e.contentState = content.map { JSONText(written: $0) }
+        return e
+    }
+
+    static func started(_ at: Double = 0, token: String = tokenA, staleDate: Double? = nil) -> Event {
+        var e = event(.activityStarted, at, token: token, content: #"{"progress":0.1}"#)
+        e.bookingID = "BK-1"
+        e.attributesType = "LiveActivityAttributes"
+        e.staleDate = staleDate.map { t0 + $0 }
+        return e
+    }
+
+    static func push(_ kind: PushKind, _ at: Double, status: Int = 200, reason: String? = nil, timestamp: Double? = nil,
+                     token: String = tokenA, activity: String? = "a1", priority: Int = 10) -> Event {
+        var e = event(.pushSent, at, activity: activity, timestamp: timestamp, token: token,
+                      content: #"{"progress":\#(at)}"#)
+        e.push = PushResult(kind: kind, status: status, reason: reason, latencyMs: 40, priority: priority)
+        return e
+    }
+
+    @Test func appliedEventsSayApplied() {
+        var engine = Engine()
+        #expect(engine.apply(Self.started()) == .applied)
+        #expect(engine.apply(Self.push(.update, 60)) == .applied)
+        #expect(engine.apply(Self.event(.activityUpdated, 120, content: #"{"progress":0.5}"#)) == .applied)
+        #expect(engine.apply(Self.event(.activityTokenUpdated, 180, token: Self.tokenB)) == .applied)
+        #expect(engine.apply(Self.event(.activityStale, 200)) == .applied)
+        #expect(engine.apply(Self.push(.end, 240, token: Self.tokenB)) == .applied)
+        #expect(engine.record?.endedBy == .push)
+        #expect(EventEffect.applied.result == .applied && EventEffect.applied.warnings.isEmpty)
+        #expect(engine.counters.counters.keys.allSatisfy { $0.family != MonitorMetrics.pushesWithoutEffect.name })
+    }
+
+    @Test func anOlderUpdateIsOutOfOrder() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        engine.apply(Self.push(.update, 60))
+        let older = engine.apply(Self.push(.update, 90, timestamp: 30))
+        #expect(older == .noEffect(.outOfOrder))
+        #expect(older.result == .noEffect && older.warnings.isEmpty)
+        #expect(engine.apply(Self.push(.update, 100, timestamp: 60)) == .noEffect(.outOfOrder), "an equal timestamp is not newer")
+        #expect(engine.record?.contentTimestamp == Self.t0 + 60)
+        #expect(engine.withoutEffect("out_of_order") == 2)
+        // The app's own update and a stale report about older content: no push, not counted.
+        #expect(engine.apply(Self.event(.activityUpdated, 110, timestamp: 50, content: "{}")) == .noEffect(.outOfOrder))
+        #expect(engine.apply(Self.event(.activityStale, 50)) == .noEffect(.outOfOrder))
+        #expect(engine.withoutEffect("out_of_order") == 2)
+    }
+
+    @Test func aPushToTheOldTokenIsSuperseded() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        engine.apply(Self.event(.activityTokenUpdated, 100, token: Self.tokenB))
+        #expect(engine.apply(Self.push(.update, 120, token: Self.tokenA)) == .noEffect(.supersededToken))
+        #expect(engine.withoutEffect("superseded_token") == 1)
+        // A rotation reported after a later one names a token already replaced.
+        #expect(engine.apply(Self.event(.activityTokenUpdated, 50, token: "c3c3c3c3c3c3c3c3")) == .noEffect(.supersededToken))
+        #expect(engine.record?.tokenFingerprint == Self.tokenB)
+        #expect(engine.record?.tokenRotations == 2)
+        #expect(engine.withoutEffect("superseded_token") == 1, "a device's report is no push")
+    }
+
+    @Test func afterTheEndNothingApplies() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        engine.apply(Self.event(.activityEnded, 100))
+        #expect(engine.apply(Self.push(.update, 120)) == .noEffect(.ended))
+        #expect(engine.apply(Self.event(.activityUpdated, 130, content: "{}")) == .noEffect(.ended))
+        #expect(engine.apply(Self.event(.activityEnded, 140)) == .noEffect(.ended))
+        #expect(engine.apply(Self.event(.activityStale, 150)) == .noEffect(.ended))
+        #expect(engine.withoutEffect("ended") == 1)
+    }
+
+    @Test func afterTheDismissalNothingApplies() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        #expect(engine.apply(Self.event(.activityDismissed, 100)) == .applied)
+        #expect(engine.apply(Self.push(.update, 120)) == .noEffect(.dismissed))
+        #expect(engine.apply(Self.push(.end, 130)) == .noEffect(.dismissed))
+        #expect(engine.apply(Self.event(.activityDismissed, 140)) == .noEffect(.dismissed))
+        #expect(engine.apply(Self.event(.activityUpdated, 150, content: "{}")) == .noEffect(.dismissed))
+        #expect(engine.withoutEffect("dismissed") == 2)
+    }
+
+    @Test func eventsForNoActivityAreUnknown() {
+        var engine = Engine()
+        #expect(engine.apply(Self.push(.update, 10)) == .noEffect(.unknownActivity))
+        #expect(engine.apply(Self.push(.end, 20)) == .noEffect(.unknownActivity))
+        for type in [EventType.activityUpdated, .activityTokenUpdated, .activityStale, .activityEnded, .activityDismissed] {
+            #expect(engine.apply(Self.event(type, 30, token: Self.tokenB)) == .noEffect(.unknownActivity), "\(type)")
+        }
+        #expect(engine.record == nil)
+        #expect(engine.withoutEffect("unknown_activity") == 2, "pushes only")
+        // An accepted push-to-start that names no activity is not a push to an unknown one: the
+        // activity begins when the device reports it.
+        #expect(engine.apply(Self.push(.start, 40, activity: nil)) == .applied)
+        #expect(engine.withoutEffect("unknown_activity") == 2)
+    }
+
+    @Test func aPushAPNsRefusedFailed() {
+        var engine = Engine()
+        #expect(engine.apply(Self.push(.update, 10, status: 410, reason: "Unregistered")) == .noEffect(.failed),
+                "refused for an unknown activity: failed first")
+        engine.apply(Self.started(20))
+        #expect(engine.apply(Self.push(.update, 60, status: 429, reason: "TooManyRequests")) == .noEffect(.failed))
+        #expect(engine.apply(Self.push(.update, 70, status: 0)) == .noEffect(.failed), "no answer at all")
+        #expect(engine.apply(Self.push(.update, 80, status: 410, reason: "Unregistered")) == .noEffect(.failed))
+        #expect(engine.record?.tokenInvalidReason == "Unregistered")
+        #expect(engine.record?.contentTimestamp == Self.t0 + 20)
+        // Counted by their answers in push_requests_total, never as pushes without effect.
+        #expect(engine.counters.counters.keys.allSatisfy { $0.family != MonitorMetrics.pushesWithoutEffect.name })
+    }
+
+    @Test func aDuplicateIsCountedAsOneFromItsEffect() {
+        var counters = MonitorCounters()
+        counters.count(.noEffect(.duplicate), of: .pushSent)
+        #expect(counters.value(MonitorMetrics.ingestDuplicates) == 1)
+        #expect(counters.counters.count == 1, "a duplicate push is no push without effect: it was counted once already")
+    }
+
+    @Test func everyWhyHasAWireNameAndEveryCountedOneIsAWhy() {
+        #expect(EventEffect.Why.allCases.map(\.rawValue)
+                == ["out_of_order", "superseded_token", "ended", "dismissed", "unknown_activity", "failed", "duplicate"])
+        #expect(MonitorMetrics.withoutEffectReasons.allSatisfy { EventEffect.Why.allCases.contains($0) })
+        #expect(EventEffect.Warning.allCases.isEmpty, "version 2's warnings come with their rules")
+    }
+
+    @Test func timeReportsWhatItChanged() {
+        var engine = Engine()
+        engine.apply(Self.started(staleDate: 600))
+        engine.apply(Self.push(.update, 900, timestamp: 100))  // its stale date passed at 600, before this push
+        #expect(engine.passed == [TimeTransition(kind: .stale, at: Self.t0 + 600)])
+        var counters = MonitorCounters()
+        let passed = StateEngine().advance(&engine.record!, to: Self.t0 + 13 * 3600, counters: &counters, labels: engine.labels)
+        #expect(passed == [TimeTransition(kind: .ended, at: Self.t0 + 8 * 3600),
+                           TimeTransition(kind: .dismissed, at: Self.t0 + 12 * 3600)])
+        // An end with the immediate policy takes the activity off the lock screen at once.
+        var other = Engine()
+        other.apply(Self.started())
+        var end = Self.event(.activityEnded, 50)
+        end.dismissalPolicy = .immediate
+        other.apply(end)
+        #expect(other.passed == [TimeTransition(kind: .dismissed, at: Self.t0 + 50)])
+    }
+}
