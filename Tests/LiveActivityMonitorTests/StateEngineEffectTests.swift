@@ -16,10 +16,12 @@ import Testing
         var labels = AttributesTypeLabels()
         var passed: [TimeTransition] = []
 
-        /// Applies `event` and counts its effect, as `CommitChanges.apply` does.
+        /// Applies `event`, received when it occurred unless said, and counts its effect, as
+        /// `CommitChanges.apply` does.
         @discardableResult
-        mutating func apply(_ event: Event) -> EventEffect {
-            let outcome = StateEngine().apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
+        mutating func apply(_ event: Event, receivedAt: Double? = nil) -> EventEffect {
+            let outcome = StateEngine().apply(event, receivedAt: receivedAt ?? event.occurredAt, to: &record,
+                                              counters: &counters, pushes: &pushes, labels: &labels)
             counters.count(outcome.effect, of: event.type)
             passed += outcome.passed
             return outcome.effect
@@ -160,7 +162,8 @@ import Testing
         #expect(EventEffect.Why.allCases.map(\.rawValue)
                 == ["out_of_order", "superseded_token", "ended", "dismissed", "unknown_activity", "failed", "duplicate"])
         #expect(MonitorMetrics.withoutEffectReasons.allSatisfy { EventEffect.Why.allCases.contains($0) })
-        #expect(EventEffect.Warning.allCases.isEmpty, "version 2's warnings come with their rules")
+        #expect(EventEffect.Warning.allCases.map(\.name)
+                == ["occurred_at_in_future", "ended_before_start", "timestamp_in_future", "timestamp_in_past"])
     }
 
     @Test func timeReportsWhatItChanged() {
@@ -179,5 +182,47 @@ import Testing
         end.dismissalPolicy = .immediate
         other.apply(end)
         #expect(other.passed == [TimeTransition(kind: .dismissed, at: Self.t0 + 50)])
+    }
+
+    /// Issue 19, item 6: impossible dates are stored with a warning and take effect when they
+    /// can have happened, so that no gauge counts an activity for decades.
+    @Test func aStartDatedYearsAheadTakesEffectAtItsReceipt() {
+        var engine = Engine()
+        let received = Self.t0
+        let effect = engine.apply(Self.started(86_400 * 365 * 70), receivedAt: received)
+        #expect(effect == EventEffect(warnings: [.occurredAtInFuture]))
+        #expect(engine.record?.startedAt == received)
+        #expect(engine.record?.contentTimestamp == received, "the defaulted timestamp moves with the date")
+        #expect(engine.record?.state(at: received + 9 * 3600) == .ended, "the 8-hour life counts from the receipt")
+        #expect(engine.counters.value(MonitorMetrics.pushWarnings, "occurred_at_in_future") == 1)
+        // Within 5 minutes of the receipt a date stands as given (clocks differ a little).
+        var near = Engine()
+        #expect(near.apply(Self.started(299), receivedAt: received) == .applied)
+        #expect(near.record?.startedAt == received + 299)
+    }
+
+    @Test func anEndDatedBeforeTheStartEndsAtTheStart() {
+        for type in [EventType.activityEnded, .activityDismissed] {
+            var engine = Engine()
+            engine.apply(Self.started(1000))
+            let effect = engine.apply(Self.event(type, -86_400 * 365 * 25), receivedAt: Self.t0 + 2000)
+            #expect(effect == EventEffect(warnings: [.endedBeforeStart]), "\(type)")
+            #expect(engine.record?.endedAt == Self.t0 + 1000, "\(type)")
+            #expect(engine.counters.value(MonitorMetrics.pushWarnings, "ended_before_start") == 1)
+        }
+    }
+
+    @Test func aTimestampFarFromItsDateIsModelledAsSentAndWarned() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        // Milliseconds-like far future: the phone takes it as newest, then ignores later updates.
+        let ahead = engine.apply(Self.push(.update, 60, timestamp: 3 * 86_400))
+        #expect(ahead == EventEffect(warnings: [.timestampInFuture]))
+        #expect(engine.record?.contentTimestamp == Self.t0 + 3 * 86_400)
+        #expect(engine.apply(Self.push(.update, 120)) == .noEffect(.outOfOrder))
+        let behind = engine.apply(Self.push(.update, 180, timestamp: -2 * 86_400))
+        #expect(behind == EventEffect(why: .outOfOrder, warnings: [.timestampInPast]))
+        #expect(engine.counters.value(MonitorMetrics.pushWarnings, "timestamp_in_future") == 1)
+        #expect(engine.counters.value(MonitorMetrics.pushWarnings, "timestamp_in_past") == 1)
     }
 }

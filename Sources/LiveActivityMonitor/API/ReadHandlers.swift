@@ -228,7 +228,7 @@ struct ReadHandlers: Sendable {
     /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
     /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
     static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
-        rows.contains { $0.activityID == record.activityID && $0.occurredAt <= record.startedAt }
+        rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
     }
 
     /// The activities among a booking's that the replay cannot rebuild: a booking's activity
@@ -245,7 +245,7 @@ struct ReadHandlers: Sendable {
     /// The events (up to `until`), in time order, each with what the replay says about it.
     static func writeEvents(_ rows: [StoredEventRow], until: Double?, _ replay: HistoryReplay, to w: inout JSONWriter) {
         w.beginArray()
-        for row in rows where row.occurredAt <= until ?? .infinity { w.write(replay.document(row)) }
+        for row in rows where row.effectiveTime <= until ?? .infinity { w.write(replay.document(row)) }
         w.endArray()
     }
 }

@@ -50,6 +50,7 @@ extension MonitorCounters {
     /// Moves the counters that follow an event's effect: the one place they are counted (the
     /// engine decides the effect; nothing tests its conditions again).
     mutating func count(_ effect: EventEffect, of type: EventType) {
+        for warning in effect.warnings { inc(MonitorMetrics.pushWarnings, warning.name) }
         switch effect.why {
         case .duplicate?:
             inc(MonitorMetrics.ingestDuplicates)

@@ -39,6 +39,8 @@ public enum MonitorMetrics {
     public static let pushPayload = family("push_payload_bytes",
         "Size of push payloads; APNs refuses more than 4096 bytes.", ["event"],
         buckets: [256, 512, 1024, 2048, 3072, 4096, 5120])
+    public static let pushWarnings = family("push_warnings_total",
+        "Events stored with a warning: strange but possible values (DESIGN.md section 4), by warning.", ["warning"])
     public static let tokenRotations = family("push_token_rotations_total",
         "Push token rotations reported by devices.", ["attributes_type"])
     public static let tokensInvalidated = family("push_tokens_invalidated_total",
@@ -63,7 +65,8 @@ public enum MonitorMetrics {
     /// Counter families persisted in the `counters` table.
     public static let persistedCounters = [started, ended, dismissed, staleTransitions, pushRequests,
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
-                                           ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts]
+                                           ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts,
+                                           pushWarnings]
     public static let persistedHistograms = [pushLatency, pushPayload]
 
     /// The persisted family named `name`, counter or histogram.

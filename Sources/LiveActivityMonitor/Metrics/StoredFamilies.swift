@@ -21,6 +21,7 @@ public enum StoredFamilies {
         case M.ingestRejected.name: M.Rejection.allCases.map { [$0.rawValue] }
         case M.ingestEvents.name: EventType.allCases.map { [$0.rawValue] }
         case M.ingestDuplicates.name, M.ingestConflicts.name: [[]]
+        case M.pushWarnings.name: EventEffect.Warning.allCases.map { [$0.name] }
         case M.tokensInvalidated.name: PushResult.invalidatingReasons.sorted().map { [$0] }
         case M.started.name: types.flatMap { t in StartSource.allCases.map { [t, $0.rawValue] } }
         case M.ended.name: types.flatMap { t in EndedBy.allCases.map { [t, $0.rawValue] } }

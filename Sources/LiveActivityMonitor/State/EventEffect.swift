@@ -43,9 +43,19 @@ public struct EventEffect: Sendable, Hashable {
 
     /// Something strange but possible about an event, shown with it and counted. Named in
     /// camel case; the wire name is its snake case (`timestampInFuture` reads
-    /// `timestamp_in_future`), so that adding one is adding its case. None yet: version 2's
-    /// warnings (DESIGN.md section 4) come with their rules.
+    /// `timestamp_in_future`), so that adding one is adding its case (DESIGN.md section 4).
     public enum Warning: Sendable, Hashable, CaseIterable {
+        /// `occurred_at` more than 5 minutes after the server received it: it takes effect at
+        /// its receipt (`StateEngine.effectiveTime`), so that no gauge counts it for years.
+        case occurredAtInFuture
+        /// An end or dismissal dated before the activity's start: it takes effect at the start.
+        case endedBeforeStart
+        /// A `timestamp` more than a day after `occurred_at` (milliseconds, a clock bug): the
+        /// phone compares it as a number, so it is modelled as sent.
+        case timestampInFuture
+        /// A `timestamp` more than a day before `occurred_at`.
+        case timestampInPast
+
         public var name: String {
             var out = ""
             for c in String(describing: self) {

@@ -71,11 +71,11 @@ struct HistoryReplay {
                 finished = commit.map { max($0, finished ?? $0) }
                 commit = row.receivedAt
             }
-            guard row.occurredAt <= limit, let event = row.event else { continue }
+            guard row.effectiveTime <= limit, let event = row.event else { continue }
             if let id = event.activityID, skipping.contains(id) { continue }
             // The writer ended the commits before this one by letting time pass to their `now`.
             if let finished { letTimePass(to: min(finished, limit)) }
-            apply(event, seq: row.seq)
+            apply(event, receivedAt: row.receivedAt, seq: row.seq)
         }
         if let until {
             letTimePass(to: until)
@@ -98,11 +98,12 @@ struct HistoryReplay {
             .sorted { ($0.startedAt, $0.activityID) < ($1.startedAt, $1.activityID) }
     }
 
-    private mutating func apply(_ event: Event, seq: Int64) {
-        let t = event.occurredAt
+    private mutating func apply(_ event: Event, receivedAt: Double, seq: Int64) {
         var record = event.activityID.flatMap { records[$0] }
         let old = record
-        let outcome = engine.apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
+        let outcome = engine.apply(event, receivedAt: receivedAt, to: &record, counters: &counters, pushes: &pushes,
+                                   labels: &labels)
+        let t = outcome.at
         var note = Note(effect: outcome.effect)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {

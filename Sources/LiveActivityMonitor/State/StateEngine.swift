@@ -15,13 +15,56 @@ public struct StateEngine: Sendable {
     struct Outcome {
         var effect: EventEffect
         var passed: [TimeTransition] = []
+        /// When the event took effect (`effectiveTime`, or the start for an end dated before it).
+        var at: Double
     }
 
-    /// Applies one newly stored event. `record` is the activity as known before it (nil when
-    /// the activity was never started); after the call it is the activity as known after it.
-    /// The push families go to `pushes`, which the caller adds to `counters` once per batch.
-    func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
+    /// An event dated more than this after its receipt takes effect at its receipt.
+    static let futureSlack = 300.0
+    /// A `timestamp` further than this from `occurred_at` is worth a warning.
+    static let timestampSlack = 86_400.0
+
+    /// When an event dated `occurredAt`, received at `receivedAt`, takes effect: as dated,
+    /// unless that is more than 5 minutes after its receipt (DESIGN.md section 4).
+    public static func effectiveTime(occurredAt: Double, receivedAt: Double) -> Double {
+        occurredAt > receivedAt + futureSlack ? receivedAt : occurredAt
+    }
+
+    /// Applies one newly stored event, received at `receivedAt`. `record` is the activity as
+    /// known before it (nil when the activity was never started); after the call it is the
+    /// activity as known after it. The push families go to `pushes`, which the caller adds to
+    /// `counters` once per batch. Strange dates are applied as the rules of section 4 say, and
+    /// named in the effect's warnings.
+    func apply(_ event: Event, receivedAt: Double, to record: inout ActivityRecord?, counters: inout MonitorCounters,
                pushes: inout PushTally, labels: inout AttributesTypeLabels) -> Outcome {
+        let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
+        var outcome = apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
+        outcome.effect.warnings = warnings + outcome.effect.warnings
+        return outcome
+    }
+
+    /// The event as it takes effect, and what its dates warn of.
+    static func dated(_ event: Event, receivedAt: Double, record: ActivityRecord?) -> (Event, [EventEffect.Warning]) {
+        var event = event, warnings: [EventEffect.Warning] = []
+        let given = event.occurredAt
+        if event.timestamp > given + timestampSlack { warnings.append(.timestampInFuture) }
+        if event.timestamp < given - timestampSlack { warnings.append(.timestampInPast) }
+        let at = effectiveTime(occurredAt: given, receivedAt: receivedAt)
+        if at != given {
+            warnings.append(.occurredAtInFuture)
+            // A timestamp left to default to the date moves with it.
+            if event.timestamp == given { event.timestamp = at }
+            event.occurredAt = at
+        }
+        if event.type == .activityEnded || event.type == .activityDismissed, let r = record, event.occurredAt < r.startedAt {
+            warnings.append(.endedBeforeStart)
+            event.occurredAt = r.startedAt
+        }
+        return (event, warnings)
+    }
+
+    private func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
+                       pushes: inout PushTally, labels: inout AttributesTypeLabels) -> Outcome {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
         if record != nil { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
@@ -99,7 +142,7 @@ public struct StateEngine: Sendable {
             }
             record = r
         }
-        return Outcome(effect: effect, passed: passed)
+        return Outcome(effect: effect, passed: passed, at: t)
     }
 
     /// Why a push at `t` comes too late for the activity: it had left the lock screen, or ended.

@@ -35,13 +35,14 @@ struct CommitChanges {
         return r
     }
 
-    /// Applies an event just stored.
-    mutating func apply(_ event: Event) throws {
+    /// Applies an event just stored by the commit at `receivedAt`.
+    mutating func apply(_ event: Event, receivedAt: Double) throws {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was 5% of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         acceptedByType[event.type, default: 0] += 1
-        let effect = engine.apply(event, to: &current, counters: &counters, pushes: &pushes, labels: &labels).effect
+        let effect = engine.apply(event, receivedAt: receivedAt, to: &current, counters: &counters, pushes: &pushes,
+                                  labels: &labels).effect
         counters.count(effect, of: event.type)
         if let id = current?.activityID {
             changed.insert(id)

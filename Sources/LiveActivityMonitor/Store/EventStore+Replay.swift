@@ -42,7 +42,7 @@ extension EventStore {
                     unreadable += 1
                     continue
                 }
-                try commit!.changes.apply(event)
+                try commit!.changes.apply(event, receivedAt: receivedAt)
                 replayed += 1
             }
             try finish()

@@ -265,7 +265,7 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        try changes.apply(event)
+                        try changes.apply(event, receivedAt: now)
                     }
                 }
                 due = state.withLock { $0.deadlines.popDue(now) }

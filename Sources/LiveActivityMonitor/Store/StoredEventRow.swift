@@ -7,6 +7,8 @@ struct StoredEventRow: Sendable {
     /// The `now` of the commit that stored it.
     var receivedAt: Double
     var occurredAt: Double
+    /// When it took effect: `occurredAt`, unless that is in the future of its receipt.
+    var effectiveTime: Double { StateEngine.effectiveTime(occurredAt: occurredAt, receivedAt: receivedAt) }
     /// The client's `id`, and the `booking_id` the client gave (the column; the body may also
     /// carry an inherited one).
     var key: String?
