@@ -12,6 +12,8 @@ import { icon } from "./icons.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 5000;
+// Events asked for a page at a time (the server's default page): "Load more" asks for the next.
+const PAGE = 500;
 const LATE_AFTER = 1; // seconds of slack between arrivals before an event counts as reported late
 // A deadline further away than this is re-checked then (a sleeping laptop or a throttled tab
 // fires timers late, and setTimeout cannot wait beyond 2^31 ms anyway).
@@ -89,6 +91,7 @@ export class BookingView {
     this.live = at === null;
     if (!same) {
       this.data = null;
+      this.wanted = PAGE;
       clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
     } else if (this.cardsAt) {
       // The same booking at another instant (?at= changed): load() redraws only when the data
@@ -113,7 +116,7 @@ export class BookingView {
     const seq = ++this.seq;
     const id = this.id;
     try {
-      const data = await getJSON(`api/bookings/${encodeURIComponent(id)}`);
+      const data = await this.fetchPages(id);
       if (seq !== this.seq) return;
       const templates = new Map();
       for (const a of data.activities ?? []) templates.set(a.attributes_type, await loadTemplate(a.attributes_type));
@@ -122,7 +125,7 @@ export class BookingView {
       }
       if (seq !== this.seq) return;
       const events = data.events ?? [];
-      const sig = JSON.stringify([events.length, events.at(-1)?.received_at, data.activities, data.priority10_budget, data.not_replayed]);
+      const sig = JSON.stringify([events.length, events.at(-1)?.received_at, data.activities, data.priority10_budget, data.not_replayed, data.next_cursor]);
       this.fetchedAt = fmt.nowSeconds();
       if (!this.data || sig !== this.sig) {
         this.data = data;
@@ -159,6 +162,27 @@ export class BookingView {
       if (!this.data) clear(this.root).append(h("div", { class: "empty", text: `Cannot load booking ${id}: ${err.message}` }));
     }
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
+  }
+
+  /** The booking with its first `this.wanted` events (or all, if fewer): page after page,
+   *  as the server gives them (a large booking is never fetched whole at once). */
+  async fetchPages(id) {
+    const base = `api/bookings/${encodeURIComponent(id)}?limit=${PAGE}`;
+    const data = await getJSON(base);
+    let events = data.events ?? [];
+    while (data.next_cursor && events.length < this.wanted) {
+      const more = await getJSON(`${base}&cursor=${encodeURIComponent(data.next_cursor)}`);
+      events = events.concat(more.events ?? []);
+      data.next_cursor = more.next_cursor;
+    }
+    data.events = events;
+    return data;
+  }
+
+  /** Asks for the next page of events. */
+  loadMore() {
+    this.wanted = (this.data?.events?.length ?? 0) + PAGE;
+    this.load();
   }
 
   /** The events and the server's transitions, with their times as Unix seconds. */
@@ -309,8 +333,12 @@ export class BookingView {
 
     this.list = h("ol", { class: "events" });
     this.fillTimeline();
+    const more = d.next_cursor
+      ? h("button", { class: ["ghost", "load-more"], attrs: { type: "button" }, on: { click: () => this.loadMore() }, text: `Load ${PAGE} more events` })
+      : null;
     const timeline = h("section", { class: "timeline", attrs: { "aria-label": "Events" } },
-      h("h2", { text: `Timeline (${this.events.length} event${this.events.length === 1 ? "" : "s"})` }), this.list);
+      h("h2", { text: `Timeline (${this.events.length}${d.next_cursor ? " first" : ""} event${this.events.length === 1 ? "" : "s"})` }), this.list,
+      ...(more ? [more] : []));
 
     root.append(h("div", { class: "booking-grid" }, snapshot, timeline));
     this.renderSnapshot();

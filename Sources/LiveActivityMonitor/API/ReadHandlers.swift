@@ -11,6 +11,8 @@ struct ReadHandlers: Sendable {
     /// `--priority10-budget`, stated in the list and booking responses so that the dashboard
     /// draws priority-10 pushes against the budget `/metrics` counts with.
     let priority10Budget: Int
+    /// Bounds the memory of history reads (`historyRead`).
+    let historyReads = ConcurrencyLimit.historyReads()
 
     static let defaultLimit = 100
     static let maxLimit = 1000
@@ -141,7 +143,23 @@ struct ReadHandlers: Sendable {
     }
 
     func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
-        let asked = try Self.instant(query), at = Self.limit(asked)
+        try historyRead { () throws(APIError) -> HTTPResponse in try activityNow(id, query: query) }
+    }
+
+    func booking(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
+        try historyRead { () throws(APIError) -> HTTPResponse in try bookingNow(id, query: query) }
+    }
+
+    /// A history read, when one of the `historyReads` slots frees within a few seconds; 503 otherwise.
+    private func historyRead(_ body: () throws(APIError) -> HTTPResponse) throws(APIError) -> HTTPResponse {
+        guard let response = try historyReads.run(waitingAtMost: 5, body) else {
+            throw .unavailable("too many history reads at once: retry shortly")
+        }
+        return response
+    }
+
+    private func activityNow(_ id: String, query: [String: String]) throws(APIError) -> HTTPResponse {
+        let asked = try Self.instant(query), at = Self.limit(asked), page = try EventPage(query)
         let now = store.clock.now()
         let record: ActivityRecord?, rows: [StoredEventRow]
         do {
@@ -165,13 +183,13 @@ struct ReadHandlers: Sendable {
             record.writeMembers(to: &w, now: now, priority10Budget: priority10Budget)
         }
         w.key("transitions"); replay.writePassages(to: &w)
-        w.key("events"); Self.writeEvents(rows, until: at, replay, to: &w)
+        page.write(rows, until: at, replay, to: &w)
         w.endObject()
         return .json(w.bytes)
     }
 
-    func booking(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
-        let asked = try Self.instant(query), at = Self.limit(asked)
+    private func bookingNow(_ id: String, query: [String: String]) throws(APIError) -> HTTPResponse {
+        let asked = try Self.instant(query), at = Self.limit(asked), page = try EventPage(query)
         let now = store.clock.now()
         let records: [ActivityRecord], rows: [StoredEventRow], notReplayed: Set<String>
         do {
@@ -202,7 +220,7 @@ struct ReadHandlers: Sendable {
         }
         w.endArray()
         w.key("transitions"); replay.writePassages(to: &w)
-        w.key("events"); Self.writeEvents(rows, until: at, replay, to: &w)
+        page.write(rows, until: at, replay, to: &w)
         w.endObject()
         return .json(w.bytes)
     }
@@ -243,9 +261,5 @@ struct ReadHandlers: Sendable {
     }
 
     /// The events (up to `until`), in time order, each with what the replay says about it.
-    static func writeEvents(_ rows: [StoredEventRow], until: Double?, _ replay: HistoryReplay, to w: inout JSONWriter) {
-        w.beginArray()
-        for row in rows where row.effectiveTime <= until ?? .infinity { w.write(replay.document(row)) }
-        w.endArray()
-    }
+
 }

@@ -23,4 +23,17 @@ final class ConcurrencyLimit: Sendable {
         defer { slots.signal() }
         return try body()
     }
+
+    /// Runs `body` once a slot is free, or gives up (nil) after `seconds`.
+    func run<T, E: Error>(waitingAtMost seconds: Double, _ body: () throws(E) -> T) throws(E) -> T? {
+        guard slots.wait(timeout: .now() + seconds) == .success else { return nil }
+        defer { slots.signal() }
+        return try body()
+    }
+
+    /// History reads (an activity's or a booking's events, replayed): each holds every event it
+    /// replays in memory, so only as many run at once as there are processors.
+    static func historyReads() -> ConcurrencyLimit {
+        ConcurrencyLimit(ProcessInfo.processInfo.activeProcessorCount)
+    }
 }

@@ -1,0 +1,54 @@
+import JSON
+
+/// One page of a history's events (`?limit=&cursor=` on `/api/activities/{id}` and
+/// `/api/bookings/{id}`): in `occurred_at` order, ties in arrival order, after the cursor. A
+/// booking can hold hundreds of thousands of events; an answer holds a page, and
+/// `next_cursor` (null on the last page) leads on.
+struct EventPage {
+    static let defaultLimit = 500
+    static let maxLimit = 5000
+    let limit: Int
+    /// The last event of the previous page: its `occurred_at` and `seq`.
+    let after: (occurredAt: Double, seq: Int64)?
+
+    init(_ query: [String: String]) throws(APIError) {
+        if let text = query["limit"] {
+            guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text), (1...Self.maxLimit).contains(n) else {
+                throw .badRequest("limit must be an integer from 1 to \(Self.maxLimit)")
+            }
+            limit = n
+        } else {
+            limit = Self.defaultLimit
+        }
+        guard let text = query["cursor"], !text.isEmpty else {
+            after = nil
+            return
+        }
+        let parts = text.split(separator: "~", omittingEmptySubsequences: false)
+        guard parts.count == 2, let at = Double(parts[0]), at.isFinite, let seq = Int64(parts[1]) else {
+            throw .badRequest("cursor is not one this server gave")
+        }
+        after = (at, seq)
+    }
+
+    /// Writes `events` (the page of `rows` — in `occurred_at`, `seq` order — that took effect by
+    /// `until`) and `next_cursor`.
+    func write(_ rows: [StoredEventRow], until: Double?, _ replay: HistoryReplay, to w: inout JSONWriter) {
+        w.key("events")
+        w.beginArray()
+        var written = 0, last: StoredEventRow?, more = false
+        for row in rows where row.effectiveTime <= until ?? .infinity {
+            if let after, (row.occurredAt, row.seq) <= (after.occurredAt, after.seq) { continue }
+            if written == limit {
+                more = true
+                break
+            }
+            w.write(replay.document(row))
+            written += 1
+            last = row
+        }
+        w.endArray()
+        w.key("next_cursor")
+        w.string(more ? last.map { "\($0.occurredAt)~\($0.seq)" } : nil)
+    }
+}
