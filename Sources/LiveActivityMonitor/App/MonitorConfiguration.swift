@@ -16,6 +16,9 @@ public struct MonitorConfiguration: Sendable {
     /// Seconds between automatic retention passes.
     public var retentionInterval = 3600.0
     public var maxBodyBytes = 1 << 20
+    /// Live activities kept in memory (`--max-live-activities`); the oldest-started beyond it
+    /// leave memory, still stored.
+    public var maxLiveActivities = EventStore.defaultMaxLiveActivities
     /// Request-body bytes held at once by all requests (`--max-inflight-bytes`); beyond it, 503.
     public var maxInflightBytes = 64 << 20
     public var maxEventsPerRequest = 1000

@@ -27,6 +27,7 @@ public final class MonitorServer: Sendable {
         store = try EventStore(path: configuration.databasePath, durability: configuration.durability,
                                clock: configuration.clock, catchUpInterval: configuration.catchUpInterval,
                                reservedTypes: configuration.attributesTypes + Self.templateTypes(in: configuration.webRoot),
+                               maxLiveActivities: configuration.maxLiveActivities,
                                log: configuration.log)
         let httpRequests = CounterVec(name: MonitorMetrics.httpRequests.name, help: MonitorMetrics.httpRequests.help,
                                       labelNames: MonitorMetrics.httpRequests.labels)

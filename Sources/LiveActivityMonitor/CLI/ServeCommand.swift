@@ -35,6 +35,8 @@ enum ServeCommand {
                   help: "Priority-10 pushes per activity per hour above which it is heavy, 0 to 100000 (default 15)."),
             .init(name: "max-body-bytes", environment: "LAM_MAX_BODY_BYTES", valueName: "N",
                   help: "Largest request body accepted, in bytes: 1024 to 67108864 = 64 MiB (default 1048576 = 1 MiB)."),
+            .init(name: "max-live-activities", environment: "LAM_MAX_LIVE_ACTIVITIES", valueName: "N",
+                  help: "Live activities kept in memory, 1000 to 100000000; beyond it the oldest-started leave memory (still stored, missing from gauges and the wall) (default 2000000)."),
             .init(name: "max-inflight-bytes", environment: "LAM_MAX_INFLIGHT_BYTES", valueName: "N",
                   help: "Request-body bytes all requests may hold at once; beyond it a request gets 503 and Retry-After, 0 for no limit (default 67108864 = 64 MiB)."),
             .init(name: "max-connections", environment: "LAM_MAX_CONNECTIONS", valueName: "N",
@@ -84,6 +86,8 @@ enum ServeCommand {
         }
         c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
         c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes
+        c.maxLiveActivities = try CommandLineTool.integer(parsed, "max-live-activities", range: 1000...100_000_000)
+            ?? c.maxLiveActivities
         c.maxInflightBytes = try CommandLineTool.integer(parsed, "max-inflight-bytes", range: 0...(16 << 30)) ?? c.maxInflightBytes
         c.maxConnections = try CommandLineTool.integer(parsed, "max-connections", range: 1...10_000) ?? c.maxConnections
         c.maxConnectionsPerAddress = try CommandLineTool.integer(parsed, "max-connections-per-address", range: 0...10_000)

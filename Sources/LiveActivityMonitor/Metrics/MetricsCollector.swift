@@ -24,6 +24,8 @@ struct MetricsCollector: Sendable {
             return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
                 + StoredFamilies.families(counters, types: Array(s.labels.known))
         }
+        families.append(MetricFamily(name: M.evictedActivities.name, help: M.evictedActivities.help, type: .counter,
+                                     samples: [Sample(labels: Labels([]), value: .number(Double(store.evicted.load(ordering: .relaxed))))]))
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
         families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))
         let commit = store.commitSeconds.withLock { $0 }

@@ -19,6 +19,8 @@ public enum MonitorMetrics {
         "Live activities sent more priority-10 pushes in the last hour than the budget.")
     public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+    public static let evictedActivities = family("activities_evicted_total",
+        "Live activities taken out of memory since start because there were more than --max-live-activities (still stored).")
     public static let unrenderableSeries = family("unrenderable_series",
         "Stored series left out of this scrape because their labels do not fit their family (0 unless the counters table was damaged).")
 

@@ -48,6 +48,21 @@ struct ActivityTable: Sendable {
         try storage.withUnsafeBufferPointer(body)
     }
 
+    /// Takes the oldest-started records out until `target` are left; returns how many went.
+    /// Sorts the start times (8 bytes a record), so callers evict in batches, not one by one.
+    mutating func removeOldestStarted(downTo target: Int) -> Int {
+        let excess = storage.count - max(0, target)
+        guard excess > 0 else { return 0 }
+        let cutoff = storage.map(\.startedAt).sorted()[excess - 1]
+        var ids: [String] = []
+        ids.reserveCapacity(excess)
+        for i in storage.indices where ids.count < excess && storage[i].startedAt <= cutoff {
+            ids.append(storage[i].activityID)
+        }
+        for id in ids { self[id] = nil }
+        return ids.count
+    }
+
     /// A deadline queue holding each record's next deadline, and nothing else.
     func deadlines() -> DeadlineQueue {
         var entries: [(at: Double, id: String)] = []

@@ -17,6 +17,11 @@ public final class EventStore: Sendable {
     let state: Mutex<MonitorState>
     let readers: ReaderPool
     let commitSeconds = Mutex(HistogramValue(upperBounds: MonitorMetrics.commitSeconds.buckets))
+    /// Live activities memory holds at most (`--max-live-activities`); the oldest-started
+    /// beyond it are left to the tables (`evictOverflow`).
+    let maxLiveActivities: Int
+    /// Live activities taken out of memory since start (still stored).
+    let evicted = Atomic(0)
     /// The last write failure, while the store cannot write (cleared by the next good commit).
     let writeFailure = Mutex<String?>(nil)
     /// When `/-/ready` last probed a failing store (uptime nanoseconds), to probe at most once a second.
@@ -38,16 +43,18 @@ public final class EventStore: Sendable {
     /// - Parameter reservedTypes: attributes types that always have their own series.
     public init(path: String, durability: Durability = .normal, clock: Clock = .system,
                 catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
+                maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         self.catchUpInterval = catchUpInterval
+        self.maxLiveActivities = maxLiveActivities
         self.clock = clock
         self.log = log
         let db = try Database(path: path)
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        state = Mutex(try Self.load(db, reservedTypes: reservedTypes))
+        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, maxLiveActivities: maxLiveActivities))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -298,6 +305,7 @@ public final class EventStore: Sendable {
         publish(changes, at: now)
         if flush {
             deferred.flushed(changes.counters)
+            evictOverflow()
         } else {
             deferred.deferred(changes.changedIDs, events: accepted)
             scheduleFlush(&deferred)
@@ -317,6 +325,21 @@ public final class EventStore: Sendable {
         defer { select.reset() }
         try select.bind(key, at: 1)
         return try select.step() && select.text(0) != body
+    }
+
+    public static let defaultMaxLiveActivities = 2_000_000
+
+    /// Bounds memory by the number of live activities: past `maxLiveActivities`, the
+    /// oldest-started go (down to 95 %, so that the next batch is far off). Only right after
+    /// the tables caught up, so that what leaves memory is stored as memory had it. An event
+    /// for one of them loads it back from its row; it is missing from the gauges and the wall.
+    private func evictOverflow() {
+        let gone = state.withLock { s in
+            s.records.count > maxLiveActivities ? s.records.removeOldestStarted(downTo: maxLiveActivities / 100 * 95) : 0
+        }
+        guard gone > 0 else { return }
+        evicted.wrappingAdd(gone, ordering: .relaxed)
+        log("store: \(gone) oldest-started live activities left memory (--max-live-activities \(maxLiveActivities)); they are still stored")
     }
 
     /// Makes sure the tables catch up within the interval even if no commit follows.
@@ -449,9 +472,12 @@ public final class EventStore: Sendable {
     }
 
     /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
-    private static func load(_ db: Database, reservedTypes: [String]) throws -> MonitorState {
+    private static func load(_ db: Database, reservedTypes: [String], maxLiveActivities: Int) throws -> MonitorState {
         var s = MonitorState()
-        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL")
+        // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
+        let liveRows = try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0
+        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL"
+                                  + (liveRows > maxLiveActivities ? " ORDER BY started_at DESC LIMIT \(maxLiveActivities)" : ""))
         while try rows.step() {
             let record = try ActivityRecord(row: rows)
             s.records[record.activityID] = record
