@@ -170,7 +170,7 @@ import Testing
 
     /// The same golden text as the live test: the in-process tier renders `/metrics` exactly as
     /// the server does.
-    @Test func goldenExposition() throws {
+    @Test func metricsMatchTheGoldenFile() throws {
         try Self.run { (m) throws in
             #expect(try m.post(events: Scenario.events).text == #"{"accepted":16,"duplicates":0}"#)
             let response = try m.get("/metrics")
