@@ -43,15 +43,19 @@ let package = Package(
         // Client library for apps and backends: Foundation only, builds on Linux and Apple platforms.
         .target(name: "LiveActivityReporter", exclude: ["INTEGRATION.md"]),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // What the test targets share: raw connections, locks, promtool, the live-server fixture.
+        // A plain target (no `import Testing`): helpers answer statuses and throw, the tests expect.
+        .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON"],
+                path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
-        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus"]),
+        .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LiveActivityMonitorTests",
-                    dependencies: ["LiveActivityMonitor"],
+                    dependencies: ["LiveActivityMonitor", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LiveActivityReporterTests",
-                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor"]),
+                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,11 +12,11 @@ import Testing
     }
 
     /// `serve --host ::1 --demo` posts through this client to `::1`.
-    @Test(.enabled(if: IPv6Loopback.isAvailable, IPv6Loopback.skipReason))
+    @Test(.enabled(if: IPv6Loopback.isAvailable, Comment(rawValue: IPv6Loopback.skipReason)))
     func reachesAServerBoundToTheIPv6Loopback() throws {
         let hosts = Locked<[String?]>([])
         let server = try HTTPServer.forTesting({ $0.host = "::1" }) { request in
-            hosts.mutate { $0.append(request.header("Host")) }
+            hosts.withLock { $0.append(request.header("Host")) }
             return .text("v6 from \(request.remoteAddress ?? "?")")
         }
         defer { server.stop() }

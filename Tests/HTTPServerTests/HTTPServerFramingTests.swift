@@ -27,11 +27,11 @@ import Testing
             server = try HTTPServer.forTesting({
                 $0.connectionTimeoutSeconds = 30
                 $0.defaultHeaders = HTTPServerFramingTests.defaults
-                $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
+                $0.serverAnswered = { path, status in told.withLock { $0.append("\(status) \(path)") } }
                 configure(&$0)
             }) { request in
                 let line = "\(request.method) \(request.path) \(request.body.count)"
-                handled.mutate { $0.append(line) }
+                handled.withLock { $0.append(line) }
                 return .text(line)
             }
             self.handled = handled
@@ -177,7 +177,7 @@ import Testing
     @Test func absoluteFormTargetIsRoutedByItsPath() throws {
         let seen = Locked<[HTTPRequest]>([])
         let server = try HTTPServer.forTesting { request in
-            seen.mutate { $0.append(request) }
+            seen.withLock { $0.append(request) }
             return .text(request.path)
         }
         defer { server.stop() }
@@ -220,7 +220,7 @@ import Testing
         let checked = Locked<[String]>([])
         let fixture = try Fixture {
             $0.checkBeforeContinue = { request in
-                checked.mutate { $0.append("\(request.method) \(request.path) \(request.header("content-type") ?? "-")") }
+                checked.withLock { $0.append("\(request.method) \(request.path) \(request.header("content-type") ?? "-")") }
                 guard request.header("content-type") == "application/json" else {
                     return HTTPResponse(status: 415, headers: [(name: "Content-Type", value: "application/json")],
                                         body: Array(#"{"error":"Content-Type must be application/json"}"#.utf8))

@@ -9,7 +9,7 @@ import Testing
     /// A handler that holds each request until `release` is signalled, so that bodies stay in flight.
     static func holdingServer(budget: Int, held: Locked<Int>, release: DispatchSemaphore) throws -> HTTPServer {
         try HTTPServer.forTesting({ $0.maxBodyBytes = 10_000; $0.maxInflightBodyBytes = budget }) { request in
-            held.mutate { $0 += 1 }
+            held.withLock { $0 += 1 }
             _ = release.wait(timeout: .now() + 5)   // bounded: a regression fails, never hangs
             return .text("\(request.body.count)")
         }

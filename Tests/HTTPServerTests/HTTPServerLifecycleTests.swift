@@ -51,7 +51,7 @@ import Testing
             if request.path == "/slow" {
                 entered.signal()
                 usleep(300_000)
-                finished.mutate { $0 = true }
+                finished.withLock { $0 = true }
                 return .text("done")
             }
             return .text("fast")
@@ -66,9 +66,9 @@ import Testing
         let client = Concurrently.start(threads: 1) { _ in
             do {
                 let response = try RawConnection(port: port).get("/slow")
-                inFlight.mutate { $0 = .success(response) }
+                inFlight.withLock { $0 = .success(response) }
             } catch {
-                inFlight.mutate { $0 = .failure(error as? RawConnection.Failure ?? .closed) }
+                inFlight.withLock { $0 = .failure(error as? RawConnection.Failure ?? .closed) }
             }
         }
         #expect(entered.wait(timeout: .now() + 5) == .success)
@@ -108,7 +108,7 @@ import Testing
         // As from a signal-handling thread, and twice at once.
         let stops = Concurrently.start(threads: 2) { _ in server.stop() }
         #expect(stops.wait(timeout: .now() + 8) == .success)
-        stopped.mutate { $0 = true }
+        stopped.withLock { $0 = true }
         #expect(clients.wait(timeout: .now() + 5) == .success)
     }
 }

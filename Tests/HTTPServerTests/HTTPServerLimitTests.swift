@@ -13,9 +13,9 @@ import Testing
         let server = try HTTPServer.forTesting({
             $0.maxBodyBytes = 1_000
             $0.defaultHeaders = Self.defaults
-            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
+            $0.serverAnswered = { path, status in told.withLock { $0.append("\(status) \(path)") } }
         }) { _ in
-            called.mutate { $0 = true }
+            called.withLock { $0 = true }
             return .text("should not run")
         }
         defer { server.stop() }
@@ -64,9 +64,9 @@ import Testing
         let server = try HTTPServer.forTesting({
             $0.maxBodyBytes = 1_000
             $0.defaultHeaders = Self.defaults
-            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
+            $0.serverAnswered = { path, status in told.withLock { $0.append("\(status) \(path)") } }
         }) { _ in
-            called.mutate { $0 = true }
+            called.withLock { $0 = true }
             return .text("should not run")
         }
         defer { server.stop() }
@@ -98,7 +98,7 @@ import Testing
         let server = try HTTPServer.forTesting({
             $0.maxBodyBytes = 1 << 20
             $0.defaultHeaders = Self.defaults + [(name: "Content-Security-Policy", value: "default-src 'self'")]
-            $0.serverAnswered = { path, status in told.mutate { $0.append("\(status) \(path)") } }
+            $0.serverAnswered = { path, status in told.withLock { $0.append("\(status) \(path)") } }
         }) { _ in .text("should not run") }
         defer { server.stop() }
         let connection = try RawConnection(port: server.port, receiveTimeout: 5)
@@ -228,13 +228,13 @@ import Testing
                     let path = "/t\(thread)/r\(request)"
                     let response = try connection.get(path)
                     if response.status == 200 && response.text == "echo \(path)" {
-                        answered.mutate { $0 += 1 }
+                        answered.withLock { $0 += 1 }
                     } else {
-                        failures.mutate { $0.append("\(path): \(response.status) \(response.text)") }
+                        failures.withLock { $0.append("\(path): \(response.status) \(response.text)") }
                     }
                 }
             } catch {
-                failures.mutate { $0.append("thread \(thread): \(error)") }
+                failures.withLock { $0.append("thread \(thread): \(error)") }
             }
         }
         #expect(finished)

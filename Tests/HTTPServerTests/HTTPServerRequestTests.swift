@@ -7,7 +7,7 @@ import Testing
     @Test func getWithQueryAndHeadersReachesHandlerDecoded() throws {
         let seen = Locked<HTTPRequest?>(nil)
         let server = try HTTPServer.forTesting { request in
-            seen.mutate { $0 = request }
+            seen.withLock { $0 = request }
             return .text("ok")
         }
         defer { server.stop() }
@@ -35,7 +35,7 @@ import Testing
     @Test func queryArgumentsAreDecodedByLibmicrohttpd() throws {
         let seen = Locked<HTTPRequest?>(nil)
         let server = try HTTPServer.forTesting { request in
-            seen.mutate { $0 = request }
+            seen.withLock { $0 = request }
             return .text("ok")
         }
         defer { server.stop() }
@@ -52,7 +52,7 @@ import Testing
     @Test func pathIsSplitBeforeItIsDecoded() throws {
         let seen = Locked<[String]>([])
         let server = try HTTPServer.forTesting { request in
-            seen.mutate { $0.append(request.path) }
+            seen.withLock { $0.append(request.path) }
             return .text(request.pathSegments.map { $0.joined(separator: "|") } ?? "undecodable")
         }
         defer { server.stop() }
@@ -82,7 +82,7 @@ import Testing
     @Test func postBodyTrickledInPiecesArrivesWhole() throws {
         let seen = Locked<[UInt8]>([])
         let server = try HTTPServer.forTesting { request in
-            seen.mutate { $0 = request.body }
+            seen.withLock { $0 = request.body }
             return .text("\(request.body.count)")
         }
         defer { server.stop() }
@@ -104,7 +104,7 @@ import Testing
     @Test func chunkedBodyUnderTheLimitArrivesWhole() throws {
         let seen = Locked<[UInt8]>([])
         let server = try HTTPServer.forTesting({ $0.maxBodyBytes = 10_000 }) { request in
-            seen.mutate { $0 = request.body }
+            seen.withLock { $0 = request.body }
             return .text("\(request.body.count)")
         }
         defer { server.stop() }
@@ -184,7 +184,7 @@ import Testing
     @Test func headerWithLineBreakIsDroppedAndLogged() throws {
         let logged = Locked<[String]>([])
         let server = try HTTPServer.forTesting({ configuration in
-            configuration.errorLog = { message in logged.mutate { $0.append(message) } }
+            configuration.errorLog = { message in logged.withLock { $0.append(message) } }
         }) { _ in
             HTTPResponse(status: 200, headers: [(name: "X-Evil", value: "a\r\nX-Injected: yes"),
                                                 (name: "X-Fine", value: "ok")])
@@ -207,7 +207,7 @@ import Testing
     @Test func dualStackServerAnswersIPv4AndIPv6Clients() throws {
         let seen = Locked<[String?]>([])
         let server = try HTTPServer.forTesting({ $0.host = "::" }) { request in
-            seen.mutate { $0.append(request.remoteAddress) }
+            seen.withLock { $0.append(request.remoteAddress) }
             return .text("hi")
         }
         defer { server.stop() }

@@ -10,7 +10,7 @@ import Testing
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let server = try HTTPServer.forTesting({ configuration in
-            configuration.errorLog = { message in log.mutate { $0.append(message) } }
+            configuration.errorLog = { message in log.withLock { $0.append(message) } }
         }) { request in
             if request.path == "/slow" {
                 entered.signal()
@@ -25,9 +25,9 @@ import Testing
         let client = Concurrently.start(threads: 1) { _ in
             do {
                 let response = try RawConnection(port: port, receiveTimeout: 10).get("/slow")
-                inFlight.mutate { $0 = .success(response) }
+                inFlight.withLock { $0 = .success(response) }
             } catch {
-                inFlight.mutate { $0 = .failure(error as? RawConnection.Failure ?? .closed) }
+                inFlight.withLock { $0 = .failure(error as? RawConnection.Failure ?? .closed) }
             }
         }
         #expect(entered.wait(timeout: .now() + 5) == .success)
@@ -72,7 +72,7 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         let server = try HTTPServer.forTesting({ configuration in
             configuration.shutdownGracePeriodSeconds = 0.2
-            configuration.errorLog = { message in log.mutate { $0.append(message) } }
+            configuration.errorLog = { message in log.withLock { $0.append(message) } }
         }) { _ in
             entered.signal()
             _ = release.wait(timeout: .now() + 10)
@@ -83,9 +83,9 @@ import Testing
         let clients = Concurrently.start(threads: 2) { _ in
             do {
                 let response = try RawConnection(port: port, receiveTimeout: 10).get("/slow")
-                answers.mutate { $0.append(.success(response)) }
+                answers.withLock { $0.append(.success(response)) }
             } catch {
-                answers.mutate { $0.append(.failure(error as? RawConnection.Failure ?? .closed)) }
+                answers.withLock { $0.append(.failure(error as? RawConnection.Failure ?? .closed)) }
             }
         }
         #expect(entered.wait(timeout: .now() + 5) == .success)

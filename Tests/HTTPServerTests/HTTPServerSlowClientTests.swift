@@ -27,7 +27,7 @@ import Testing
         let slowHandlerDone = DispatchSemaphore(value: 0)
         let port = server.port
         DispatchQueue.global().async {
-            slowHandler.mutate { $0 = try? RawConnection(port: port, receiveTimeout: 5).get("/slow") }
+            slowHandler.withLock { $0 = try? RawConnection(port: port, receiveTimeout: 5).get("/slow") }
             slowHandlerDone.signal()
         }
         let senders = try [
@@ -61,7 +61,7 @@ import Testing
         }
         #expect(answered >= 8)
         #expect(slowHandlerDone.wait(timeout: .now() + 5) == .success)
-        #expect(slowHandler.mutate { $0?.text } == "/slow", "the 1.6 s handler was answered")
+        #expect(slowHandler.withLock { $0?.text } == "/slow", "the 1.6 s handler was answered")
     }
 
     /// Slow readers: two clients holding both connection slots by reading a 24 MiB response a

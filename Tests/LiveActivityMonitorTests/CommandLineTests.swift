@@ -7,10 +7,7 @@ import Testing
 /// The real executable, run as a user would: help, usage errors, history, import, prune, and
 /// `serve` stopped by SIGTERM.
 @Suite struct CommandLineTests {
-    static var binary: String {
-        ProcessInfo.processInfo.environment["LAM_BIN"]
-            ?? TestServer.repositoryRoot + "/.build/debug/live-activity-monitor"
-    }
+    static var binary: String { Repository.binary }
 
     struct Run {
         var status: Int32
@@ -288,7 +285,7 @@ import Testing
         #expect(posted.status == 200)
         // A request whose body never ends keeps the stop in its grace period.
         let held = try RawConnection(port: port)
-        #expect(held.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"))
+        try held.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
         Thread.sleep(forTimeInterval: 0.2)
         let started = Date()
         p.terminate()

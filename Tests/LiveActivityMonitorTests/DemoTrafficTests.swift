@@ -248,7 +248,7 @@ import Testing
     }
 
     /// `serve --host ::1 --demo`: the demo posts to the address the server is bound to, over IPv6.
-    @Test(.enabled(if: IPv6Loopback.isAvailable, IPv6Loopback.skipReason))
+    @Test(.enabled(if: IPv6Loopback.isAvailable, Comment(rawValue: IPv6Loopback.skipReason)))
     func demoReachesAServerBoundToTheIPv6Loopback() throws {
         let server = try TestServer { c in
             c.clock = .system

@@ -77,26 +77,6 @@ import Testing
         #expect(states == ["active", "stale", "ended", "dismissed"], "the scenario went through every state: \(states)")
     }
 
-    /// The shared vectors, all posted at once and then asked about at each expected instant.
-    @Test(arguments: LockScreenVectorTests.cases)
-    func vectorsAtTheirInstants(_ c: LockScreenVectorTests.Case) throws {
-        let server = try TestServer()
-        defer { server.stop() }
-        let events = LockScreenVectorTests.events(c)
-        #expect(try server.post(events: events.map(\.event)).status == 200)
-        let id = events.first?.event["activity_id"]?.stringValue ?? ""
-        let expects = c.value["expect"]?.arrayValue ?? []
-        for expect in expects {
-            let at = TestServer.base + (expect["at"]?.doubleValue ?? 0)
-            let response = try server.get("/api/activities/\(id)?at=\(Self.iso(at))")
-            #expect(response.status == 200, "\(c.name): \(response.text)")
-            try LockScreenVectorTests().check(expect, against: try JSONParser.parse(response.body), case: c.name)
-        }
-        if expects.isEmpty {
-            #expect(try server.get("/api/activities/\(id)?at=\(Self.iso(TestServer.base))").status == 404)
-        }
-    }
-
     @Test func everyEventOfEveryAnswerCarriesItsEffect() throws {
         let server = try TestServer()
         defer { server.stop() }

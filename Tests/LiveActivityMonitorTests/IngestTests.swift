@@ -125,12 +125,12 @@ import Testing
         ] as [String: Any])
         let body = Array(event.jsonString.utf8)
         let c = try RawConnection(port: server.server.port)
-        c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
         for start in stride(from: 0, to: body.count, by: 65_536) {
             let piece = body[start..<min(start + 65_536, body.count)]
-            c.send(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8))
+            try c.send(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8))
         }
-        c.send("0\r\n\r\n")
+        try c.send("0\r\n\r\n")
         let r = try #require(c.readResponse(seconds: 5), "no answer to a chunked body over the limit")
         #expect(r.status == 413)
         #expect(r.text == #"{"error":"request body exceeds 1048576 bytes"}"#)

@@ -99,7 +99,7 @@ import Testing
                 var head = Array("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)".utf8) + suffix
                 head += Array("\r\nContent-Type: application/json\r\n".utf8)
                 head += Array((method == "POST" ? "Content-Length: \(body.utf8.count)\r\n\r\n" + body : "\r\n").utf8)
-                c.send(head)
+                try c.send(head)
                 let r = c.readResponse(seconds: 5)
                 #expect(r?.status == 400 || r?.status == 401, "\(path) with \(suffix): \(r?.status ?? 0) \(r?.text ?? "no answer")")
                 #expect(r?.text.contains("\"known\"") == false)
@@ -125,7 +125,7 @@ import Testing
         for (request, status) in requests {
             let c = try RawConnection(port: server.server.port)
             defer { c.close() }
-            c.send(request)
+            try c.send(request)
             let r = c.readResponse(seconds: 5)
             #expect(r?.status == status, "\(request.prefix(80)): \(r?.text ?? "no answer")")
             #expect(r?.headers["content-type"] == "application/json", "\(request.prefix(80))")
@@ -289,7 +289,7 @@ import Testing
         }
         // The 413 the HTTP layer sends itself, from the headers alone, carries them too.
         let c = try RawConnection(port: server.server.port)
-        c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
+        try c.send("POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
         let r = c.readResponse(seconds: 2)
         #expect(r?.status == 413)
         for name in Self.requiredHeaders { #expect(r?.headers[name] != nil, "early 413 lacks \(name)") }
@@ -367,13 +367,13 @@ import Testing
 
     /// One request with the `Host` header given (HTTPClient always sends its own).
     static func raw(_ server: TestServer, _ method: String, _ path: String, host: String, token: String? = nil,
-                    body: String = "") throws -> RawConnection.ParsedResponse? {
+                    body: String = "") throws -> RawResponse? {
         let c = try RawConnection(port: server.server.port)
         defer { c.close() }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         if method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-        _ = c.send(head + "\r\n" + body)
+        _ = try? c.send(head + "\r\n" + body)  // a refusal may close first: the answer counts
         return c.readResponse(seconds: 5)
     }
 

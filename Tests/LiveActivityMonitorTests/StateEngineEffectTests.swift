@@ -225,4 +225,93 @@ import Testing
         #expect(engine.counters.value(MonitorMetrics.pushWarnings, "timestamp_in_future") == 1)
         #expect(engine.counters.value(MonitorMetrics.pushWarnings, "timestamp_in_past") == 1)
     }
+
+    // MARK: The rules' states, each rule alone (the vectors run them through the whole server)
+
+    static let type = "LiveActivityAttributes"
+
+    @Test func theStaleDatePassesAndANewerUpdateClearsIt() {
+        var engine = Engine()
+        engine.apply(Self.started(staleDate: 600))
+        #expect(engine.record?.state(at: Self.t0 + 599) == .active)
+        #expect(engine.record?.state(at: Self.t0 + 600) == .stale, "stale from its stale date, before any sweep")
+        #expect(engine.record?.nextDeadline == Self.t0 + 600)
+        StateEngine().advance(&engine.record!, to: Self.t0 + 700, counters: &engine.counters, labels: engine.labels)
+        #expect(engine.counters.value(MonitorMetrics.staleTransitions, Self.type) == 1)
+        // A newer update replaces the content with its own stale date (none): active again.
+        #expect(engine.apply(Self.event(.activityUpdated, 800, content: #"{"progress":0.9}"#)) == .applied)
+        #expect(engine.record?.state(at: Self.t0 + 800) == .active)
+        #expect(engine.record?.staleDate == nil && engine.record?.staleCounted == false)
+        // An older one is dropped and leaves the stale content's replacement alone.
+        #expect(engine.apply(Self.event(.activityUpdated, 900, timestamp: 500, content: "{}")) == .noEffect(.outOfOrder))
+        #expect(engine.record?.contentState == JSONText(written: #"{"progress":0.9}"#))
+    }
+
+    @Test func aDeviceStaleReportHoldsUntilANewerUpdate() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        #expect(engine.apply(Self.event(.activityStale, 100)) == .applied)
+        #expect(engine.record?.state(at: Self.t0 + 100) == .stale, "stale without a stale date")
+        #expect(engine.apply(Self.event(.activityStale, 110)) == .applied)
+        #expect(engine.counters.value(MonitorMetrics.staleTransitions, Self.type) == 1, "one stale period, counted once")
+        engine.apply(Self.push(.update, 200))
+        #expect(engine.record?.state(at: Self.t0 + 200) == .active)
+        #expect(engine.record?.reportedStale == false)
+    }
+
+    @Test func theSystemEndsAtEightHoursAndTheLockScreenClearsFourHoursLater() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        let eight = Self.t0 + LockScreenRules.maxActiveDuration
+        #expect(engine.record?.state(at: eight - 1) == .active)
+        #expect(engine.record?.state(at: eight) == .ended, "ended at 8 h, before any sweep")
+        #expect(engine.record?.visibleUntil(at: eight) == eight + 4 * 3600)
+        StateEngine().advance(&engine.record!, to: eight, counters: &engine.counters, labels: engine.labels)
+        #expect(engine.record?.endedBy == .system && engine.record?.endedAt == eight)
+        #expect(engine.counters.value(MonitorMetrics.ended, Self.type, EndedBy.system.rawValue) == 1)
+        #expect(engine.record?.state(at: eight + 4 * 3600 - 1) == .ended)
+        #expect(engine.record?.state(at: eight + 4 * 3600) == .dismissed)
+        // An app's end reported after the system's is no second end.
+        #expect(engine.apply(Self.event(.activityEnded, 9 * 3600)) == .noEffect(.ended))
+        #expect(engine.counters.value(MonitorMetrics.ended, Self.type, EndedBy.app.rawValue) == 0)
+    }
+
+    @Test func theDismissalDateIsHeldBetweenTheEndAndFourHoursAfterIt() {
+        func ended(at end: Double, dismissal: Double?, policy: DismissalPolicy? = nil) -> ActivityRecord? {
+            var engine = Engine()
+            engine.apply(Self.started())
+            var e = Self.event(.activityEnded, end)
+            e.dismissalDate = dismissal.map { Self.t0 + $0 }
+            e.dismissalPolicy = policy ?? (dismissal == nil ? nil : .after)
+            engine.apply(e)
+            return engine.record
+        }
+        #expect(ended(at: 100, dismissal: nil)?.visibleUntil == Self.t0 + 100 + 4 * 3600, "the default: 4 h")
+        #expect(ended(at: 100, dismissal: 1000)?.visibleUntil == Self.t0 + 1000)
+        #expect(ended(at: 100, dismissal: 50)?.state(at: Self.t0 + 100) == .dismissed, "a date in the past: gone at once")
+        #expect(ended(at: 100, dismissal: 100 + 10 * 3600)?.visibleUntil == Self.t0 + 100 + 4 * 3600, "held to 4 h")
+        #expect(ended(at: 100, dismissal: nil, policy: .immediate)?.visibleUntil == Self.t0 + 100)
+        // The user's dismissal ends it and takes it off at once.
+        var engine = Engine()
+        engine.apply(Self.started())
+        engine.apply(Self.event(.activityDismissed, 300))
+        #expect(engine.record?.state(at: Self.t0 + 300) == .dismissed && engine.record?.endedAt == Self.t0 + 300)
+        #expect(engine.counters.value(MonitorMetrics.dismissed, Self.type) == 1)
+    }
+
+    @Test func aRotationReplacesTheTokenAndClearsItsInvalidation() {
+        var engine = Engine()
+        engine.apply(Self.started())
+        engine.apply(Self.push(.update, 60, status: 410, reason: "Unregistered"))
+        #expect(engine.record?.tokenInvalidated == true)
+        #expect(engine.apply(Self.event(.activityTokenUpdated, 100, token: Self.tokenB)) == .applied)
+        #expect(engine.record?.tokenFingerprint == Self.tokenB && engine.record?.tokenInvalidated == false)
+        #expect(engine.record?.tokenRotations == 1 && engine.record?.tokenRotatedAt == Self.t0 + 100)
+        #expect(engine.counters.value(MonitorMetrics.tokenRotations, Self.type) == 1)
+        // The same token again confirms it: no rotation.
+        #expect(engine.apply(Self.event(.activityTokenUpdated, 120, token: Self.tokenB)) == .applied)
+        #expect(engine.record?.tokenRotations == 1)
+        // Pushes to the new token apply again.
+        #expect(engine.apply(Self.push(.update, 130, token: Self.tokenB)) == .applied)
+    }
 }

@@ -131,7 +131,7 @@ struct ReporterBatchingTests {
         await reporter.report(Samples.series(1, prefix: "late"))
         let stats = await reporter.statistics
         #expect(stats.accepted == 2 && stats.dropped == 1 && stats.reported == 3)
-        #expect(lines.all.contains { $0.contains("late00") && $0.contains("closed") })
+        #expect(lines.value.contains { $0.contains("late00") && $0.contains("closed") })
         let activity = try #require(try await server.json("/api/activities/T1").objectValue)
         #expect(activity["app"] == "com.example.timer")
     }

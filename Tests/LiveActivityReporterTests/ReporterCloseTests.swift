@@ -58,7 +58,7 @@ struct ReporterCloseTests {
         #expect(transport.requests.count == 4)
         let stats = await reporter.statistics
         #expect(stats.accepted == 0 && stats.dropped == 4 && stats.buffered == 0 && stats.requests == 4)
-        #expect(lines.all.contains { $0.contains("closed") && $0.contains("dropped 4") })
+        #expect(lines.value.contains { $0.contains("closed") && $0.contains("dropped 4") })
 
         // Nothing is sent after close returned.
         await Task.yield()
@@ -83,7 +83,7 @@ struct ReporterCloseTests {
         #expect(transport.requests.count == 3)
         let stats = await reporter.statistics
         #expect(stats.accepted == 0 && stats.dropped == 3 && stats.buffered == 0 && stats.requests == 3)
-        #expect(lines.all.contains { $0.contains("closed") && $0.contains("dropped 3") })
+        #expect(lines.value.contains { $0.contains("closed") && $0.contains("dropped 3") })
         // Neither a later event nor a flush sends anything.
         await reporter.report(Samples.series(1, prefix: "late"))
         #expect(await reporter.flush())

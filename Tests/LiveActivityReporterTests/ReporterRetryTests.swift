@@ -60,8 +60,8 @@ struct ReporterRetryTests {
         #expect(stats.rejected == 1 && stats.accepted == 5 && stats.retries == 0)
         #expect(stats.lastRejection?.status == 422 && stats.lastRejection?.events == 1)
         #expect(stats.lastRejection?.message.hasPrefix("bad-token: push_token") == true, "\(String(describing: stats.lastRejection))")
-        #expect(lines.all.contains { $0.contains("bad-token") && $0.contains("push_token") })
-        #expect(!lines.all.contains { $0.contains(secret) }, "a token never reaches the log")
+        #expect(lines.value.contains { $0.contains("bad-token") && $0.contains("push_token") })
+        #expect(!lines.value.contains { $0.contains(secret) }, "a token never reaches the log")
     }
 
     @Test func aBatchOfOnlyInvalidEventsIsSentOnce() async throws {
@@ -92,8 +92,8 @@ struct ReporterRetryTests {
         #expect(transport.attempts.map(\.status) == [401])
         #expect(await reporter.statistics.rejected == 3)
         #expect(await reporter.statistics.lastRejection?.status == 401)
-        #expect(lines.all.contains { $0.contains("401") && $0.contains("ingest token") })
-        #expect(!lines.all.contains { $0.contains("wrong-token") })
+        #expect(lines.value.contains { $0.contains("401") && $0.contains("ingest token") })
+        #expect(!lines.value.contains { $0.contains("wrong-token") })
     }
 
     @Test func backOffGrowsExponentiallyWithJitterUpToTheCap() async throws {
@@ -163,7 +163,7 @@ struct ReporterRetryTests {
         await reporter.report(Array(events.dropFirst(4)))
         var stats = await reporter.statistics
         #expect(stats.dropped == 15 && stats.buffered == 10 && stats.reported == 25)
-        #expect(lines.all.contains { $0.contains("dropped") && $0.contains("e01") })
+        #expect(lines.value.contains { $0.contains("dropped") && $0.contains("e01") })
 
         // The monitor is back: flush() cuts the back-off short.
         transport.setFallback(.redirect(to: server.url))

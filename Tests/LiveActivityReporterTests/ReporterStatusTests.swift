@@ -33,7 +33,7 @@ struct ReporterStatusTests {
         let stats = await reporter.statistics
         #expect(stats.rejected == 3 && stats.retries == 0 && stats.buffered == 0 && stats.accepted == 0)
         #expect(stats.lastRejection == ReporterStatistics.Rejection(status: status, message: "no way", events: 3))
-        #expect(lines.all.contains { $0.contains("answered \(status)") && $0.contains("dropped 3") })
+        #expect(lines.value.contains { $0.contains("answered \(status)") && $0.contains("dropped 3") })
     }
 
     /// A 200 that is not the monitor's (a captive portal's page, a proxy answering for a wrong
@@ -48,8 +48,8 @@ struct ReporterStatusTests {
         await reporter.report(Samples.series(2))
         #expect(await reporter.flush())
         #expect(await reporter.statistics.accepted == 4)
-        let warnings = lines.all.filter { $0.contains("without the monitor's summary") && $0.contains("hotel Wi-Fi") }
-        #expect(warnings.count == 1, "\(lines.all)")
+        let warnings = lines.value.filter { $0.contains("without the monitor's summary") && $0.contains("hotel Wi-Fi") }
+        #expect(warnings.count == 1, "\(lines.value)")
     }
 
     @Test func plainHTTPBeyondThisMachineIsWarnedAbout() {

@@ -23,7 +23,7 @@ struct ReporterTimeoutTests {
         #expect(elapsed >= 0.9 && elapsed < 5, "gave up after \(elapsed) s; requestTimeout is 1 s")
         let stats = await reporter.statistics
         #expect(stats.requests == 1 && stats.buffered == 2)
-        #expect(lines.all.contains { $0.contains("will be sent again") })
+        #expect(lines.value.contains { $0.contains("will be sent again") })
         // Not `close()`: it would retry for `closeTimeout` on a clock that never wakes up.
         await reporter.close(within: 0)
     }

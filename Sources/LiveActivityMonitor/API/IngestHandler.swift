@@ -3,7 +3,7 @@ import JSON
 
 /// `POST /v1/events` (DESIGN.md section 3): authenticate, decode, validate, store durably, answer.
 struct IngestHandler: Sendable {
-    let store: EventStore
+    let store: any MonitorStore
     let decoder: IngestDecoder
     let token: String?
     /// Bound to a loopback address: with no token, only requests for loopback names (`LoopbackHost`).

@@ -7,7 +7,7 @@ import JSON
 /// as they were at an instant: both from a `HistoryReplay` of the stored events through the
 /// writer's own engine, on the reading thread (one booking's events, never the writer's lock).
 struct ReadHandlers: Sendable {
-    let store: EventStore
+    let store: any MonitorStore
     /// `--priority10-budget`, stated in the list and booking responses so that the dashboard
     /// draws priority-10 pushes against the budget `/metrics` counts with.
     let priority10Budget: Int
@@ -96,7 +96,7 @@ struct ReadHandlers: Sendable {
         let now = store.clock.now()
         var counts = [0, 0, 0]
         // Records are read in place (indexing the buffer copies none) and only the page is copied out.
-        var page = store.withState { s in
+        var page = store.withLiveState { s in
             s.records.withRecords { records in
                 var selection = PhoneOrderSelection(limit: query.limit + 1)
                 for i in records.indices where query.matches(records[i]) {
@@ -120,7 +120,7 @@ struct ReadHandlers: Sendable {
                 page = try store.dismissedRecords(limit: query.limit + 1,
                                                   after: query.after.map { ($0.startedAt, $0.activityID) },
                                                   matching: query.matches)
-            } catch { throw EventStore.unavailable(error) }
+            } catch { throw type(of: store).unavailable(error) }
         }
         let more = page.count > query.limit
         page = Array(page.prefix(query.limit))
@@ -165,7 +165,7 @@ struct ReadHandlers: Sendable {
         do {
             record = try store.record(id)
             rows = try store.storedEvents(activityID: id)
-        } catch { throw EventStore.unavailable(error) }
+        } catch { throw type(of: store).unavailable(error) }
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = Self.startIsStored(record, in: rows)
         let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id])
@@ -196,7 +196,7 @@ struct ReadHandlers: Sendable {
             records = try store.records(bookingID: id)
             rows = try store.storedEvents(bookingID: id)
             notReplayed = try notReplayable(records, rows)
-        } catch { throw EventStore.unavailable(error) }
+        } catch { throw type(of: store).unavailable(error) }
         guard !records.isEmpty || !rows.isEmpty else { throw .notFound("no booking \"\(id)\"") }
         let replay = HistoryReplay(rows, until: at, skipping: notReplayed)
         var w = JSONWriter()

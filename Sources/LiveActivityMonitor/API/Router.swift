@@ -9,7 +9,7 @@ struct Router: Sendable {
     let reads: ReadHandlers
     let staticFiles: StaticFiles
     let registry: Registry
-    let store: EventStore
+    let store: any MonitorStore
     let readToken: String?
     let httpRequests: CounterVec
     /// Bound to a loopback address: with no read token, `/api/*` answers only requests for

@@ -2,8 +2,9 @@ import Foundation
 import HTTPServer
 import Prometheus
 
-/// The running server: store, metrics and HTTP daemon, wired in one place that `serve` and the
-/// tests share. Stops in order: HTTP, then the writer, then the database.
+/// The running server: the monitor (`buildMonitor`: store, metrics, handlers) bound to an HTTP
+/// daemon, plus retention. `serve` and the live tests run it. Stops in order: HTTP, then
+/// retention, then the writer and the database.
 public final class MonitorServer: Sendable {
     public static let version = "0.1.0"
     /// Every response carries these (DESIGN.md section 6).
@@ -19,36 +20,18 @@ public final class MonitorServer: Sendable {
     private let http: HTTPServer
     private let httpLog: LogThrottle
     let retention: Retention?
-    let router: Router
+    /// What answers the requests (`buildMonitor`): the HTTP server is bound to its router.
+    let monitor: Monitor<EventStore>
 
-    /// Opens the database, rebuilds state and starts serving.
+    /// Opens the database, rebuilds state (`buildMonitor`), then binds the socket and starts
+    /// serving (and retention, when configured).
     public init(_ configuration: MonitorConfiguration) throws {
         self.configuration = configuration
-        store = try EventStore(path: configuration.databasePath, durability: configuration.durability,
-                               clock: configuration.clock, catchUpInterval: configuration.catchUpInterval,
-                               reservedTypes: configuration.attributesTypes + Self.templateTypes(in: configuration.webRoot),
-                               maxLiveActivities: configuration.maxLiveActivities,
-                               log: configuration.log)
-        let httpRequests = CounterVec(name: MonitorMetrics.httpRequests.name, help: MonitorMetrics.httpRequests.help,
-                                      labelNames: MonitorMetrics.httpRequests.labels)
-        let registry = Registry()
-        let collector = MetricsCollector(store: store, priority10Budget: configuration.priority10Budget,
-                                         version: Self.version, revision: BuildInfo.revision, httpRequests: httpRequests)
-        registry.register { collector.collect() }
-        let process = ProcessCollector()
-        registry.register { process.collect() }
-
-        var decoder = IngestDecoder()
-        decoder.maxEvents = configuration.maxEventsPerRequest
-        let loopback = LoopbackHost.isLoopback(address: configuration.host)
-        let ingest = IngestHandler(store: store, decoder: decoder, token: configuration.ingestToken,
-                                   boundToLoopback: loopback)
-        let router = Router(ingest: ingest,
-                        reads: ReadHandlers(store: store, priority10Budget: configuration.priority10Budget),
-                        staticFiles: StaticFiles(webRoot: configuration.webRoot),
-                        registry: registry, store: store, readToken: configuration.readToken,
-                        httpRequests: httpRequests, boundToLoopback: loopback)
-        self.router = router
+        let monitor = try buildMonitor(configuration)
+        self.monitor = monitor
+        let store = monitor.store
+        self.store = store
+        let router = monitor.router
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -69,7 +52,6 @@ public final class MonitorServer: Sendable {
             store.close()
             throw error
         }
-        let store = store
         retention = configuration.retention.map { age in
             Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
                       clock: configuration.clock, catchUp: { store.catchUp() }, log: configuration.log)

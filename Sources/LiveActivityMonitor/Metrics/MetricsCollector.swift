@@ -6,7 +6,7 @@ struct MetricsCollector: Sendable {
     typealias M = MonitorMetrics
     /// Distinct raw attributes types tallied by scan before falling back to hashing.
     static let maxTallies = 64
-    let store: EventStore
+    let store: any MonitorStore
     let priority10Budget: Int
     let version: String
     let revision: String
@@ -16,26 +16,22 @@ struct MetricsCollector: Sendable {
         // Never waits for the writer: gauges are computed at `now` from what memory holds, and
         // the writer applies time's transitions to the counters on its own schedule.
         let now = store.clock.now()
-        var families = store.withState { s in
-            // Refused requests are counted in memory until a commit has written them.
-            var counters = s.counters
-            counters.add(s.unpersisted)
-            counters.add(s.persisting)
-            return [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
-                + StoredFamilies.families(counters, types: Array(s.labels.known))
+        var families = store.withLiveState { s in
+            [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
+                + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
         families.append(MetricFamily(name: M.evictedActivities.name, help: M.evictedActivities.help, type: .counter,
-                                     samples: [Sample(labels: Labels([]), value: .number(Double(store.evicted.load(ordering: .relaxed))))]))
+                                     samples: [Sample(labels: Labels([]), value: .number(Double(store.evictedActivities)))]))
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
         families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))
-        let commit = store.commitSeconds.withLock { $0 }
+        let commit = store.commitDurations
         families.append(MetricFamily(name: M.commitSeconds.name, help: M.commitSeconds.help, type: .histogram,
                                      samples: [Sample(labels: Labels([]), value: .histogram(commit))]))
         families.append(httpRequests.family())
         return families
     }
 
-    private func activitiesFamily(_ s: MonitorState, now: Double) -> MetricFamily {
+    private func activitiesFamily(_ s: LiveState, now: Double) -> MetricFamily {
         // Tally by raw type first: records share a few interned type strings, so a short scan
         // comparing by identity beats hashing every record's type into the label set.
         var tallies: [(type: String, counts: [Int])] = []
@@ -77,7 +73,7 @@ struct MetricsCollector: Sendable {
         return gauge(M.activities, samples)
     }
 
-    private func heavyFamily(_ s: MonitorState, now: Double) -> MetricFamily {
+    private func heavyFamily(_ s: LiveState, now: Double) -> MetricFamily {
         var heavy = 0
         s.records.withRecords { records in
             for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }

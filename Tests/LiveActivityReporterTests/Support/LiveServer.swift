@@ -3,51 +3,32 @@ import Testing
 import LiveActivityReporter
 @testable import LiveActivityMonitor
 
-/// The real monitor on port 0, with a real SQLite file in a fresh temporary directory and a
-/// manual clock; read over real HTTP. Stopped and deleted by `stop()`.
-final class LiveServer: Sendable {
+/// The shared live fixture (`TestServer`: the real monitor on port 0, a real SQLite file in a
+/// fresh temporary directory, a manual clock, and its clean-up), read here with the reporter's
+/// own transport (URLSession) rather than the fixture's blocking client.
+final class LiveServer {
     /// 2026-11-18T11:06:40Z: sample events happen just after it.
-    static let base = 1_795_000_000.0
+    static let base = TestServer.base
 
-    let server: MonitorServer
-    let directory: String
-    let time: ManualTime
+    private let fixture: TestServer
     private let client = URLSessionTransport()
 
     init(configure: (inout MonitorConfiguration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "lam-reporter-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let (clock, time) = Clock.manual(Self.base + 60)
-        self.time = time
-        var c = MonitorConfiguration()
-        c.port = 0
-        c.databasePath = directory + "/monitor.sqlite"
-        c.webRoot = directory
-        c.clock = clock
-        configure(&c)
-        server = try MonitorServer(c)
+        fixture = try TestServer(now: Self.base + 60) { c in
+            // No dashboard: the temporary directory is the web root, so no template reserves a type.
+            c.webRoot = (c.databasePath as NSString).deletingLastPathComponent
+            configure(&c)
+        }
     }
 
+    var server: MonitorServer { fixture.server }
+    var directory: String { fixture.directory }
+    var time: ManualTime { fixture.time }
     var url: URL { URL(string: server.baseURL)! }
 
+    /// Stops the server and removes its directory; a directory that cannot be removed fails the test.
     func stop() {
-        server.stop()
-        // The store's reader connections close when it is released, not in `stop()`; the last
-        // one to close deletes the -wal and -shm files, sometimes while `removeItem` walks the
-        // directory, which then fails on a file already gone and leaves the directory behind.
-        // Try again; a directory that cannot be deleted is a failure, not a silent leftover.
-        var failure: (any Error)?
-        for _ in 0..<50 {
-            do {
-                try FileManager.default.removeItem(atPath: directory)
-                return
-            } catch {
-                if !FileManager.default.fileExists(atPath: directory) { return }
-                failure = error
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
-        Issue.record("could not delete \(directory): \(failure.map { String(describing: $0) } ?? "")")
+        do { try fixture.stopAndRemove() } catch { Issue.record(error) }
     }
 
     func get(_ path: String) async throws -> TransportResponse {
@@ -60,11 +41,7 @@ final class LiveServer: Sendable {
 
     /// The value of one exact series line of /metrics, e.g. `liveactivity_ingest_duplicates_total`.
     func metric(_ series: String) async throws -> Double? {
-        let text = String(decoding: try await get("/metrics").body, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1))
-        }
-        return nil
+        MetricsText.value(of: series, in: String(decoding: try await get("/metrics").body, as: UTF8.self))
     }
 
     /// The stored events of a booking, by id, as the read API echoes them.

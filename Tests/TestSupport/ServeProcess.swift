@@ -1,15 +1,17 @@
 import Foundation
 
-/// The real `live-activity-monitor serve` binary on port 0, with its stderr log captured.
-final class ServeProcess {
-    let process = Process()
-    let port: Int
+/// The real `live-activity-monitor serve` binary (`Repository.binary`) on port 0, with its
+/// stderr log captured. Stopped by `stop()`, or terminated when the object goes away if a
+/// test never got to stop it.
+public final class ServeProcess {
+    public let process = Process()
+    public let port: Int
     private let stderr = Pipe()
     private var logSoFar = ""
 
     /// Starts `serve --port 0` with `arguments` and waits for its "listening on" line.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: Repository.binary)
         process.arguments = ["serve", "--port", "0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = stderr
@@ -25,13 +27,21 @@ final class ServeProcess {
         }
         guard let found else {
             process.terminate()
-            throw RawConnection.Failure("serve did not start: \(logSoFar)")
+            process.waitUntilExit()
+            throw TestFailure("serve did not start: \(logSoFar)")
         }
         port = found
     }
 
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
     /// The server's resident memory now and at its peak (VmRSS, VmHWM), in bytes.
-    func memory() -> (resident: Int, peak: Int) {
+    public func memory() -> (resident: Int, peak: Int) {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         func value(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
@@ -42,7 +52,7 @@ final class ServeProcess {
     }
 
     /// Stops the server with SIGTERM; returns its exit status and whole stderr log.
-    func stop() -> (status: Int32, log: String) {
+    public func stop() -> (status: Int32, log: String) {
         process.terminate()
         process.waitUntilExit()
         logSoFar += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

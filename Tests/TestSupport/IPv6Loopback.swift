@@ -1,10 +1,9 @@
 import Glibc
-import Testing
 
 /// Whether this machine has an IPv6 loopback to bind (some containers are started without
 /// IPv6): tests that need `::1` are skipped, and say so, when it has none.
-enum IPv6Loopback {
-    static let isAvailable: Bool = {
+public enum IPv6Loopback {
+    public static let isAvailable: Bool = {
         let s = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         guard s >= 0 else { return false }
         defer { close(s) }
@@ -19,5 +18,6 @@ enum IPv6Loopback {
         return rc == 0
     }()
 
-    static let skipReason: Comment = "no IPv6 loopback (::1) on this machine: cannot bind it"
+    /// Why such a test is skipped (a trait's comment: `Comment(rawValue: IPv6Loopback.skipReason)`).
+    public static let skipReason = "no IPv6 loopback (::1) on this machine: cannot bind it"
 }

@@ -1,0 +1,36 @@
+/// The live part of a store's state as a reader sees it, at one instant: what
+/// `MonitorStore.withLiveState` hands to the activity list and the scrape.
+///
+/// Its members share storage with the store's (no record is copied to build it); it lives only
+/// for the call, so that the writer, changing them after it, copies nothing either.
+struct LiveState {
+    /// The activities not yet dismissed. Read them in place (`ActivityTable.withRecords`).
+    let records: ActivityTable
+    /// Which attributes types have a series of their own.
+    let labels: AttributesTypeLabels
+    private let committed: MonitorCounters
+    private let notCommitted: MonitorCounters
+    private let committing: MonitorCounters
+
+    /// - Parameters:
+    ///   - committed: the counters as the last commit left them.
+    ///   - notCommitted: counts kept in memory and not yet in a commit (refused requests).
+    ///   - committing: such counts that a commit in progress is writing.
+    init(records: ActivityTable, labels: AttributesTypeLabels, committed: MonitorCounters,
+         notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
+        self.records = records
+        self.labels = labels
+        self.committed = committed
+        self.notCommitted = notCommitted
+        self.committing = committing
+    }
+
+    /// The counters as `/metrics` shows them: the committed ones plus what is counted and not
+    /// committed yet, so that no counter reads lower while a commit runs.
+    var counters: MonitorCounters {
+        var counters = committed
+        counters.add(notCommitted)
+        counters.add(committing)
+        return counters
+    }
+}

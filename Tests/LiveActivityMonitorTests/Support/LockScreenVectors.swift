@@ -1,0 +1,123 @@
+import Foundation
+import JSON
+import Testing
+@testable import LiveActivityMonitor
+
+/// The lock-screen vectors (Fixtures/lockscreen-rules.json, cases 1–18) and the one runner that
+/// both test tiers use: a runner takes a `TestedMonitor` (in process or over HTTP) and makes the
+/// same requests and the same assertions in either.
+enum LockScreenVectors {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        let value: JSONObject
+        var testDescription: String { name }
+        var expects: [JSONValue] { value["expect"]?.arrayValue ?? [] }
+    }
+
+    static let cases: [Case] = {
+        let path = Repository.root + "/Tests/LiveActivityMonitorTests/Fixtures/lockscreen-rules.json"
+        guard let data = FileManager.default.contents(atPath: path),
+              let root = try? JSONParser.parse([UInt8](data)),
+              case .array(let cases)? = root["cases"] else { return [] }
+        return cases.compactMap { c in
+            guard case .object(let o) = c, case .string(let name)? = o["name"] else { return nil }
+            return Case(name: name, value: o)
+        }
+    }()
+
+    static let timeFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
+
+    /// The case's events with every relative time turned into Unix seconds.
+    static func events(_ c: Case) -> [(at: Double, event: JSONValue)] {
+        guard case .array(let events)? = c.value["events"] else { return [] }
+        return events.map { e in
+            guard case .object(var o) = e else { return (0, e) }
+            for field in timeFields {
+                if case .number(let n)? = o[field] { o[field] = .number(JSONNumber(TestServer.base + n.doubleValue)) }
+            }
+            let at = o["occurred_at"]?.doubleValue ?? TestServer.base
+            return (at, .object(o))
+        }
+    }
+
+    static func activityID(_ c: Case) -> String {
+        events(c).first?.event["activity_id"]?.stringValue ?? ""
+    }
+
+    /// Every event arrives at its own time on the monitor's clock; at each expectation's instant
+    /// the activity is read back (`/api/activities/{id}`) and checked.
+    static func expectations(_ c: Case, _ monitor: TestedMonitor) throws {
+        var pending = events(c)
+        let id = activityID(c)
+        let label = "\(c.name) (\(monitor.tier))"
+        for expect in c.expects {
+            let at = TestServer.base + (expect["at"]?.doubleValue ?? 0)
+            // Everything that happened up to this instant arrives at its own time.
+            while let next = pending.first, next.at <= at {
+                monitor.time.set(next.at)
+                let response = try monitor.post(events: [next.event])
+                #expect(response.status == 200, "\(label): \(response.text)")
+                pending.removeFirst()
+            }
+            monitor.time.set(at)
+            try check(expect, against: try monitor.json("/api/activities/\(id)"), case: label)
+        }
+        if c.expects.isEmpty {
+            for (at, event) in pending {
+                monitor.time.set(at)
+                #expect(try monitor.post(events: [event]).status == 200, "\(label)")
+            }
+            let response = try monitor.get("/api/activities/\(id)")
+            #expect(response.status == 404, "\(label): an activity never started has no lock-screen state")
+        }
+    }
+
+    /// All the events at once at time 0 on a fresh monitor, then each of the case's series in `/metrics`.
+    static func metrics(_ c: Case, _ monitor: TestedMonitor) throws {
+        let label = "\(c.name) (\(monitor.tier))"
+        let response = try monitor.post(events: events(c).map(\.event))
+        #expect(response.status == 200, "\(label): \(response.text)")
+        guard case .object(let metrics)? = c.value["metrics"] else { return }
+        let text = try monitor.get("/metrics").text
+        for (series, want) in metrics.entries {
+            let got = MetricsText.value(of: series, in: text)
+            #expect(got == want.doubleValue, "\(label): \(series) is \(got.map { "\($0)" } ?? "absent"), expected \(want.jsonString)")
+        }
+    }
+
+    /// All the events at once, then each expectation's instant asked with `?at=` (server-side
+    /// replay of the stored events through a fresh engine).
+    static func replay(_ c: Case, _ monitor: TestedMonitor) throws {
+        let label = "\(c.name) (\(monitor.tier), ?at=)"
+        #expect(try monitor.post(events: events(c).map(\.event)).status == 200, "\(label)")
+        let id = activityID(c)
+        for expect in c.expects {
+            let at = TestServer.base + (expect["at"]?.doubleValue ?? 0)
+            let response = try monitor.get("/api/activities/\(id)?at=\(RFC3339.format(at))")
+            #expect(response.status == 200, "\(label): \(response.text)")
+            try check(expect, against: try JSONParser.parse(response.body), case: label)
+        }
+        if c.expects.isEmpty {
+            #expect(try monitor.get("/api/activities/\(id)?at=\(RFC3339.format(TestServer.base))").status == 404, "\(label)")
+        }
+    }
+
+    /// Each field `expect` names, as the read API states it.
+    static func check(_ expect: JSONValue, against activity: JSONValue, case name: String) throws {
+        guard case .object(let fields) = expect else { return }
+        let at = fields["at"]?.doubleValue ?? 0
+        for (key, want) in fields.entries where key != "at" {
+            let got: JSONValue?
+            var wanted = want
+            switch key {
+            case "token_rotations": got = activity["token"]?["rotations"]
+            case "token_invalidated": got = activity["token"]?["invalidated"]
+            case "visible_until":
+                got = activity["visible_until"]
+                wanted = .string(RFC3339.format(TestServer.base + (want.doubleValue ?? 0)))
+            default: got = activity[key]
+            }
+            #expect(got == wanted, "\(name) at \(at): \(key) is \(got?.jsonString ?? "missing"), expected \(wanted.jsonString)")
+        }
+    }
+}

@@ -1,0 +1,2 @@
+// The helpers every test target shares (Tests/TestSupport), visible in each file of this one.
+@_exported import TestSupport
