@@ -34,6 +34,26 @@ import Testing
     /// Smuggling a second event past the first: two lengths, or a length and chunked. The
     /// whole request is refused, the event in it is not stored, and the request hidden behind
     /// it is never served: the connection closes after the one answer.
+    /// The corpus's framing attacks (`Tests/FuzzCorpus/http-heads`, also replayed as bodies by
+    /// the fuzz target), each sent raw: refused with a JSON answer, nothing stored, nothing
+    /// behind it served, and the server still answering.
+    @Test func everyFramingAttackOfTheCorpusIsRefused() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let directory = FuzzRegressionTests.corpus + "/http-heads"
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(names.count >= 7)
+        for name in names {
+            let request = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+            let (response, connection) = try Self.exchange(server, request)
+            #expect([400, 413, 501].contains(response?.status ?? 0), "\(name): \(response?.text ?? "no answer")")
+            #expect(response?.headers["content-type"] == "application/json", "\(name)")
+            #expect(connection.isClosed(within: 3), "\(name): the connection stays open after a doubtful frame")
+        }
+        #expect(try server.get("/api/activities/s1").status == 404, "nothing stored")
+        #expect(try server.get("/-/healthy").status == 200)
+    }
+
     @Test func smugglingIsRefusedAndNothingIsStored() throws {
         let server = try TestServer()
         defer { server.stop() }
