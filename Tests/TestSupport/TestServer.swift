@@ -35,11 +35,7 @@ public final class TestServer {
         self.directory = directory
         let (clock, time) = Clock.manual(now)
         self.time = time
-        var c = MonitorConfiguration()
-        c.port = 0
-        c.databasePath = directory + "/monitor.sqlite"
-        c.webRoot = Repository.root + "/Web"
-        c.clock = clock
+        var c = MonitorConfiguration.forTesting(directory: directory, clock: clock)
         configure(&c)
         configuration = c
         do {
@@ -137,4 +133,17 @@ public func withTestServer<R>(now: Double = TestServer.base, configure: (inout M
     let result = Result { try body(server) }
     try server.stopAndRemove()
     return try result.get()
+}
+
+extension MonitorConfiguration {
+    /// A test's monitor: its database in `directory`, the repository's `Web/`, a free port,
+    /// `clock` (a manual one, usually). Shared by both tiers.
+    public static func forTesting(directory: String, clock: Clock) -> MonitorConfiguration {
+        var c = MonitorConfiguration()
+        c.port = 0
+        c.databasePath = directory + "/monitor.sqlite"
+        c.webRoot = Repository.root + "/Web"
+        c.clock = clock
+        return c
+    }
 }

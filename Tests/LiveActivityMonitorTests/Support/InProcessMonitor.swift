@@ -25,10 +25,7 @@ final class InProcessMonitor {
         self.directory = directory
         let (clock, time) = Clock.manual(now)
         self.time = time
-        var c = MonitorConfiguration()
-        c.databasePath = directory + "/monitor.sqlite"
-        c.webRoot = Repository.root + "/Web"
-        c.clock = clock
+        var c = MonitorConfiguration.forTesting(directory: directory, clock: clock)
         configure(&c)
         configuration = c
         do {
