@@ -6,8 +6,8 @@ import SQLiteDB
 /// and connection, so that the store's writer does not wait for the disk.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses the threshold, and ends
-/// with two fsyncs: under single-event load the writer spent 17-20 % of its time blocked in
-/// them, with every waiting request held back, and p99 latency was 25-30 ms. A PASSIVE
+/// with two fsyncs: under single-event load the writer spent a large share of its time blocked
+/// in them, with every waiting request held back (PERFORMANCE.md). A PASSIVE
 /// checkpoint here copies what is committed without blocking the writer. It cannot restart the
 /// log while commits keep arriving, so the writer keeps its own automatic checkpoint
 /// (`EventStore.walAutocheckpointPages`): by then nearly every frame is copied and synced, so

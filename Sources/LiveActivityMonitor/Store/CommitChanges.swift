@@ -9,8 +9,7 @@ struct CommitChanges {
     private(set) var originals: [String: ActivityRecord?] = [:]
     private(set) var working: [String: ActivityRecord] = [:]
     /// Records an event changed: their rows are written without comparing them first (the
-    /// comparison walks attributes and content; skipping it took the bench's store stage from
-    /// 26-27 to 24.5-25.5 µs per event).
+    /// comparison walks attributes and content, a measurable share of the writer's time).
     private var changed = Set<String>()
     /// The records the commit changed, by an event or by time (set by `finish`).
     private(set) var changedIDs = Set<String>()

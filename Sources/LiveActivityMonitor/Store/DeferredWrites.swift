@@ -3,8 +3,8 @@ import Dispatch
 /// What the writer has committed to the event log and memory but not yet to the current-state
 /// and counters tables. A live activity's row is rewritten about four times a second, with the
 /// counters, instead of in every commit: a group commit of single-event requests touched a row
-/// per event, scattered over the table (without those writes the writer's CPU per event fell
-/// 10-20 % and single-event ingest rose 8-15 %, PERFORMANCE.md). The events table stays the
+/// per event, scattered over the table (without those writes the writer's CPU per event falls
+/// and single-event ingest rises: PERFORMANCE.md). The events table stays the
 /// record: `store_state.applied_seq` names the last event the tables include, and start-up
 /// replays the events after it (`EventStore+Replay`).
 ///

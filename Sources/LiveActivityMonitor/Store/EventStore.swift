@@ -104,10 +104,9 @@ public final class EventStore: Sendable {
 
     static let rejectionFlushInterval = 1.0
     /// A quarter of a second rather than one: the commit that catches up holds back the requests
-    /// in it, and filing a second's events (`activity_events`) made it 25-50 ms; and a history
-    /// lookup scans the events not filed yet. Under saturating single-event load: p99 24-44 ms at
-    /// 1 s, 18-26 ms at 0.5 s, 17-19 ms at 0.25 s; a booking lookup's median 8.4-8.9 ms at 0.5 s,
-    /// 5.3-6.9 ms at 0.25 s (3.1 ms with the old index); events/s the same (PERFORMANCE.md).
+    /// in it, and the longer the interval the more events it files (`activity_events`); a
+    /// history lookup also scans the events not filed yet. Shorter intervals cut tail latency
+    /// and lookup time at the same events/s (measured in PERFORMANCE.md).
     public static let defaultCatchUpInterval = 0.25
 
     /// Brings the current-state and counters tables up to date now (`DeferredWrites`), as a
@@ -460,8 +459,8 @@ public final class EventStore: Sendable {
     /// The writer's cache and checkpoint interval. A group commit dirties a leaf page per activity
     /// in each events index: with SQLite's 2 MiB default cache a large commit spilled pages to
     /// the WAL mid-transaction and read them back, and the default 1000-page WAL made nearly
-    /// every commit a checkpoint (copy back + fsync). Perf: 15-20% of batched-ingest CPU.
-    /// 8 MiB rather than 16: the same ingest rates, and 9 MB less peak memory while ingesting.
+    /// every commit a checkpoint (copy back + fsync). 8 MiB rather than 16: the same ingest
+    /// rates with less peak memory (PERFORMANCE.md).
     static let writerCacheKiB = 8 * 1024
     static let walAutocheckpointPages = 4000
 

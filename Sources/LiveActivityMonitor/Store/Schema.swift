@@ -114,8 +114,8 @@ enum Schema {
         """,
         // The events of each activity, filed when the tables catch up (about four times a second) rather
         // than by an index on `events`: single-event commits dirtied a leaf of that index per event,
-        // one for each activity, and wrote it to the log in every commit (9.4 KB per event against
-        // 2.4 KB without it, PERFORMANCE.md). It holds the events up to `applied_seq`; readers
+        // one for each activity, and wrote it to the log in every commit (several times the log
+        // bytes per event, PERFORMANCE.md). It holds the events up to `applied_seq`; readers
         // find the later ones by scanning the events after it (`EventStore+Reads`). Deleting an
         // event deletes its entry (retention, or anyone with `sqlite3`).
         """
