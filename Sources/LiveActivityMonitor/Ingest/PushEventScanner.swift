@@ -124,6 +124,8 @@ struct PushEventScanner {
     static let maxNumberLength = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// The same bytes, as the JSON grammar reads them.
+    private let raw: UnsafeRawBufferPointer
     private let limits: JSONParser.Limits
     private let names: UnsafeMutableBufferPointer<Name>
     private var nameCount = 0
@@ -136,6 +138,7 @@ struct PushEventScanner {
 
     private init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser.Limits, names: UnsafeMutableBufferPointer<Name>) {
         self.bytes = bytes
+        self.raw = UnsafeRawBufferPointer(bytes)
         self.limits = limits
         self.names = names
     }
@@ -385,63 +388,14 @@ struct PushEventScanner {
     /// A plain integer literal (no fraction or exponent: others decline) of at most 18 digits.
     private mutating func integer() -> Int? {
         guard let literal = number(), literal.isInteger else { return nil }
-        var p = literal.range.lowerBound
-        let negative = bytes[p] == UInt8(ascii: "-")
-        if negative { p += 1 }
-        guard literal.range.upperBound - p <= 18 else { return nil }
-        var value = 0
-        while p < literal.range.upperBound {
-            value = value * 10 + Int(bytes[p] &- UInt8(ascii: "0"))
-            p += 1
-        }
-        return negative ? -value : value
+        return JSONGrammar.plainInteger(raw, from: literal.range.lowerBound, to: literal.range.upperBound)
     }
 
-    /// A number's value, exactly as `JSONNumber.doubleValue` reads its literal.
+    /// A number's value, exactly as `JSONNumber.doubleValue` reads its literal (both are
+    /// `JSONGrammar.doubleValue`).
     private mutating func double() -> Double? {
         guard let literal = number() else { return nil }
-        return Self.doubleValue(bytes, literal.range)
-    }
-
-    static func doubleValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
-        if let value = exactDouble(bytes, range) { return value }
-        guard let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)),
-              value.isFinite
-        else { return nil }
-        return value
-    }
-
-    /// Powers of ten that a `Double` holds exactly.
-    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
-
-    /// `-?digits(.digits)?` with at most 15 digits in all, without parsing text: the digits
-    /// are an integer a `Double` holds exactly, and so is the power of ten dividing it, so the
-    /// one rounding of the division gives the correctly rounded value, which is what parsing
-    /// the literal (`Double(String)`, as `JSONNumber.doubleValue`) gives too (Clinger's fast
-    /// path). Nil for any other literal, which is then parsed as text.
-    static func exactDouble(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
-        var p = range.lowerBound
-        let negative = bytes[p] == UInt8(ascii: "-")
-        if negative { p += 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0, fractionDigits = 0
-        var inFraction = false
-        while p < range.upperBound {
-            let byte = bytes[p]
-            if byte == UInt8(ascii: ".") {
-                inFraction = true
-            } else if isDigit(byte) {
-                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
-                digits += 1
-                if inFraction { fractionDigits += 1 }
-            } else {
-                return nil
-            }
-            p += 1
-        }
-        guard digits <= 15 else { return nil }
-        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
-        return negative ? -value : value
+        return JSONGrammar.doubleValue(raw, from: literal.range.lowerBound, to: literal.range.upperBound)
     }
 
     /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside the validator's window.
@@ -513,108 +467,23 @@ struct PushEventScanner {
     private mutating func string() -> Range<Int>? {
         guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
         let start = i + 1
-        var p = start
-        var nonASCII = false
-        // Eight bytes at a time while none is special (as JSONReader scans strings): a quote, a
-        // backslash, a control character, `&`, `<`, `>`, or a non-ASCII byte.
-        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while p + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-                func has(_ byte: UInt64) -> UInt64 {
-                    let x = word ^ (ones &* byte)
-                    return (x &- ones) & ~x
-                }
-                let special = has(0x22) | has(0x5C) | has(0x26) | has(0x3C) | has(0x3E)
-                    | (word &- ones &* 0x20) & ~word | word
-                if special & high != 0 { break }
-                p += 8
-            }
-        }
-        while p < bytes.count {
-            let byte = bytes[p]
-            if byte < 64 {
-                if (Self.stopsBelow64 >> UInt64(byte)) & 1 != 0 { break }
-            } else if byte == UInt8(ascii: "\\") {
-                return nil
-            } else if byte >= 0x80 {
-                nonASCII = true
-            }
-            p += 1
-        }
+        // Up to the first byte that is not plain for the writer: a quote, a backslash, a
+        // control character, `&`, `<` or `>`. Only a quote (the string's end) is taken.
+        let (p, nonASCII) = JSONGrammar.plainRun(raw, from: start, to: bytes.count, stops: .writer)
         guard p < bytes.count, bytes[p] == UInt8(ascii: "\""), p - start <= limits.maxStringBytes else { return nil }
-        if nonASCII, !Self.isVerbatimUTF8(bytes, from: start, to: p) { return nil }
+        if nonASCII, !JSONGrammar.isVerbatimUTF8(raw, from: start, to: p) { return nil }
         i = p + 1
         return start..<p
-    }
-
-    /// Bytes that end the plain part of a string: control characters (the parser refuses
-    /// them raw), `"`, and `&`, `<`, `>` (which the writer escapes).
-    private static let stopsBelow64: UInt64 = 0xFFFF_FFFF | 1 << 0x22 | 1 << 0x26 | 1 << 0x3C | 1 << 0x3E
-
-    /// Whether `bytes[start..<end]` is valid UTF-8 (as the parser checks it: RFC 3629) without
-    /// U+2028 or U+2029 (which the writer escapes).
-    static func isVerbatimUTF8(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
-        var p = start
-        while p < end {
-            let lead = bytes[p]
-            if lead < 0x80 {
-                p += 1
-                continue
-            }
-            let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xED: length = 3; high = 0x9F
-            case 0xE1...0xEC, 0xEE, 0xEF: length = 3
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
-            guard p + length <= end, bytes[p + 1] >= low, bytes[p + 1] <= high else { return false }
-            for k in 2..<length where bytes[p + k] & 0xC0 != 0x80 { return false }
-            if lead == 0xE2, bytes[p + 1] == 0x80, bytes[p + 2] == 0xA8 || bytes[p + 2] == 0xA9 { return false }
-            p += length
-        }
-        return true
     }
 
     /// At `-` or a digit: a number literal in RFC 8259's grammar that the parser keeps as it is
     /// and that is surely finite (see `maxNumberLength`).
     private mutating func number() -> (range: Range<Int>, isInteger: Bool)? {
-        let start = i
-        var p = i
-        if p < bytes.count, bytes[p] == UInt8(ascii: "-") { p += 1 }
-        guard p < bytes.count, Self.isDigit(bytes[p]) else { return nil }
-        if bytes[p] == UInt8(ascii: "0") {
-            p += 1
-            // A leading zero: the parser refuses it.
-            if p < bytes.count, Self.isDigit(bytes[p]) { return nil }
-        } else {
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-        }
-        var isInteger = true
-        if p < bytes.count, bytes[p] == UInt8(ascii: ".") {
-            isInteger = false
-            p += 1
-            guard p < bytes.count, Self.isDigit(bytes[p]) else { return nil }
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-        }
-        if p < bytes.count, bytes[p] == UInt8(ascii: "e") || bytes[p] == UInt8(ascii: "E") {
-            isInteger = false
-            p += 1
-            if p < bytes.count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") { p += 1 }
-            let digits = p
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-            guard p > digits, p - digits <= 2 else { return nil }
-        }
-        guard p - start <= min(limits.maxNumberLength, Self.maxNumberLength) else { return nil }
-        i = p
-        return (start..<p, isInteger)
+        guard case .success(let literal) = JSONGrammar.numberLiteral(raw, from: i, to: bytes.count),
+              literal.exponentDigits <= 2, literal.end - i <= min(limits.maxNumberLength, Self.maxNumberLength)
+        else { return nil }
+        defer { i = literal.end }
+        return (i..<literal.end, literal.isPlainInteger)
     }
 
     /// At `word`'s first byte: reads it whole.
@@ -721,20 +590,15 @@ struct PushEventScanner {
     /// Skips JSON's four blanks, counting them.
     @inline(__always)
     private mutating func skipBlanks() {
-        while i < bytes.count {
-            let byte = bytes[i]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+        while i < bytes.count, JSONGrammar.isWhitespace(bytes[i]) {
             i += 1
             blanks += 1
         }
     }
 
     @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
-    @inline(__always)
     private static func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20) &- UInt8(ascii: "a") < 6
+        JSONGrammar.isDigit(byte) || (byte | 0x20) &- UInt8(ascii: "a") < 6
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
@@ -746,22 +610,9 @@ struct PushEventScanner {
         sameBytes(bytes.baseAddress! + a, bytes.baseAddress! + b, count)
     }
 
-    /// Eight bytes at a time, then the rest.
     @inline(__always)
     private static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
-        var k = 0
-        while k + 8 <= count {
-            if ra.loadUnaligned(fromByteOffset: k, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
-                return false
-            }
-            k += 8
-        }
-        while k < count {
-            if a[k] != b[k] { return false }
-            k += 1
-        }
-        return true
+        JSONGrammar.sameBytes(a, b, count: count)
     }
 
     // MARK: The stored body
@@ -866,7 +717,7 @@ struct PushEventScanner {
                         let byte = bytes[p]
                         if byte == UInt8(ascii: "\"") {
                             inString.toggle()
-                        } else if !inString, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                        } else if !inString, JSONGrammar.isWhitespace(byte) {
                             continue
                         }
                         out.put(byte)
