@@ -106,7 +106,7 @@ import Testing
 
     @Test func theFieldsAreTheValidatorsPushFields() {
         let names = Set(PushEventScanner.Field.allCases.map { "\($0.name)" })
-        #expect(names == EventValidator.commonFields.union(EventValidator.fieldsByType[.pushSent] ?? []))
+        #expect(names == EventSchema.names(allowedOn: .pushSent))
         #expect(Int(PushEventScanner.Field.attributes.rawValue) + 1 == PushEventScanner.Field.allCases.count)
     }
 

@@ -340,7 +340,7 @@ struct PushEventScanner {
             guard object() else { return nil }
             let skipped = blanks - blanksBefore
             // ActivityKit's limit, on the text as written (FieldReader.contentObject).
-            guard i - start - skipped <= EventValidator.maxContentBytes else { return nil }
+            guard i - start - skipped <= EventSchema.maxContentBytes else { return nil }
             member.kind = .object
             member.hasBlanks = skipped > 0
         case .alert:
@@ -408,7 +408,7 @@ struct PushEventScanner {
         } else {
             seconds = double()
         }
-        guard let seconds, seconds >= EventValidator.earliestDate, seconds < EventValidator.latestDate else { return nil }
+        guard let seconds, EventSchema.dateWindow.contains(seconds) else { return nil }
         return seconds
     }
 
