@@ -13,7 +13,8 @@ public enum JSONGrammar {
     /// JSON's whitespace: space, tab, line feed, carriage return.
     @inlinable @inline(__always)
     public static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        // One comparison for the usual byte, which is none of them.
+        byte <= 0x20 && (byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09)
     }
 
     @inlinable @inline(__always)

@@ -104,10 +104,14 @@ import Testing
         #expect(Self.compare([UInt8](data)).fast != nil)
     }
 
-    @Test func theFieldsAreTheValidatorsPushFields() {
-        let names = Set(PushEventScanner.Field.allCases.map { "\($0.name)" })
-        #expect(names == EventSchema.names(allowedOn: .pushSent))
-        #expect(Int(PushEventScanner.Field.attributes.rawValue) + 1 == PushEventScanner.Field.allCases.count)
+    /// The scanner's rules are the schema's `push.sent` rows, compiled: every row the schema
+    /// allows on a push is one the scanner reads (none it would decline), and no other.
+    @Test func theRulesAreTheSchemasPushRows() {
+        let rules = PushEventScanner.rules
+        let read = EventField.allCases.filter { rules.byField[Int($0.rawValue)].kind != .notAllowed }
+        #expect(Set(read.map(\.spec.label)) == EventSchema.names(allowedOn: .pushSent))
+        #expect(!rules.byField.contains { $0.kind == .unsupported })
+        #expect(rules.byField.map { "\($0.name)" } == EventSchema.fields.map(\.label))
     }
 
     /// What the demo's ride backend reports (written by JSONWriter, one object per body).

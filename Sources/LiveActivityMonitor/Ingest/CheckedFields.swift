@@ -2,7 +2,7 @@ import JSON
 
 /// One event's field values after the schema's checks, as a decoder holds them: the general
 /// validator as values read from the JSON tree, the one-pass scanner as places in the body.
-/// `Event.init(type:checked:)` reads them, so that both decoders make events the same way.
+/// `Event.assembled(_:from:body:)` reads them, so that both decoders make events the same way.
 protocol CheckedFields {
     /// An identifier's text.
     func text(_ field: EventField) -> String?
@@ -18,29 +18,33 @@ protocol CheckedFields {
 }
 
 extension Event {
-    /// The event that valid fields make: where each field goes, and the defaults of those
-    /// that are absent. The body is left for the caller.
-    init(type: EventType, checked fields: some CheckedFields) {
+    /// The event that valid fields make, with its stored `body`: where each field goes, and
+    /// the defaults of those that are absent. (A static function, not an initializer:
+    /// delegating to `init(type:occurredAt:body:)` from an extension copied the whole event once
+    /// more, and so did setting the body afterwards.)
+    @inline(__always)
+    static func assembled(_ type: EventType, from fields: some CheckedFields, body: String) -> Event {
         let occurredAt = fields.number(.occurredAt) ?? 0
-        self.init(type: type, occurredAt: occurredAt)
-        key = fields.text(.id)
-        activityID = fields.text(.activityID)
-        bookingID = fields.text(.bookingID)
-        attributesType = fields.text(.attributesType)
-        app = fields.text(.app)
-        contentState = fields.content(.contentState)
-        attributes = fields.content(.attributes)
-        staleDate = fields.number(.staleDate)
-        dismissalDate = fields.number(.dismissalDate)
-        relevanceScore = fields.number(.relevanceScore)
-        timestamp = fields.number(.timestamp) ?? occurredAt
-        source = fields.choice(.source).map { StartSource.allCases[$0] } ?? .app
-        dismissalPolicy = fields.choice(.dismissalPolicy).map { DismissalPolicy.allCases[$0] }
-        tokenFingerprint = fields.fingerprint(.pushToken)
+        var event = Event(type: type, occurredAt: occurredAt, body: body)
+        event.key = fields.text(.id)
+        event.activityID = fields.text(.activityID)
+        event.bookingID = fields.text(.bookingID)
+        event.attributesType = fields.text(.attributesType)
+        event.app = fields.text(.app)
+        event.contentState = fields.content(.contentState)
+        event.attributes = fields.content(.attributes)
+        event.staleDate = fields.number(.staleDate)
+        event.dismissalDate = fields.number(.dismissalDate)
+        event.relevanceScore = fields.number(.relevanceScore)
+        event.timestamp = fields.number(.timestamp) ?? occurredAt
+        event.source = fields.choice(.source).map { StartSource.allCases[$0] } ?? .app
+        event.dismissalPolicy = fields.choice(.dismissalPolicy).map { DismissalPolicy.allCases[$0] }
+        event.tokenFingerprint = fields.fingerprint(.pushToken)
         if type == .pushSent, let kind = fields.choice(.event).map({ PushKind.allCases[$0] }),
            let status = fields.integer(.status), let latencyMs = fields.number(.latencyMs) {
-            push = PushResult(kind: kind, status: status, reason: fields.text(.reason), latencyMs: latencyMs,
-                              priority: fields.integer(.priority) ?? 10, payloadBytes: fields.integer(.payloadBytes))
+            event.push = PushResult(kind: kind, status: status, reason: fields.text(.reason), latencyMs: latencyMs,
+                                    priority: fields.integer(.priority) ?? 10, payloadBytes: fields.integer(.payloadBytes))
         }
+        return event
     }
 }

@@ -21,11 +21,11 @@ enum EventField: UInt8, CaseIterable, Sendable {
 /// - both stored-body writers (`EventValidator.storedBody`, `PushEventScanner.write`) write a
 ///   member as its kind says (dates as RFC 3339, the token as its fingerprint), and
 ///   `EventValidator.stored` reads a stored body back through the same rows;
-/// - `Event.init(type:checked:)` is the one place where the checked values become an `Event`;
+/// - `Event.assembled(_:from:body:)` is the one place where the checked values become an `Event`;
 /// - the reporter library's field tests compare its fields with these rows.
 ///
 /// Adding a field: a case in `EventField` and its row here (then its use in
-/// `Event.init(type:checked:)` and the engine, if it has one). Both decoders take it from there.
+/// `Event.assembled(_:from:body:)` and the engine, if it has one). Both decoders take it from there.
 enum EventSchema {
     /// Ids, bookings and attributes types: the longest the read API's search takes too.
     static let maxIDLength = 128

@@ -44,9 +44,7 @@ public enum EventValidator {
                 switch outcome {
                 case .invalid(let errors): return .invalid(errors)
                 case .valid(let type):
-                    var event = Event(type: type, checked: values)
-                    event.body = storedBody(entries, values)
-                    return .valid(event)
+                    return .valid(Event.assembled(type, from: values, body: storedBody(entries, values)))
                 }
             }
         }

@@ -126,13 +126,17 @@ struct FieldReader {
         return seconds
     }
 
-    /// `{title, body}`, each a string of at most `maxLength` bytes.
+    /// `{title, body}` (`FieldSpec.alertParts`), each a string of at most `maxLength` bytes.
     private mutating func alert(_ row: FieldSpec, _ value: JSONValue, maxLength: Int) -> Bool {
-        guard case .object(let alert) = value else { fail(row, "must be an object {title, body}"); return false }
+        let parts = FieldSpec.alertParts.map(\.description)
+        guard case .object(let alert) = value else {
+            fail(row, "must be an object {\(parts.joined(separator: ", "))}")
+            return false
+        }
         var valid = true
         for (key, part) in alert.entries {
-            guard key == "title" || key == "body" else {
-                fail("\(row.name).\(key)", "unknown field; alert has title and body")
+            guard parts.contains(key) else {
+                fail("\(row.name).\(key)", "unknown field; alert has \(parts.joined(separator: " and "))")
                 valid = false
                 continue
             }

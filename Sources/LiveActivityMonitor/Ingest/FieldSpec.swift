@@ -26,6 +26,9 @@ struct FieldSpec: Sendable {
         self.nullLeftOut = nullLeftOut
     }
 
+    /// An alert's members (`Kind.alert`).
+    static let alertParts: [StaticString] = ["title", "body"]
+
     /// The name as error messages carry it.
     var label: String { name.description }
 

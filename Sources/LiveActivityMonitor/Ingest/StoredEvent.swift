@@ -19,7 +19,7 @@ extension EventValidator {
         case nil, .null?: break
         default: return nil
         }
-        // An absent `timestamp` is `occurred_at` (`Event.init(type:checked:)`), which the
+        // An absent `timestamp` is `occurred_at` (`Event.assembled(_:from:body:)`), which the
         // column has exactly.
         let hasTimestamp = object[EventField.timestamp.spec.label].map { $0 != .null } ?? false
         guard case .valid(var event) = validate(.object(object), index: 0) else { return nil }
