@@ -121,6 +121,9 @@ enum EventSchema {
         precondition(rows.map(\.field) == EventField.allCases, "EventSchema.fields: one row per EventField, in its order")
         precondition(rows.count <= 64, "a set of fields is a UInt64")
         for (position, row) in rows.enumerated() {
+            // Unknown fields are found before `event` is read: a push.sent field is one of both kinds.
+            precondition(row.allowed.contains(.pushToStart) == row.allowed.contains(.pushUpdateOrEnd),
+                         "\(row.name): allowed on both kinds of push.sent or neither")
             // Which push is which is known once `event` is read.
             if row.required.contains(.pushToStart) != row.required.contains(.pushUpdateOrEnd) {
                 precondition(position > Int(EventField.event.rawValue), "\(row.name): its requirement needs event's row first")
