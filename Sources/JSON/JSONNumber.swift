@@ -53,8 +53,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The nearest `Double` (always finite; a literal too small to represent reads as zero).
     public var doubleValue: Double {
-        // The literal is validated, so parsing cannot fail; NaN would only flag a broken invariant.
-        Double(literal) ?? .nan
+        // The literal is validated, so reading cannot fail; NaN would only flag a broken invariant.
+        // `JSONGrammar.doubleValue`, so that a reader without a `JSONNumber` gets the same value.
+        let value = literal.utf8.withContiguousStorageIfAvailable { utf8 in
+            JSONGrammar.doubleValue(UnsafeRawBufferPointer(utf8), from: 0, to: utf8.count)
+        }
+        return (value ?? Double(literal)) ?? .nan
     }
 
     /// The exact integral value when the number has one and it fits in `Int64`; otherwise `nil`.
@@ -63,7 +67,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// `Int64`: `7`, `-7`, `7.0`, `7e0`, `70e-1` and `0.7e1` all give 7; `-0` gives 0;
     /// `7.5`, `1e19` and `9223372036854775808` give `nil`.
     public var int64Value: Int64? {
-        // Plain integers (the common case) need no decimal arithmetic.
+        // Plain integers (the common case) need no decimal arithmetic: read as
+        // `JSONGrammar.plainInteger` reads them, so that a reader without a `JSONNumber` agrees.
+        let plain = literal.utf8.withContiguousStorageIfAvailable { utf8 in
+            JSONGrammar.plainInteger(UnsafeRawBufferPointer(utf8), from: 0, to: utf8.count)
+        }
+        if let plain, let plain { return Int64(plain) }
         if let value = Int64(literal) { return value }
         var utf8 = Array(literal.utf8)
         var negative = false

@@ -85,8 +85,7 @@ struct JSONReader {
     static func isBlank(_ buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
         var p = start
         while p < end {
-            let byte = buffer[p]
-            guard byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A else { return false }
+            guard JSONGrammar.isWhitespace(buffer[p]) else { return false }
             p += 1
         }
         return true
@@ -292,54 +291,31 @@ struct JSONReader {
 
     private mutating func readNumber() throws(JSONError) -> JSONNumber {
         let start = i
-        var p = i
-        if buffer[p] == UInt8(ascii: "-") { p += 1 }
-        guard p < end else { throw failure("unexpected end of input in a number", at: p) }
-        let first = buffer[p]
-        if first == UInt8(ascii: "0") {
-            p += 1
-            if p < end, Self.isDigit(buffer[p]) { throw failure("leading zero in a number", at: start) }
-        } else if Self.isDigit(first) {
-            p += 1
-            while p < end, Self.isDigit(buffer[p]) { p += 1 }
-        } else {
-            throw failure("unexpected \(describeByte(at: p))", at: p, expected: "a digit")
-        }
-        var hasExponent = false
-        if p < end, buffer[p] == UInt8(ascii: ".") {
-            p += 1
-            guard p < end, Self.isDigit(buffer[p]) else {
-                throw failure("expected a digit after the decimal point", at: p)
+        let literal: JSONGrammar.NumberLiteral
+        switch JSONGrammar.numberLiteral(buffer, from: start, to: end) {
+        case .success(let read): literal = read
+        case .failure(let error):
+            switch error.problem {
+            case .endOfInput: throw failure("unexpected end of input in a number", at: error.at)
+            case .leadingZero: throw failure("leading zero in a number", at: error.at)
+            case .notADigit: throw failure("unexpected \(describeByte(at: error.at))", at: error.at, expected: "a digit")
+            case .noFractionDigit: throw failure("expected a digit after the decimal point", at: error.at)
+            case .noExponentDigit: throw failure("expected a digit in the exponent", at: error.at)
             }
-            while p < end, Self.isDigit(buffer[p]) { p += 1 }
         }
-        if p < end, buffer[p] == UInt8(ascii: "e") || buffer[p] == UInt8(ascii: "E") {
-            hasExponent = true
-            p += 1
-            if p < end, buffer[p] == UInt8(ascii: "+") || buffer[p] == UInt8(ascii: "-") { p += 1 }
-            guard p < end, Self.isDigit(buffer[p]) else {
-                throw failure("expected a digit in the exponent", at: p)
-            }
-            while p < end, Self.isDigit(buffer[p]) { p += 1 }
-        }
+        let p = literal.end
         let length = p - start
         if length > limits.maxNumberLength {
             throw failure("number longer than \(limits.maxNumberLength) characters", at: start)
         }
-        let literal = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<p]), as: UTF8.self)
         // Without an exponent a literal needs over 308 digits to overflow a Double.
-        if hasExponent || length > 300 {
-            guard let double = Double(literal), double.isFinite else {
+        if literal.exponentDigits > 0 || length > 300 {
+            guard JSONGrammar.doubleValue(buffer, from: start, to: p) != nil else {
                 throw failure("number out of range", at: start)
             }
         }
         i = p
-        return JSONNumber(uncheckedLiteral: literal)
-    }
-
-    @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10
+        return JSONNumber(uncheckedLiteral: String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<p]), as: UTF8.self))
     }
 
     // MARK: Strings
@@ -356,7 +332,7 @@ struct JSONReader {
             if p - start > limits.maxStringBytes {
                 throw failure("string longer than \(limits.maxStringBytes) bytes", at: quote)
             }
-            if nonASCII, let (position, detail) = Self.firstInvalidUTF8(buffer, from: start, to: p) {
+            if nonASCII, let (position, detail) = JSONGrammar.firstInvalidUTF8(buffer, from: start, to: p) {
                 throw utf8Error(at: position, detail: detail)
             }
             let raw = UnsafeRawBufferPointer(rebasing: buffer[start..<p])
@@ -427,7 +403,7 @@ struct JSONReader {
         }
         // Escapes are ASCII and decode to whole sequences, so checking the raw bytes checks
         // the result, and locates the error in the input.
-        if nonASCII, let (position, detail) = Self.firstInvalidUTF8(buffer, from: start, to: p) {
+        if nonASCII, let (position, detail) = JSONGrammar.firstInvalidUTF8(buffer, from: start, to: p) {
             throw utf8Error(at: position, detail: detail)
         }
         i = p + 1
@@ -441,28 +417,7 @@ struct JSONReader {
     /// `end`), and whether a non-ASCII byte came before it.
     @inline(__always)
     private func scanPlain(from start: Int) -> (position: Int, nonASCII: Bool) {
-        var p = start
-        var seen: UInt64 = 0
-        // Eight bytes at a time: only a word containing a special byte falls to the byte loop.
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        while p + 8 <= end {
-            let word = buffer.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22)
-            let backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-                | ((word &- ones &* 0x20) & ~word)
-            if special & highBits != 0 { break }
-            seen |= word
-            p += 8
-        }
-        while p < end {
-            let byte = buffer[p]
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
-            seen |= UInt64(byte)
-            p += 1
-        }
-        return (p, seen & highBits != 0)
+        JSONGrammar.plainRun(buffer, from: start, to: end, stops: .parser)
     }
 
     /// Length plus first and last eight bytes: enough to tell real keys apart cheaply.
@@ -526,11 +481,7 @@ struct JSONReader {
 
     @inline(__always)
     private mutating func skipWhitespace() {
-        while i < end {
-            let byte = buffer[i]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
-            i += 1
-        }
+        while i < end, JSONGrammar.isWhitespace(buffer[i]) { i += 1 }
     }
 
     // MARK: Errors
@@ -538,7 +489,7 @@ struct JSONReader {
     /// An error inside a string at `offset`, unless invalid UTF-8 comes earlier in the string's
     /// bytes `contentStart..<scanned`, which is then the error reported.
     private func stringFailure(_ reason: String, at offset: Int, contentStart: Int, scanned: Int) -> JSONError {
-        if let (position, detail) = Self.firstInvalidUTF8(buffer, from: contentStart, to: scanned) {
+        if let (position, detail) = JSONGrammar.firstInvalidUTF8(buffer, from: contentStart, to: scanned) {
             return utf8Error(at: position, detail: detail)
         }
         return failure(reason, at: offset)
@@ -546,7 +497,7 @@ struct JSONReader {
 
     /// The error for bytes `start..<end` known to hold invalid UTF-8.
     private func utf8Failure(from start: Int, to end: Int) -> JSONError {
-        guard let (position, detail) = Self.firstInvalidUTF8(buffer, from: start, to: end) else {
+        guard let (position, detail) = JSONGrammar.firstInvalidUTF8(buffer, from: start, to: end) else {
             // Unreachable while this validator and the standard library's agree.
             return failure("invalid UTF-8 in a string", at: start)
         }
@@ -593,7 +544,7 @@ struct JSONReader {
         let byte = buffer[offset]
         if byte >= 0x20, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         if byte >= 0x80 {
-            if Self.firstInvalidUTF8(buffer, from: offset, to: min(offset + 4, end)).map({ $0.offset == offset }) ?? false {
+            if JSONGrammar.firstInvalidUTF8(buffer, from: offset, to: min(offset + 4, end)).map({ $0.offset == offset }) ?? false {
                 return "byte \(Self.hex(byte)) (invalid UTF-8)"
             }
             var scalar = UInt32(byte)
@@ -610,8 +561,7 @@ struct JSONReader {
     }
 
     private static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count < 2 ? "0" + digits : digits)
+        JSONGrammar.hex(byte)
     }
 
     private static func hex4(_ value: UInt32) -> String {
@@ -624,44 +574,5 @@ struct JSONReader {
     private static func quoted(_ name: String) -> String {
         let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
         return JSONValue.string(shown).jsonString
-    }
-
-    /// The first invalid UTF-8 sequence in `buffer[start..<end]`, with what is wrong with it.
-    static func firstInvalidUTF8(_ buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (offset: Int, detail: String)? {
-        var p = start
-        while p < end {
-            let lead = buffer[p]
-            if lead < 0x80 {
-                p += 1
-                continue
-            }
-            let length: Int
-            // The allowed range of the byte after the lead (RFC 3629 table).
-            var secondLow: UInt8 = 0x80
-            var secondHigh: UInt8 = 0xBF
-            var secondProblem = "truncated sequence"
-            switch lead {
-            case 0x80...0xBF: return (p, "unexpected continuation byte \(hex(lead))")
-            case 0xC0, 0xC1: return (p, "overlong encoding")
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; secondLow = 0xA0; secondProblem = "overlong encoding"
-            case 0xED: length = 3; secondHigh = 0x9F; secondProblem = "encoded surrogate"
-            case 0xE1...0xEF: length = 3
-            case 0xF0: length = 4; secondLow = 0x90; secondProblem = "overlong encoding"
-            case 0xF4: length = 4; secondHigh = 0x8F; secondProblem = "above U+10FFFF"
-            case 0xF1...0xF3: length = 4
-            case 0xF5...0xF7: return (p, "above U+10FFFF")
-            default: return (p, "invalid byte \(hex(lead))")
-            }
-            guard p + 1 < end else { return (p, "truncated sequence") }
-            let second = buffer[p + 1]
-            if second & 0xC0 != 0x80 { return (p, "truncated sequence") }
-            if second < secondLow || second > secondHigh { return (p, secondProblem) }
-            for k in 2..<length {
-                guard p + k < end, buffer[p + k] & 0xC0 == 0x80 else { return (p, "truncated sequence") }
-            }
-            p += length
-        }
-        return nil
     }
 }

@@ -227,14 +227,13 @@ public struct JSONWriter {
     /// U+2029, which are escaped; other characters it starts are not).
     /// Below 64 a bit mask decides (one shift for most digits and punctuation, instead of a
     /// chain of comparisons run for every byte written).
+    /// The table of bytes below 64 is `JSONGrammar.writerEscapesBelow64`, which readers that
+    /// must know what the writer leaves unchanged use too.
     @inline(__always)
     static func mayEscape(_ byte: UInt8) -> Bool {
-        if byte < 64 { return (escapedBelow64 >> UInt64(byte)) & 1 != 0 }
+        if byte < 64 { return (JSONGrammar.writerEscapesBelow64 >> UInt64(byte)) & 1 != 0 }
         return byte == 0x5C || byte == 0xE2
     }
-
-    /// Bits 0x00–0x1F (control characters), 0x22 `"`, 0x26 `&`, 0x3C `<`, 0x3E `>`.
-    static let escapedBelow64: UInt64 = 0xFFFF_FFFF | 1 << 0x22 | 1 << 0x26 | 1 << 0x3C | 1 << 0x3E
 
     /// True when `string` is written between quotes exactly as it is, so that a caller may
     /// splice `"` + string + `"` into JSON text without a writer.

@@ -32,7 +32,8 @@ enum IngestFuzzCheck {
             return (fast, tree)
         }
     }()
-    /// The validator's date window (EventValidator: 2000-01-01 … 2100-01-01).
+    /// The schema's date window (`EventSchema.dateWindow`: 2000-01-01 … 2100-01-01), written
+    /// again here: an oracle of its own, not the code under test.
     static let dates = 946_684_800.0..<4_102_444_800.0
     static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
 

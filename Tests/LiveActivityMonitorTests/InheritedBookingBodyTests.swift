@@ -5,6 +5,16 @@ import Testing
 /// The writer splices an inherited `booking_id` into an event's stored text instead of
 /// serialising the event again: the text must be exactly what serialising would give.
 @Suite struct InheritedBookingBodyTests {
+    /// `EventValidator.storedBody` of `object`, with `values` as the fields' checked values.
+    static func storedBody(_ object: JSONObject, _ values: [EventField: CheckedValue] = [:]) -> String {
+        withUnsafeTemporaryAllocation(of: CheckedValue.self, capacity: EventField.allCases.count) { storage in
+            storage.initialize(repeating: .absent)
+            defer { storage.deinitialize() }
+            for (field, value) in values { storage[Int(field.rawValue)] = value }
+            return EventValidator.storedBody(object.entries, ReadFields(values: storage))
+        }
+    }
+
     @Test(arguments: ["BK-1042", "b\"</script>\u{2028}é", "", "a\\b", "tab\there", "x&y", "x>y", "\u{2029}", "é€", "\u{1}"])
     func splicedTextEqualsSerialisedDocument(booking: String) throws {
         let documents: [JSONObject] = [
@@ -13,7 +23,7 @@ import Testing
             [:],
         ]
         for original in documents {
-            let stored = EventValidator.storedBody(original, fingerprint: nil, dates: [], texts: [])
+            let stored = Self.storedBody(original)
             var expected = original
             expected["booking_id"] = nil
             expected["booking_id"] = .string(booking)
@@ -23,7 +33,7 @@ import Testing
 
     @Test func storedBodySwapsTheTokenAndFormatsDates() throws {
         let object: JSONObject = ["type": "push.sent", "occurred_at": 1_795_000_000, "push_token": "abcd", "booking_id": .null]
-        #expect(EventValidator.storedBody(object, fingerprint: "0123456789abcdef", dates: [("occurred_at", 1_795_000_000)], texts: [])
+        #expect(Self.storedBody(object, [.pushToken: .fingerprint("0123456789abcdef"), .occurredAt: .number(1_795_000_000)])
             == #"{"type":"push.sent","occurred_at":"2026-11-18T11:06:40Z","token_fingerprint":"0123456789abcdef"}"#)
     }
 

@@ -104,10 +104,14 @@ import Testing
         #expect(Self.compare([UInt8](data)).fast != nil)
     }
 
-    @Test func theFieldsAreTheValidatorsPushFields() {
-        let names = Set(PushEventScanner.Field.allCases.map { "\($0.name)" })
-        #expect(names == EventValidator.commonFields.union(EventValidator.fieldsByType[.pushSent] ?? []))
-        #expect(Int(PushEventScanner.Field.attributes.rawValue) + 1 == PushEventScanner.Field.allCases.count)
+    /// The scanner's rules are the schema's `push.sent` rows, compiled: every row the schema
+    /// allows on a push is one the scanner reads (none it would decline), and no other.
+    @Test func theRulesAreTheSchemasPushRows() {
+        let rules = PushEventScanner.rules
+        let read = EventField.allCases.filter { rules.byField[Int($0.rawValue)].kind != .notAllowed }
+        #expect(Set(read.map(\.spec.label)) == EventSchema.names(allowedOn: .pushSent))
+        #expect(!rules.byField.contains { $0.kind == .unsupported })
+        #expect(rules.byField.map { "\($0.name)" } == EventSchema.fields.map(\.label))
     }
 
     /// What the demo's ride backend reports (written by JSONWriter, one object per body).
@@ -274,8 +278,8 @@ import Testing
         #expect(throws: APIError.self) { try d.decode(body, format: .json) }
     }
 
-    /// The short decimals read without parsing text are the doubles `Double(String)` reads
-    /// (`JSONNumber.doubleValue`), bit for bit.
+    /// The short decimals read without parsing text (`JSONGrammar.doubleValue`, which both the
+    /// scanner and `JSONNumber.doubleValue` use) are the doubles `Double(String)` reads, bit for bit.
     @Test func shortDecimalsReadAsTheParserReadsThem() {
         var random = Seeded(state: 7)
         var literals = ["0", "-0", "0.0", "-0.0", "1800000000.0017", "999999999999999", "0.000000000000001",
@@ -291,7 +295,7 @@ import Testing
         }
         for literal in literals {
             let bytes = Array(literal.utf8)
-            let read = bytes.withUnsafeBufferPointer { PushEventScanner.doubleValue($0, 0..<$0.count) }
+            let read = bytes.withUnsafeBytes { JSONGrammar.doubleValue($0, from: 0, to: $0.count) }
             #expect(read?.bitPattern == Double(literal)?.bitPattern, "\(literal)")
         }
     }

@@ -24,7 +24,7 @@ struct EventEncodingTests {
     func everyFieldIsOnTheWireWhenSet(_ event: LiveActivityEvent) throws {
         let type = try #require(EventType(rawValue: event.kind.rawValue))
         let keys = Set(try Self.object(event).keys)
-        #expect(keys == EventValidator.commonFields.union(EventValidator.fieldsByType[type] ?? []))
+        #expect(keys == EventSchema.names(allowedOn: EventKinds(type)))
     }
 
     @Test func theDecoderAcceptsEverySample() throws {

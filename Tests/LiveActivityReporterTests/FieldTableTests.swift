@@ -3,12 +3,15 @@ import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter
 
-/// The reporter's types and the monitor's decoder describe the same contract (DESIGN.md
-/// section 3): these tests read the decoder's own tables, so a field added, renamed or removed
-/// on either side fails here.
+/// The reporter's types and the monitor describe the same contract (DESIGN.md section 3):
+/// these tests read the monitor's schema table (`EventSchema`), the one the validator and the
+/// one-pass scanner check events with, so a field added, renamed, removed or retyped on
+/// either side fails here. (The reporter declares no lengths or ranges of its own: it sends
+/// what it is given. Its closed sets — the enumerations and `PushSent.Priority` — are checked
+/// against the rows below.)
 struct FieldTableTests {
-    @Test func commonFieldsMatchTheDecoder() {
-        #expect(Set(LiveActivityEvent.commonFieldNames) == EventValidator.commonFields)
+    @Test func commonFieldsMatchTheSchema() {
+        #expect(Set(LiveActivityEvent.commonFieldNames) == EventSchema.names(allowedOn: .all))
     }
 
     @Test func everyTypeExistsOnBothSides() {
@@ -16,29 +19,70 @@ struct FieldTableTests {
     }
 
     @Test(arguments: EventType.allCases)
-    func typeFieldsMatchTheDecoder(_ type: EventType) throws {
+    func typeFieldsMatchTheSchema(_ type: EventType) throws {
         let kind = try #require(LiveActivityEvent.Kind(rawValue: type.rawValue))
         let reporter = LiveActivityEvent.fieldNames(of: kind)
         #expect(reporter.count == Set(reporter).count, "a field is declared twice")
-        #expect(Set(reporter) == EventValidator.fieldsByType[type] ?? [])
+        #expect(Set(reporter) == EventSchema.names(allowedOn: EventKinds(type)).subtracting(EventSchema.names(allowedOn: .all)))
     }
 
-    @Test func enumeratedValuesMatchTheDecoder() {
-        #expect(Set(ActivityStarted.Source.allCases.map(\.rawValue)) == Set(StartSource.allCases.map(\.rawValue)))
-        #expect(Set(ActivityEnded.DismissalPolicy.allCases.map(\.rawValue)) == Set(DismissalPolicy.allCases.map(\.rawValue)))
-        #expect(Set(PushSent.Event.allCases.map(\.rawValue)) == Set(PushKind.allCases.map(\.rawValue)))
+    /// Each enumeration's values, as the schema's rows have them.
+    static func choices(_ field: EventField) -> [String] {
+        guard case .enumeration(let choices) = field.spec.kind else { return [] }
+        return choices.values
+    }
+
+    @Test func enumeratedValuesMatchTheSchema() {
+        #expect(ActivityStarted.Source.allCases.map(\.rawValue) == Self.choices(.source))
+        #expect(ActivityEnded.DismissalPolicy.allCases.map(\.rawValue) == Self.choices(.dismissalPolicy))
+        #expect(PushSent.Event.allCases.map(\.rawValue) == Self.choices(.event))
+    }
+
+    /// `PushSent.Priority` offers exactly the priorities the schema's row takes.
+    @Test func prioritiesMatchTheSchema() throws {
+        guard case .integer(let rule) = EventField.priority.spec.kind else {
+            Issue.record("priority is not an integer row")
+            return
+        }
+        let accepted = rule.bounds.range.filter(rule.bounds.accepts)
+        #expect(PushSent.Priority.allCases.map(\.rawValue) == accepted)
     }
 
     @Test func dateFieldsAreDatesOnBothSides() throws {
-        // Every field the decoder reads as a date is a `Date` in the reporter's samples, so it
+        // Every field the schema reads as a date is a `Date` in the reporter's samples, so it
         // is encoded as RFC 3339; a number or string there would be a drift.
+        let dates = EventSchema.fields.filter { if case .date = $0.kind { true } else { false } }.map(\.label)
+        #expect(dates.count >= 4)
         for event in Samples.everyKind() {
             let json = try #require(try JSONDecoder().decode(JSONContent.self, from: event.jsonData()).objectValue)
-            for field in EventValidator.dateFields {
+            for field in dates {
                 guard let value = json[field] else { continue }
                 let text = try #require(value.stringValue, "\(event.kind.rawValue).\(field) is not a string")
                 #expect(RFC3339.parse(text) != nil, "\(event.kind.rawValue).\(field) = \(text)")
             }
+        }
+    }
+
+    /// The least each factory can make (only the arguments it cannot do without) still carries
+    /// every field the schema requires of that type.
+    @Test func minimalEventsCarryEveryRequiredField() throws {
+        let token = Samples.token
+        let minimal: [(LiveActivityEvent, EventKinds)] = [
+            (.started(activityID: "a", bookingID: "b", attributesType: "T", ActivityStarted(contentState: [:])), .activityStarted),
+            (.updated(activityID: "a", ActivityUpdated(contentState: [:])), .activityUpdated),
+            (.tokenUpdated(activityID: "a", pushToken: token), .activityTokenUpdated),
+            (.stale(activityID: "a"), .activityStale),
+            (.ended(activityID: "a"), .activityEnded),
+            (.dismissed(activityID: "a"), .activityDismissed),
+            (.pushSent(activityID: "a", PushSent(event: .update, status: 200, latencyMs: 1, pushToken: token)), .pushUpdateOrEnd),
+            (.pushSent(activityID: nil, PushSent(event: .start, status: 200, latencyMs: 1, pushToken: token), bookingID: "b"),
+             .pushToStart),
+        ]
+        #expect(Set(minimal.map(\.0.kind)) == Set(LiveActivityEvent.Kind.allCases))
+        for (event, kinds) in minimal {
+            let keys = Set(try #require(try JSONDecoder().decode(JSONContent.self, from: event.jsonData()).objectValue).keys)
+            let missing = EventSchema.names(requiredOn: kinds).subtracting(keys)
+            #expect(missing.isEmpty, "\(event.kind.rawValue) leaves out \(missing.sorted())")
         }
     }
 }

@@ -6,17 +6,23 @@ import JSON
 /// included, without building the tree: the tree's allocations and reference counting cost as
 /// much as the parsing itself.
 ///
+/// Both read the same schema (`EventSchema`): the scanner compiles its `push.sent` rows once
+/// (`Rules`) and checks each member by its row's kind and limits; it builds the event with the
+/// validator's `Event.assembled(_:from:body:)` and writes the stored body by the rows' stored
+/// forms. The JSON grammar is `JSONGrammar`'s, the parser's own.
+///
 /// It never reports errors. It takes only what it is sure of, and declines (nil) everything
 /// else, so that the tree decoder gives the real result or the real messages:
-/// - the body must be one object (blanks around and inside allowed) with only `push.sent`
-///   fields, none twice;
+/// - the body must be one object (blanks around and inside allowed) with only fields the
+///   schema allows on `push.sent`, none twice, and every field it requires;
 /// - strings must be written back unchanged by `JSONWriter`: no escapes, no `<`, `>`, `&`,
 ///   U+2028 or U+2029 (which it escapes), valid UTF-8 (which the parser checks);
 /// - numbers must be kept as their literal text by the parser (`JSONNumber`), which the writer
 ///   writes back as it came; exponents of at most two digits and literals of at most 64
 ///   characters, so that none can overflow a `Double` (which the parser refuses);
-/// - integer fields (`status`, `priority`, `payload_bytes`) must be plain integers;
-/// - every field must pass the validator's checks (the same constants are used).
+/// - integer fields must be plain integers;
+/// - every field must pass its row's checks; a row it cannot check in one pass (a value that
+///   requires another field) declines.
 /// Objects (`content_state`, `attributes`, `alert`) are copied without their blanks, which is
 /// what the writer makes of them; nested objects are checked for duplicate names, depth and
 /// sizes as the parser checks them (`JSONParser.Limits`).
@@ -24,44 +30,182 @@ import JSON
 /// The equivalence is checked member by member against the tree decoder by the tests
 /// (PushEventScannerTests) and by the fuzzer (Sources/ingest-fuzzer).
 struct PushEventScanner {
-    /// The fields a `push.sent` may have (`EventValidator.fieldsByType` and the common ones).
-    enum Field: UInt8, CaseIterable {
-        // `attributes` last: its raw value + 1 is the count.
-        case id, type, activityID, bookingID, attributesType, occurredAt, app
-        case event, status, latencyMs, pushToken, priority, reason, apnsID, apnsUniqueID, payloadBytes
-        case timestamp, contentState, staleDate, dismissalDate, relevanceScore, alert, attributes
+    /// One schema row as the scanner checks it: plain values (no reference counting), so that
+    /// reading one costs an index.
+    struct Rule {
+        enum Kind: UInt8 {
+            /// Not a `push.sent` field: the body declines.
+            case notAllowed
+            /// A row the scanner does not check in one pass: declines.
+            case unsupported
+            case type, choice, identifier, date, number, integer, token, content, alert
+        }
 
-        var name: StaticString {
-            switch self {
-            case .id: "id"
-            case .type: "type"
-            case .activityID: "activity_id"
-            case .bookingID: "booking_id"
-            case .attributesType: "attributes_type"
-            case .occurredAt: "occurred_at"
-            case .app: "app"
-            case .event: "event"
-            case .status: "status"
-            case .latencyMs: "latency_ms"
-            case .pushToken: "push_token"
-            case .priority: "priority"
-            case .reason: "reason"
-            case .apnsID: "apns_id"
-            case .apnsUniqueID: "apns_unique_id"
-            case .payloadBytes: "payload_bytes"
-            case .timestamp: "timestamp"
-            case .contentState: "content_state"
-            case .staleDate: "stale_date"
-            case .dismissalDate: "dismissal_date"
-            case .relevanceScore: "relevance_score"
-            case .alert: "alert"
-            case .attributes: "attributes"
+        var kind: Kind = .notAllowed
+        var name: StaticString = ""
+        var stored: FieldSpec.StoredForm = .asIs
+        /// Identifiers, content objects, alert parts: the longest value in bytes.
+        var maxLength = 0
+        var number: ClosedRange<Double> = 0...0
+        var integer = FieldSpec.IntegerBounds(range: 0...0, refused: nil)
+        var token = FieldSpec.HexToken(minLength: 0, maxLength: 0, storedName: "")
+        /// An enumeration's values: `Rules.choices[choices]`.
+        var choices: Range<Int> = 0..<0
+    }
+
+    /// The schema's rows for `push.sent`, compiled once.
+    ///
+    /// `@unchecked Sendable`: written once, in `init`, and only read afterwards. The rules are
+    /// in a buffer rather than an array so that reading one field of a rule is a load, with no
+    /// copy of the rule and no reference counting.
+    final class Rules: @unchecked Sendable {
+        /// By `EventField` raw value.
+        let byField: UnsafeMutableBufferPointer<Rule>
+        let lookup: FieldLookup
+        /// The fields a push-to-start requires, and an update or end, as bits.
+        let requiredToStart: UInt64
+        let requiredOtherwise: UInt64
+        /// The enumerations' values, each as its bytes.
+        let choices: [[UInt8]]
+        /// The position of `start` among `event`'s values.
+        let startChoice: Int
+        /// The type's value, `push.sent`.
+        let typeValue: [UInt8]
+        /// The same with its quotes, and the Horspool shifts to find it.
+        let pattern: [UInt8]
+        let shifts: [UInt8]
+        /// The token field (one is required).
+        let tokenField: EventField
+        /// How much longer than the body its stored form may be: dates written as RFC 3339
+        /// (at most 26 bytes with their quotes), the token's longer name.
+        let growth: Int
+
+        init() {
+            var byField: [Rule] = []
+            var choices: [[UInt8]] = []
+            var tokenField: EventField?
+            var growth = 0
+            for row in EventSchema.fields {
+                var rule = Rule()
+                rule.name = row.name
+                rule.stored = row.storedForm
+                defer { byField.append(rule) }
+                guard row.allowed.isSuperset(of: .pushSent) else {
+                    rule.kind = row.allowed.isDisjoint(with: .pushSent) ? .notAllowed : .unsupported
+                    continue
+                }
+                switch row.kind {
+                case .eventType:
+                    rule.kind = .type
+                case .enumeration(let enumeration):
+                    rule.kind = enumeration.requiring == nil ? .choice : .unsupported
+                    rule.choices = choices.count..<(choices.count + enumeration.values.count)
+                    choices += enumeration.values.map { Array($0.utf8) }
+                case .identifier(let maxLength):
+                    rule.kind = .identifier
+                    rule.maxLength = maxLength
+                case .date:
+                    rule.kind = .date
+                    growth += 26
+                case .number(let range):
+                    rule.kind = .number
+                    rule.number = range
+                case .integer(let integer):
+                    rule.kind = .integer
+                    rule.integer = integer.bounds
+                case .content(let maxBytes):
+                    rule.kind = .content
+                    rule.maxLength = maxBytes
+                case .alert(let maxLength):
+                    rule.kind = .alert
+                    rule.maxLength = maxLength
+                case .token(let token):
+                    // One token field: the event keeps one fingerprint.
+                    rule.kind = tokenField == nil ? .token : .unsupported
+                    rule.token = token
+                    tokenField = tokenField ?? row.field
+                    growth += max(0, token.storedName.utf8CodeUnitCount - row.name.utf8CodeUnitCount)
+                }
+                // A row checked only once another field is valid is the same here only if that
+                // field is always there.
+                if case .withValid(let other) = row.checked, !other.spec.required.isSuperset(of: .pushSent) {
+                    rule.kind = .unsupported
+                }
             }
+            self.byField = .allocate(capacity: byField.count)
+            _ = self.byField.initialize(from: byField)
+            self.choices = choices
+            lookup = EventSchema.lookup
+            requiredToStart = EventSchema.fields.reduce(0) { $1.required.contains(.pushToStart) ? $0 | $1.field.bit : $0 }
+            requiredOtherwise = EventSchema.fields.reduce(0) { $1.required.contains(.pushUpdateOrEnd) ? $0 | $1.field.bit : $0 }
+            let event = byField[Int(EventField.event.rawValue)]
+            startChoice = event.choices.first { choices[$0] == Array(PushKind.start.rawValue.utf8) } ?? -1
+            precondition(event.kind == .choice && startChoice >= 0, "push.sent's event is an enumeration with start")
+            precondition(tokenField != nil, "push.sent has a token")
+            self.tokenField = tokenField ?? .pushToken
+            self.growth = growth + 16
+            typeValue = Array(EventType.pushSent.rawValue.utf8)
+            pattern = [UInt8(ascii: "\"")] + typeValue + [UInt8(ascii: "\"")]
+            // Horspool: how far the pattern may move when this byte is under its last position.
+            var shifts = [UInt8](repeating: UInt8(pattern.count), count: 256)
+            for (position, byte) in pattern.dropLast().enumerated() { shifts[Int(byte)] = UInt8(pattern.count - 1 - position) }
+            self.shifts = shifts
+        }
+
+        deinit { byField.deallocate() }
+    }
+
+    static let rules = Rules()
+
+    /// One member of the event object, as read. Small (32 bytes), so that a member per field
+    /// stays on the stack (`withUnsafeTemporaryAllocation` takes the heap above 1 KiB).
+    struct Member {
+        /// The value's bytes in the body (a string's with its quotes).
+        private var start: Int32
+        private var end: Int32
+        /// Where the stored body has an object value.
+        private var writtenStart: Int32 = 0
+        private var writtenEnd: Int32 = 0
+        /// A number's value or a date's Unix seconds, or an integer's value or the position of
+        /// an enumeration's value: a field has one of them.
+        private var bits: UInt64 = 0
+        /// How the stored body writes it.
+        var form: Form
+        /// Whether an object value has blanks to leave out.
+        var hasBlanks = false
+
+        init(form: Form, at start: Int) {
+            self.form = form
+            self.start = Int32(truncatingIfNeeded: start)
+            self.end = self.start
+        }
+
+        var range: Range<Int> {
+            get { Int(start)..<Int(end) }
+            set { start = Int32(truncatingIfNeeded: newValue.lowerBound); end = Int32(truncatingIfNeeded: newValue.upperBound) }
+        }
+
+        var written: Range<Int> {
+            get { Int(writtenStart)..<Int(writtenEnd) }
+            set {
+                writtenStart = Int32(truncatingIfNeeded: newValue.lowerBound)
+                writtenEnd = Int32(truncatingIfNeeded: newValue.upperBound)
+            }
+        }
+
+        var number: Double {
+            get { Double(bitPattern: bits) }
+            set { bits = newValue.bitPattern }
+        }
+
+        var integer: Int {
+            get { Int(Int64(bitPattern: bits)) }
+            set { bits = UInt64(bitPattern: Int64(newValue)) }
         }
     }
 
     /// What a member's value is, for writing the stored body.
-    enum Kind: UInt8 {
+    enum Form: UInt8 {
         /// JSON `null`.
         case null
         /// Bytes copied as they are: a string's (quotes included) or a number's.
@@ -70,49 +214,16 @@ struct PushEventScanner {
         case object
         /// A date, written as RFC 3339.
         case date
-        /// The push token, written as its fingerprint under `token_fingerprint`.
+        /// The push token, written as its fingerprint under its stored name.
         case token
     }
 
-    /// One member of the event object, in body order.
-    struct Member {
-        var field: Field
-        var kind: Kind
-        /// The value's bytes in the body (a string's with its quotes).
-        var start: Int
-        var end: Int
-        /// Whether an object value has blanks to leave out.
-        var hasBlanks: Bool
-        /// A date's Unix seconds.
-        var seconds: Double
-    }
-
-    /// The values the event keeps, as read so far.
-    struct Values {
-        var key: String?
-        var typeSeen = false
-        var kind: PushKind?
-        var activityID: String?
-        var bookingID: String?
-        var attributesType: String?
-        var app: String?
-        var reason: String?
-        var occurredAt: Double?
-        var timestamp: Double?
-        var staleDate: Double?
-        var dismissalDate: Double?
-        var relevanceScore: Double?
-        var status: Int?
-        var latencyMs: Double?
-        var priority = 10
-        var payloadBytes: Int?
-        var token: Range<Int>?
-    }
-
     /// Member names of the nested objects being read, for the duplicate check the parser makes.
+    /// `Int32`s (places in a body the scanner takes, `event(in:limits:)`), so that
+    /// `maxNestedNames` of them fit the 1 KiB `withUnsafeTemporaryAllocation` keeps on the stack.
     struct Name {
-        var start: Int
-        var count: Int
+        var start: Int32
+        var count: Int32
     }
 
     /// Nested member names held at once; an event with more declines (content is at most 4 KB).
@@ -124,7 +235,10 @@ struct PushEventScanner {
     static let maxNumberLength = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// The same bytes, as the JSON grammar reads them.
+    private let raw: UnsafeRawBufferPointer
     private let limits: JSONParser.Limits
+    private let rules: Rules
     private let names: UnsafeMutableBufferPointer<Name>
     private var nameCount = 0
     /// Current position.
@@ -134,20 +248,28 @@ struct PushEventScanner {
     /// Blanks skipped so far (inside objects they are left out of the written form).
     private var blanks = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser.Limits, names: UnsafeMutableBufferPointer<Name>) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser.Limits, rules: Rules,
+                 names: UnsafeMutableBufferPointer<Name>) {
         self.bytes = bytes
+        self.raw = UnsafeRawBufferPointer(bytes)
         self.limits = limits
+        self.rules = rules
         self.names = names
     }
 
     /// The event `body` holds, or nil when the fast path is not sure (see the type's comment).
     static func event(in body: ArraySlice<UInt8>, limits: JSONParser.Limits) -> Event? {
-        body.withUnsafeBufferPointer { bytes in
-            guard mentionsPushSent(bytes) else { return nil }
-            return withUnsafeTemporaryAllocation(of: Member.self, capacity: Int(Field.attributes.rawValue) + 1) { members in
-                withUnsafeTemporaryAllocation(of: Name.self, capacity: maxNestedNames) { names in
-                    var scanner = PushEventScanner(bytes: bytes, limits: limits, names: names)
-                    return scanner.scan(members)
+        let rules = Self.rules
+        return body.withUnsafeBufferPointer { bytes in
+            // Places in the body are kept as `Int32`s (`Member`).
+            guard bytes.count < Int(Int32.max), mentionsPushSent(bytes, rules) else { return nil }
+            let fields = EventField.allCases.count
+            return withUnsafeTemporaryAllocation(of: Member.self, capacity: fields) { members in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fields) { order in
+                    withUnsafeTemporaryAllocation(of: Name.self, capacity: maxNestedNames) { names in
+                        var scanner = PushEventScanner(bytes: bytes, limits: limits, rules: rules, names: names)
+                        return scanner.scan(members, order: order)
+                    }
                 }
             }
         }
@@ -159,58 +281,54 @@ struct PushEventScanner {
     /// otherwise be scanned whole before being declined, which cost a sixth more than
     /// decoding it. Clients that put `type` first pay a few bytes' search.
     static func mentionsPushSent(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let pattern: StaticString = "\"push.sent\""
-        let length = pattern.utf8CodeUnitCount
-        guard bytes.count >= length, let base = bytes.baseAddress else { return false }
-        // Horspool: the byte under the pattern's last position says how far it can move; in
-        // JSON text mostly 10 or 11 bytes, so a body is searched in a few dozen steps.
-        func shift(_ byte: UInt8) -> Int {
-            switch byte {
-            case UInt8(ascii: "\""): 10
-            case UInt8(ascii: "p"): 9
-            case UInt8(ascii: "u"): 8
-            case UInt8(ascii: "h"): 6
-            case UInt8(ascii: "."): 5
-            case UInt8(ascii: "s"): 4
-            case UInt8(ascii: "e"): 3
-            case UInt8(ascii: "n"): 2
-            case UInt8(ascii: "t"): 1
-            default: 11
+        mentionsPushSent(bytes, rules)
+    }
+
+    private static func mentionsPushSent(_ bytes: UnsafeBufferPointer<UInt8>, _ rules: Rules) -> Bool {
+        rules.pattern.withUnsafeBufferPointer { pattern in
+            rules.shifts.withUnsafeBufferPointer { shifts in
+                let length = pattern.count
+                guard bytes.count >= length, let base = bytes.baseAddress, let first = pattern.baseAddress else { return false }
+                // Horspool: the byte under the pattern's last position says how far it can move;
+                // in JSON text mostly 10 or 11 bytes, so a body is searched in a few dozen steps.
+                let closing = pattern[length - 1]
+                var p = 0
+                while p + length <= bytes.count {
+                    let last = base[p + length - 1]
+                    if last == closing, JSONGrammar.sameBytes(base + p, first, count: length) { return true }
+                    p += Int(shifts[Int(last)])
+                }
+                return false
             }
         }
-        var p = 0
-        while p + length <= bytes.count {
-            let last = base[p + length - 1]
-            if last == UInt8(ascii: "\""), sameBytes(base + p, pattern.utf8Start, length) { return true }
-            p += shift(last)
-        }
-        return false
     }
 
     // MARK: The event object
 
-    private mutating func scan(_ members: UnsafeMutableBufferPointer<Member>) -> Event? {
-        var values = Values()
+    private mutating func scan(_ members: UnsafeMutableBufferPointer<Member>, order: UnsafeMutableBufferPointer<UInt8>) -> Event? {
         var count = 0
-        var seen: UInt32 = 0
+        var seen: UInt64 = 0
+        var present: UInt64 = 0
         skipBlanks()
         guard i < bytes.count, bytes[i] == UInt8(ascii: "{"), open < limits.maxDepth else { return nil }
         i += 1
         open = 1
         skipBlanks()
         while true {
-            // A member name: one of the fields, not seen before (the parser refuses duplicates).
+            // A member name: a field of push.sent, not seen before (the parser refuses duplicates).
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let name = string(),
-                  let field = Self.field(bytes, name), seen & (1 << field.rawValue) == 0
+                  let field = rules.lookup.field(UnsafeRawBufferPointer(rebasing: raw[name])), seen & field.bit == 0
             else { return nil }
-            seen |= 1 << field.rawValue
+            seen |= field.bit
             skipBlanks()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             skipBlanks()
-            guard let member = value(of: field, into: &values) else { return nil }
-            members[count] = member
+            guard let member = value(rules.byField.baseAddress! + Int(field.rawValue)) else { return nil }
+            members[Int(field.rawValue)] = member
+            order[count] = field.rawValue
             count += 1
+            if member.form != .null { present |= field.bit }
             skipBlanks()
             guard i < bytes.count else { return nil }
             if bytes[i] == UInt8(ascii: ",") {
@@ -225,151 +343,82 @@ struct PushEventScanner {
         skipBlanks()
         guard i == bytes.count, count <= limits.maxContainerCount else { return nil }
 
-        // What the validator requires (each field's own checks were made as it was read).
-        guard values.typeSeen, let kind = values.kind, let occurredAt = values.occurredAt,
-              let status = values.status, let latencyMs = values.latencyMs, let token = values.token
-        else { return nil }
-        let isPushStart = kind == .start
-        if !isPushStart, values.activityID == nil { return nil }
-        if isPushStart, values.bookingID == nil { return nil }
+        // What the schema requires (each field's own checks were made as it was read); which
+        // push this is decides it.
+        guard present & EventField.event.bit != 0 else { return nil }
+        let required = members[Int(EventField.event.rawValue)].integer == rules.startChoice
+            ? rules.requiredToStart : rules.requiredOtherwise
+        guard required & ~present == 0 else { return nil }
 
-        var event = Event(type: .pushSent, occurredAt: occurredAt)
-        event.key = values.key
-        event.activityID = values.activityID
-        event.bookingID = values.bookingID
-        event.attributesType = values.attributesType
-        event.app = values.app
-        event.staleDate = values.staleDate
-        event.dismissalDate = values.dismissalDate
-        event.relevanceScore = values.relevanceScore
-        event.timestamp = values.timestamp ?? occurredAt
-        event.push = PushResult(kind: kind, status: status, reason: values.reason, latencyMs: latencyMs,
-                                priority: values.priority, payloadBytes: values.payloadBytes)
-        let fingerprint = TokenFingerprint.of(utf8: UnsafeBufferPointer(rebasing: bytes[token]))
-        event.tokenFingerprint = fingerprint
-        guard let body = storedBody(UnsafeBufferPointer(rebasing: members[0..<count]), fingerprint: fingerprint,
-                                    event: &event)
+        let token = members[Int(rules.tokenField.rawValue)]
+        let fingerprint = TokenFingerprint.of(utf8: UnsafeBufferPointer(rebasing: bytes[(token.range.lowerBound + 1)..<(token.range.upperBound - 1)]))
+        guard let body = storedBody(UnsafeBufferPointer(rebasing: order[0..<count]), members, fingerprint: fingerprint)
         else { return nil }
-        event.body = body
-        return event
+        let fields = ScannedFields(bytes: bytes, members: members, present: present, body: body,
+                                   tokenField: rules.tokenField, fingerprint: fingerprint)
+        return Event.assembled(.pushSent, from: fields, body: body)
     }
 
-    /// Reads the value of `field` at `i`, checking it as `EventValidator` does.
-    private mutating func value(of field: Field, into values: inout Values) -> Member? {
+    /// Reads the value at `i` of the field whose rule is `rule`, as `EventValidator` checks it.
+    private mutating func value(_ rule: UnsafePointer<Rule>) -> Member? {
         guard i < bytes.count else { return nil }
         let start = i
-        var member = Member(field: field, kind: .verbatim, start: start, end: start, hasBlanks: false, seconds: 0)
+        var member = Member(form: .verbatim, at: start)
+        let kind = rule.pointee.kind
         if bytes[i] == UInt8(ascii: "n") {
-            // null reads as absent: fine for optional fields (nothing to set), required ones
-            // are checked at the end. The stored body keeps it (booking_id aside).
-            guard literal("null"), field != .type else { return nil }
-            member.kind = .null
-            member.end = i
+            // null reads as absent: fine for optional fields, required ones are checked at the
+            // end. The stored body keeps it (unless its row leaves it out).
+            guard literal("null"), kind != .notAllowed, kind != .unsupported else { return nil }
+            member.form = .null
+            member.range = start..<i
             return member
         }
-        switch field {
+        switch kind {
+        case .notAllowed, .unsupported:
+            return nil
         case .type:
-            guard let text = string(), Self.equals(bytes, text, "push.sent") else { return nil }
-            values.typeSeen = true
-        case .event:
-            guard let text = string() else { return nil }
-            if Self.equals(bytes, text, "update") {
-                values.kind = .update
-            } else if Self.equals(bytes, text, "start") {
-                values.kind = .start
-            } else if Self.equals(bytes, text, "end") {
-                values.kind = .end
-            } else {
-                return nil
-            }
-        case .id, .activityID, .bookingID, .attributesType:
-            guard let text = identifier(maxLength: EventValidator.maxIDLength) else { return nil }
-            let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
-            switch field {
-            case .id: values.key = value
-            case .activityID: values.activityID = value
-            case .bookingID: values.bookingID = value
-            default: values.attributesType = value
-            }
-        case .app:
-            guard let text = identifier(maxLength: 255) else { return nil }
-            values.app = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
-        case .reason:
-            guard let text = identifier(maxLength: 64) else { return nil }
-            values.reason = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
-        case .apnsID, .apnsUniqueID:
-            guard identifier(maxLength: 64) != nil else { return nil }
-        case .occurredAt, .timestamp, .staleDate, .dismissalDate:
+            guard let text = string(), Self.equals(bytes, text, rules.typeValue) else { return nil }
+        case .choice:
+            guard let text = string(),
+                  let choice = rule.pointee.choices.first(where: { Self.equals(bytes, text, rules.choices[$0]) })
+            else { return nil }
+            member.integer = choice - rule.pointee.choices.lowerBound
+        case .identifier:
+            guard let text = string(maxLength: rule.pointee.maxLength),
+                  !IdentifierText.hasControlCharacter(UnsafeBufferPointer(rebasing: bytes[text]))
+            else { return nil }
+        case .date:
             guard let seconds = date() else { return nil }
-            member.kind = .date
-            member.seconds = seconds
-            switch field {
-            case .occurredAt: values.occurredAt = seconds
-            case .timestamp: values.timestamp = seconds
-            case .staleDate: values.staleDate = seconds
-            default: values.dismissalDate = seconds
-            }
-        case .status:
-            // 0 (no answer) or an HTTP status.
-            guard let status = integer(), status == 0 || (100...599).contains(status) else { return nil }
-            values.status = status
-        case .priority:
-            guard let priority = integer(), priority == 5 || priority == 10 else { return nil }
-            values.priority = priority
-        case .payloadBytes:
-            guard let size = integer(), (0...1_048_576).contains(size) else { return nil }
-            values.payloadBytes = size
-        case .latencyMs:
-            guard let latency = double(), (0...3_600_000).contains(latency) else { return nil }
-            values.latencyMs = latency
-        case .relevanceScore:
-            guard let score = double(), (-1e9...1e9).contains(score) else { return nil }
-            values.relevanceScore = score
-        case .pushToken:
-            // A hex-encoded APNs token (FieldReader.hexToken): an even number of hex digits, 16 to 1024.
-            guard let text = string(maxLength: 1024), text.count >= 16, text.count % 2 == 0 else { return nil }
-            for p in text where !Self.isHexDigit(bytes[p]) { return nil }
-            values.token = text
-            member.kind = .token
-        case .contentState, .attributes:
+            member.form = .date
+            member.number = seconds
+        case .integer:
+            guard let integer = integer(), rule.pointee.integer.accepts(integer) else { return nil }
+            member.integer = integer
+        case .number:
+            guard let number = double(), rule.pointee.number.contains(number) else { return nil }
+            member.number = number
+        case .token:
+            guard let text = string(maxLength: rule.pointee.token.maxLength),
+                  rule.pointee.token.accepts(UnsafeBufferPointer(rebasing: bytes[text]))
+            else { return nil }
+            member.form = .token
+        case .content:
             guard bytes[i] == UInt8(ascii: "{") else { return nil }
             let blanksBefore = blanks
             guard object() else { return nil }
             let skipped = blanks - blanksBefore
-            // ActivityKit's limit, on the text as written (FieldReader.contentObject).
-            guard i - start - skipped <= EventValidator.maxContentBytes else { return nil }
-            member.kind = .object
+            // ActivityKit's limit, on the text as written.
+            guard i - start - skipped <= rule.pointee.maxLength else { return nil }
+            member.form = .object
             member.hasBlanks = skipped > 0
         case .alert:
             let blanksBefore = blanks
-            guard alert() else { return nil }
-            member.kind = .object
+            guard alert(maxLength: rule.pointee.maxLength) else { return nil }
+            member.form = .object
             member.hasBlanks = blanks > blanksBefore
         }
-        member.end = i
+        member.range = start..<i
         return member
-    }
-
-    /// The field a member name names, or nil for any other name: by length first, as most
-    /// names differ there.
-    private static func field(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Field? {
-        func named(_ field: Field) -> Field? { equals(bytes, name, field.name) ? field : nil }
-        switch name.count {
-        case 2: return named(.id)
-        case 3: return named(.app)
-        case 4: return named(.type)
-        case 5: return named(.event) ?? named(.alert)
-        case 6: return named(.status) ?? named(.reason)
-        case 7: return named(.apnsID)
-        case 8: return named(.priority)
-        case 9: return named(.timestamp)
-        case 10: return named(.pushToken) ?? named(.latencyMs) ?? named(.bookingID) ?? named(.staleDate) ?? named(.attributes)
-        case 11: return named(.activityID) ?? named(.occurredAt)
-        case 13: return named(.contentState) ?? named(.payloadBytes)
-        case 14: return named(.apnsUniqueID) ?? named(.dismissalDate)
-        case 15: return named(.attributesType) ?? named(.relevanceScore)
-        default: return nil
-        }
     }
 
     // MARK: Field values
@@ -385,66 +434,17 @@ struct PushEventScanner {
     /// A plain integer literal (no fraction or exponent: others decline) of at most 18 digits.
     private mutating func integer() -> Int? {
         guard let literal = number(), literal.isInteger else { return nil }
-        var p = literal.range.lowerBound
-        let negative = bytes[p] == UInt8(ascii: "-")
-        if negative { p += 1 }
-        guard literal.range.upperBound - p <= 18 else { return nil }
-        var value = 0
-        while p < literal.range.upperBound {
-            value = value * 10 + Int(bytes[p] &- UInt8(ascii: "0"))
-            p += 1
-        }
-        return negative ? -value : value
+        return JSONGrammar.plainInteger(raw, from: literal.range.lowerBound, to: literal.range.upperBound)
     }
 
-    /// A number's value, exactly as `JSONNumber.doubleValue` reads its literal.
+    /// A number's value, exactly as `JSONNumber.doubleValue` reads its literal (both are
+    /// `JSONGrammar.doubleValue`).
     private mutating func double() -> Double? {
         guard let literal = number() else { return nil }
-        return Self.doubleValue(bytes, literal.range)
+        return JSONGrammar.doubleValue(raw, from: literal.range.lowerBound, to: literal.range.upperBound)
     }
 
-    static func doubleValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
-        if let value = exactDouble(bytes, range) { return value }
-        guard let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)),
-              value.isFinite
-        else { return nil }
-        return value
-    }
-
-    /// Powers of ten that a `Double` holds exactly.
-    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
-
-    /// `-?digits(.digits)?` with at most 15 digits in all, without parsing text: the digits
-    /// are an integer a `Double` holds exactly, and so is the power of ten dividing it, so the
-    /// one rounding of the division gives the correctly rounded value, which is what parsing
-    /// the literal (`Double(String)`, as `JSONNumber.doubleValue`) gives too (Clinger's fast
-    /// path). Nil for any other literal, which is then parsed as text.
-    static func exactDouble(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
-        var p = range.lowerBound
-        let negative = bytes[p] == UInt8(ascii: "-")
-        if negative { p += 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0, fractionDigits = 0
-        var inFraction = false
-        while p < range.upperBound {
-            let byte = bytes[p]
-            if byte == UInt8(ascii: ".") {
-                inFraction = true
-            } else if isDigit(byte) {
-                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
-                digits += 1
-                if inFraction { fractionDigits += 1 }
-            } else {
-                return nil
-            }
-            p += 1
-        }
-        guard digits <= 15 else { return nil }
-        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
-        return negative ? -value : value
-    }
-
-    /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside the validator's window.
+    /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside the schema's window.
     private mutating func date() -> Double? {
         guard i < bytes.count else { return nil }
         let seconds: Double?
@@ -454,13 +454,13 @@ struct PushEventScanner {
         } else {
             seconds = double()
         }
-        guard let seconds, seconds >= EventValidator.earliestDate, seconds < EventValidator.latestDate else { return nil }
+        guard let seconds, EventSchema.dateWindow.contains(seconds) else { return nil }
         return seconds
     }
 
-    /// `alert` (`FieldReader.alert`): an object with at most `title` and `body`, strings of at
-    /// most 1024 bytes.
-    private mutating func alert() -> Bool {
+    /// An alert (`FieldReader.alert`): an object with at most one of each of its parts
+    /// (`FieldSpec.alertParts`), strings of at most `maxLength` bytes.
+    private mutating func alert(maxLength: Int) -> Bool {
         guard bytes[i] == UInt8(ascii: "{"), open < limits.maxDepth else { return false }
         i += 1
         skipBlanks()
@@ -468,22 +468,19 @@ struct PushEventScanner {
             i += 1
             return true
         }
-        var title = false, body = false, count = 0
+        var seen = 0, count = 0
         while true {
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let name = string() else { return false }
-            if Self.equals(bytes, name, "title"), !title {
-                title = true
-            } else if Self.equals(bytes, name, "body"), !body {
-                body = true
-            } else {
-                return false
-            }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let name = string(),
+                  let part = FieldSpec.alertParts.firstIndex(where: { Self.equals(bytes, name, $0) }),
+                  seen & (1 << part) == 0
+            else { return false }
+            seen |= 1 << part
             count += 1
             skipBlanks()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return false }
             i += 1
             skipBlanks()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let text = string(), text.count <= 1024 else { return false }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let text = string(), text.count <= maxLength else { return false }
             skipBlanks()
             guard i < bytes.count else { return false }
             if bytes[i] == UInt8(ascii: ",") {
@@ -497,15 +494,6 @@ struct PushEventScanner {
         }
     }
 
-    /// An identifier (`FieldReader.identifier`): a string without control characters; one
-    /// with any declines, so that the general path names the error.
-    private mutating func identifier(maxLength: Int) -> Range<Int>? {
-        guard let text = string(maxLength: maxLength),
-              !IdentifierText.hasControlCharacter(UnsafeBufferPointer(rebasing: bytes[text]))
-        else { return nil }
-        return text
-    }
-
     // MARK: JSON grammar
 
     /// At an opening quote: the string's bytes (between the quotes) when `JSONWriter` writes it
@@ -513,108 +501,23 @@ struct PushEventScanner {
     private mutating func string() -> Range<Int>? {
         guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
         let start = i + 1
-        var p = start
-        var nonASCII = false
-        // Eight bytes at a time while none is special (as JSONReader scans strings): a quote, a
-        // backslash, a control character, `&`, `<`, `>`, or a non-ASCII byte.
-        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while p + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-                func has(_ byte: UInt64) -> UInt64 {
-                    let x = word ^ (ones &* byte)
-                    return (x &- ones) & ~x
-                }
-                let special = has(0x22) | has(0x5C) | has(0x26) | has(0x3C) | has(0x3E)
-                    | (word &- ones &* 0x20) & ~word | word
-                if special & high != 0 { break }
-                p += 8
-            }
-        }
-        while p < bytes.count {
-            let byte = bytes[p]
-            if byte < 64 {
-                if (Self.stopsBelow64 >> UInt64(byte)) & 1 != 0 { break }
-            } else if byte == UInt8(ascii: "\\") {
-                return nil
-            } else if byte >= 0x80 {
-                nonASCII = true
-            }
-            p += 1
-        }
+        // Up to the first byte that is not plain for the writer: a quote, a backslash, a
+        // control character, `&`, `<` or `>`. Only a quote (the string's end) is taken.
+        let (p, nonASCII) = JSONGrammar.plainRun(raw, from: start, to: bytes.count, stops: .writer)
         guard p < bytes.count, bytes[p] == UInt8(ascii: "\""), p - start <= limits.maxStringBytes else { return nil }
-        if nonASCII, !Self.isVerbatimUTF8(bytes, from: start, to: p) { return nil }
+        if nonASCII, !JSONGrammar.isVerbatimUTF8(raw, from: start, to: p) { return nil }
         i = p + 1
         return start..<p
-    }
-
-    /// Bytes that end the plain part of a string: control characters (the parser refuses
-    /// them raw), `"`, and `&`, `<`, `>` (which the writer escapes).
-    private static let stopsBelow64: UInt64 = 0xFFFF_FFFF | 1 << 0x22 | 1 << 0x26 | 1 << 0x3C | 1 << 0x3E
-
-    /// Whether `bytes[start..<end]` is valid UTF-8 (as the parser checks it: RFC 3629) without
-    /// U+2028 or U+2029 (which the writer escapes).
-    static func isVerbatimUTF8(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
-        var p = start
-        while p < end {
-            let lead = bytes[p]
-            if lead < 0x80 {
-                p += 1
-                continue
-            }
-            let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xED: length = 3; high = 0x9F
-            case 0xE1...0xEC, 0xEE, 0xEF: length = 3
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
-            guard p + length <= end, bytes[p + 1] >= low, bytes[p + 1] <= high else { return false }
-            for k in 2..<length where bytes[p + k] & 0xC0 != 0x80 { return false }
-            if lead == 0xE2, bytes[p + 1] == 0x80, bytes[p + 2] == 0xA8 || bytes[p + 2] == 0xA9 { return false }
-            p += length
-        }
-        return true
     }
 
     /// At `-` or a digit: a number literal in RFC 8259's grammar that the parser keeps as it is
     /// and that is surely finite (see `maxNumberLength`).
     private mutating func number() -> (range: Range<Int>, isInteger: Bool)? {
-        let start = i
-        var p = i
-        if p < bytes.count, bytes[p] == UInt8(ascii: "-") { p += 1 }
-        guard p < bytes.count, Self.isDigit(bytes[p]) else { return nil }
-        if bytes[p] == UInt8(ascii: "0") {
-            p += 1
-            // A leading zero: the parser refuses it.
-            if p < bytes.count, Self.isDigit(bytes[p]) { return nil }
-        } else {
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-        }
-        var isInteger = true
-        if p < bytes.count, bytes[p] == UInt8(ascii: ".") {
-            isInteger = false
-            p += 1
-            guard p < bytes.count, Self.isDigit(bytes[p]) else { return nil }
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-        }
-        if p < bytes.count, bytes[p] == UInt8(ascii: "e") || bytes[p] == UInt8(ascii: "E") {
-            isInteger = false
-            p += 1
-            if p < bytes.count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") { p += 1 }
-            let digits = p
-            while p < bytes.count, Self.isDigit(bytes[p]) { p += 1 }
-            guard p > digits, p - digits <= 2 else { return nil }
-        }
-        guard p - start <= min(limits.maxNumberLength, Self.maxNumberLength) else { return nil }
-        i = p
-        return (start..<p, isInteger)
+        guard case .success(let literal) = JSONGrammar.numberLiteral(raw, from: i, to: bytes.count),
+              literal.exponentDigits <= 2, literal.end - i <= min(limits.maxNumberLength, Self.maxNumberLength)
+        else { return nil }
+        defer { i = literal.end }
+        return (i..<literal.end, literal.isPlainInteger)
     }
 
     /// At `word`'s first byte: reads it whole.
@@ -642,12 +545,12 @@ struct PushEventScanner {
         while true {
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let name = string() else { return false }
             // Names compare by their bytes, as the parser compares them (no escapes here).
-            for k in firstName..<nameCount where names[k].count == name.count
-                && Self.equals(bytes, names[k].start, name.lowerBound, name.count) {
+            for k in firstName..<nameCount where Int(names[k].count) == name.count
+                && Self.equals(bytes, Int(names[k].start), name.lowerBound, name.count) {
                 return false
             }
             guard nameCount < names.count else { return false }
-            names[nameCount] = Name(start: name.lowerBound, count: name.count)
+            names[nameCount] = Name(start: Int32(truncatingIfNeeded: name.lowerBound), count: Int32(truncatingIfNeeded: name.count))
             nameCount += 1
             skipBlanks()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return false }
@@ -721,20 +624,10 @@ struct PushEventScanner {
     /// Skips JSON's four blanks, counting them.
     @inline(__always)
     private mutating func skipBlanks() {
-        while i < bytes.count {
-            let byte = bytes[i]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+        while i < bytes.count, JSONGrammar.isWhitespace(bytes[i]) {
             i += 1
             blanks += 1
         }
-    }
-
-    @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
-    @inline(__always)
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20) &- UInt8(ascii: "a") < 6
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
@@ -746,22 +639,16 @@ struct PushEventScanner {
         sameBytes(bytes.baseAddress! + a, bytes.baseAddress! + b, count)
     }
 
-    /// Eight bytes at a time, then the rest.
     @inline(__always)
     private static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
-        var k = 0
-        while k + 8 <= count {
-            if ra.loadUnaligned(fromByteOffset: k, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
-                return false
-            }
-            k += 8
+        JSONGrammar.sameBytes(a, b, count: count)
+    }
+
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: [UInt8]) -> Bool {
+        range.count == word.count && word.withUnsafeBufferPointer { word in
+            JSONGrammar.sameBytes(bytes.baseAddress! + range.lowerBound, word.baseAddress!, count: range.count)
         }
-        while k < count {
-            if a[k] != b[k] { return false }
-            k += 1
-        }
-        return true
     }
 
     // MARK: The stored body
@@ -773,9 +660,6 @@ struct PushEventScanner {
         var count = 0
         /// Set if the capacity was too small (never, by the bound in `storedBody`): then decline.
         var overflow = false
-        /// Where the content objects were written.
-        var contentState: Range<Int>?
-        var attributes: Range<Int>?
 
         @inline(__always)
         mutating func put(_ source: UnsafeBufferPointer<UInt8>) {
@@ -804,55 +688,50 @@ struct PushEventScanner {
         }
     }
 
-    /// What `EventValidator.storedBody` writes, from the members in body order: dates as RFC
-    /// 3339, the token as `token_fingerprint`, a null `booking_id` left out, objects without
-    /// blanks, everything else as it came. Sets the event's content texts on the way.
-    private func storedBody(_ members: UnsafeBufferPointer<Member>, fingerprint: String, event: inout Event) -> String? {
-        // Only dates (at most 26 bytes with their quotes, for a value of at least 3) and the
-        // token's name (7 bytes longer; its value is no longer than the token) grow: the input's
-        // size plus this is always enough.
-        let capacity = bytes.count + 4 * 26 + 16
-        var contentState: Range<Int>?, attributes: Range<Int>?
-        var body = String(unsafeUninitializedCapacity: capacity) { buffer in
+    /// What `EventValidator.storedBody` writes, from the members in body order (`order`): each
+    /// as its row's stored form says (dates as RFC 3339, the token as its fingerprint under its
+    /// stored name, a null left out where the row says so), objects without blanks, everything
+    /// else as it came. Notes where each object was written (`Member.written`).
+    private func storedBody(_ order: UnsafeBufferPointer<UInt8>, _ members: UnsafeMutableBufferPointer<Member>,
+                            fingerprint: String) -> String? {
+        // Only dates and the token's name grow (`Rules.growth`): the input's size plus that is
+        // always enough.
+        let capacity = bytes.count + rules.growth
+        let body = String(unsafeUninitializedCapacity: capacity) { buffer in
             var out = Output(base: buffer.baseAddress!, capacity: buffer.count)
-            write(members, fingerprint: fingerprint, to: &out)
-            contentState = out.contentState
-            attributes = out.attributes
+            write(order, members, fingerprint: fingerprint, to: &out)
             return out.overflow ? 0 : out.count
         }
-        guard !body.isEmpty else { return nil }
-        // The content objects as the body has them (the text `JSONText(value)` would write).
-        body.withUTF8 { utf8 in
-            event.contentState = contentState.map { JSONText(written: String(decoding: UnsafeBufferPointer(rebasing: utf8[$0]), as: UTF8.self)) }
-            event.attributes = attributes.map { JSONText(written: String(decoding: UnsafeBufferPointer(rebasing: utf8[$0]), as: UTF8.self)) }
-        }
-        return body
+        return body.isEmpty ? nil : body
     }
 
-    private func write(_ members: UnsafeBufferPointer<Member>, fingerprint: String, to out: inout Output) {
+    private func write(_ order: UnsafeBufferPointer<UInt8>, _ members: UnsafeMutableBufferPointer<Member>,
+                       fingerprint: String, to out: inout Output) {
         out.put(UInt8(ascii: "{"))
         var first = true
         // occurred_at and timestamp are often the same time: formatted once.
         var lastDate: (seconds: Double, text: String)?
-        for member in members {
-            if member.field == .bookingID, member.kind == .null { continue }
+        for field in order {
+            let member = members[Int(field)]
+            let rule = rules.byField.baseAddress! + Int(field)
+            if member.form == .null, rule.pointee.stored == .nullLeftOut { continue }
             if !first { out.put(UInt8(ascii: ",")) }
             first = false
             out.put(UInt8(ascii: "\""))
-            out.put(member.kind == .token ? "token_fingerprint" : member.field.name)
+            out.put(member.form == .token ? rule.pointee.token.storedName : rule.pointee.name)
             out.put("\":")
-            switch member.kind {
+            switch member.form {
             case .null:
                 out.put("null")
             case .verbatim:
-                out.put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
+                out.put(UnsafeBufferPointer(rebasing: bytes[member.range]))
             case .date:
                 let text: String
-                if let lastDate, lastDate.seconds == member.seconds {
+                if let lastDate, lastDate.seconds == member.number {
                     text = lastDate.text
                 } else {
-                    text = RFC3339.format(member.seconds)
-                    lastDate = (member.seconds, text)
+                    text = RFC3339.format(member.number)
+                    lastDate = (member.number, text)
                 }
                 out.put(quoted: text)
             case .token:
@@ -862,25 +741,56 @@ struct PushEventScanner {
                 if member.hasBlanks {
                     // Blanks are left out outside strings (which hold no quote but their own).
                     var inString = false
-                    for p in member.start..<member.end {
+                    for p in member.range {
                         let byte = bytes[p]
                         if byte == UInt8(ascii: "\"") {
                             inString.toggle()
-                        } else if !inString, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                        } else if !inString, JSONGrammar.isWhitespace(byte) {
                             continue
                         }
                         out.put(byte)
                     }
                 } else {
-                    out.put(UnsafeBufferPointer(rebasing: bytes[member.start..<member.end]))
+                    out.put(UnsafeBufferPointer(rebasing: bytes[member.range]))
                 }
-                if member.field == .contentState {
-                    out.contentState = start..<out.count
-                } else if member.field == .attributes {
-                    out.attributes = start..<out.count
-                }
+                members[Int(field)].written = start..<out.count
             }
         }
         out.put(UInt8(ascii: "}"))
+    }
+}
+
+/// The scanner's checked values: places in the body (and in the stored body, for content
+/// objects, whose text is the one the validator writes), for `Event.assembled(_:from:body:)`.
+private struct ScannedFields: CheckedFields {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let members: UnsafeMutableBufferPointer<PushEventScanner.Member>
+    /// The fields present and not null, as bits.
+    let present: UInt64
+    let body: String
+    let tokenField: EventField
+    let fingerprint: String
+
+    @inline(__always)
+    private func member(_ field: EventField) -> PushEventScanner.Member? {
+        present & field.bit != 0 ? members[Int(field.rawValue)] : nil
+    }
+
+    func text(_ field: EventField) -> String? {
+        member(field).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0.range.lowerBound + 1)..<($0.range.upperBound - 1)]), as: UTF8.self) }
+    }
+
+    func number(_ field: EventField) -> Double? { member(field)?.number }
+    func integer(_ field: EventField) -> Int? { member(field)?.integer }
+    func choice(_ field: EventField) -> Int? { member(field)?.integer }
+
+    func content(_ field: EventField) -> JSONText? {
+        guard let written = member(field)?.written else { return nil }
+        let text = body.utf8.withContiguousStorageIfAvailable { String(decoding: UnsafeBufferPointer(rebasing: $0[written]), as: UTF8.self) }
+        return JSONText(written: text ?? String(decoding: Array(body.utf8)[written], as: UTF8.self))
+    }
+
+    func fingerprint(_ field: EventField) -> String? {
+        field == tokenField && present & field.bit != 0 ? fingerprint : nil
     }
 }

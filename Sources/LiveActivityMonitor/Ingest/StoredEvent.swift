@@ -1,24 +1,27 @@
 import JSON
 
 extension EventValidator {
-    /// Stands in for the token a stored text replaced by its fingerprint, to validate it again.
-    private static let tokenPlaceholder = JSONValue.string(String(repeating: "0", count: 64))
-
     /// An event read back from the `events` table (for replay after a crash): its stored text
     /// validated again, with the columns for what the text does not hold exactly. The text has
     /// dates to the millisecond and may carry an inherited booking; the columns keep the time
     /// as received and the booking the client gave. Nil if the text is not a valid event.
     static func stored(body: String, key: String?, bookingID: String?, occurredAt: Double) -> Event? {
         guard case .object(var object)? = try? JSONParser.parse(Array(body.utf8)) else { return nil }
+        // The token is stored as its fingerprint (`StoredForm.fingerprint`): a placeholder
+        // token of the row's shortest length stands in for it while the text is validated.
+        let tokenRow = EventField.pushToken.spec
+        guard case .token(let token) = tokenRow.kind else { return nil }
         var fingerprint: String?
-        switch object.removeValue(forKey: "token_fingerprint") {
+        switch object.removeValue(forKey: EventSchema.storedKeys[Int(EventField.pushToken.rawValue)]) {
         case .string(let value)?:
             fingerprint = value
-            object["push_token"] = tokenPlaceholder
+            object[tokenRow.label] = .string(String(repeating: "0", count: token.minLength + token.minLength % 2))
         case nil, .null?: break
         default: return nil
         }
-        let hasTimestamp = object["timestamp"].map { $0 != .null } ?? false
+        // An absent `timestamp` is `occurred_at` (`Event.assembled(_:from:body:)`), which the
+        // column has exactly.
+        let hasTimestamp = object[EventField.timestamp.spec.label].map { $0 != .null } ?? false
         guard case .valid(var event) = validate(.object(object), index: 0) else { return nil }
         event.key = key
         event.bookingID = bookingID

@@ -1,0 +1,137 @@
+/// Every field an ingest event may have (DESIGN.md section 3), in the order of `EventSchema.fields`.
+/// Its raw value is its row, and its bit in a set of fields.
+enum EventField: UInt8, CaseIterable, Sendable {
+    case type, event, occurredAt, id, activityID, bookingID, attributesType, app
+    case contentState, attributes, staleDate, dismissalDate, relevanceScore, timestamp, source, dismissalPolicy
+    case alert, pushToken, status, latencyMs, priority, payloadBytes, reason, apnsID, apnsUniqueID
+
+    /// Its row in the schema.
+    var spec: FieldSpec { EventSchema.fields[Int(rawValue)] }
+    /// Its bit in a set of fields (`UInt64`: room for 64).
+    var bit: UInt64 { 1 << UInt64(rawValue) }
+}
+
+/// The ingest schema (DESIGN.md section 3): one row per event field, with its JSON kind, its
+/// limits, and the types that allow and require it. Everything that reads an event reads it
+/// from here:
+/// - `EventValidator` (the general path) checks each present field by its row, in the rows'
+///   order, which is the order of one event's errors in a 422;
+/// - `PushEventScanner` (the one-pass path for one `push.sent`) compiles the rows once into
+///   plain values (`PushEventScanner.Rules`) and checks the same limits while it reads;
+/// - both stored-body writers (`EventValidator.storedBody`, `PushEventScanner.write`) write a
+///   member as its kind says (dates as RFC 3339, the token as its fingerprint), and
+///   `EventValidator.stored` reads a stored body back through the same rows;
+/// - `Event.assembled(_:from:body:)` is the one place where the checked values become an `Event`;
+/// - the reporter library's field tests compare its fields with these rows.
+///
+/// Adding a field: a case in `EventField` and its row here (then its use in
+/// `Event.assembled(_:from:body:)` and the engine, if it has one). Both decoders take it from there.
+enum EventSchema {
+    /// Ids, bookings and attributes types: the longest the read API's search takes too.
+    static let maxIDLength = 128
+    /// Dates outside 2000-01-01 … 2100-01-01 are refused: they are clock bugs, not events.
+    static let dateWindow = 946_684_800.0..<4_102_444_800.0
+    /// ActivityKit's limit on a content state (and on attributes), as written.
+    static let maxContentBytes = 4096
+
+    /// The rows, in `EventField` order.
+    static let fields: [FieldSpec] = checked([
+        FieldSpec(.type, "type", .eventType(maxLength: 64), allowed: .all, required: .all),
+        // Read before the rows whose requirement tells a push-to-start from other pushes.
+        FieldSpec(.event, "event", .enumeration(.init(PushKind.self)),
+                  allowed: .pushSent, required: .pushSent, checked: .whereAllowed),
+        FieldSpec(.occurredAt, "occurred_at", .date, allowed: .all, required: .all),
+        FieldSpec(.id, "id", .identifier(maxLength: maxIDLength), allowed: .all),
+        FieldSpec(.activityID, "activity_id", .identifier(maxLength: maxIDLength),
+                  allowed: .all, required: EventKinds.all.subtracting(.pushToStart)),
+        FieldSpec(.bookingID, "booking_id", .identifier(maxLength: maxIDLength),
+                  allowed: .all, required: [.activityStarted, .pushToStart], nullLeftOut: true),
+        FieldSpec(.attributesType, "attributes_type", .identifier(maxLength: maxIDLength),
+                  allowed: .all, required: .activityStarted),
+        FieldSpec(.app, "app", .identifier(maxLength: 255), allowed: .all),
+        FieldSpec(.contentState, "content_state", .content(maxBytes: maxContentBytes),
+                  allowed: [.activityStarted, .activityUpdated, .activityEnded, .pushSent],
+                  required: [.activityStarted, .activityUpdated]),
+        FieldSpec(.attributes, "attributes", .content(maxBytes: maxContentBytes), allowed: [.activityStarted, .pushSent]),
+        FieldSpec(.staleDate, "stale_date", .date, allowed: [.activityStarted, .activityUpdated, .pushSent]),
+        FieldSpec(.dismissalDate, "dismissal_date", .date, allowed: [.activityEnded, .pushSent]),
+        FieldSpec(.relevanceScore, "relevance_score", .number(-1e9...1e9),
+                  allowed: [.activityStarted, .activityUpdated, .pushSent]),
+        FieldSpec(.timestamp, "timestamp", .date, allowed: [.activityUpdated, .activityEnded, .pushSent]),
+        FieldSpec(.source, "source", .enumeration(.init(StartSource.self)), allowed: .activityStarted),
+        FieldSpec(.dismissalPolicy, "dismissal_policy",
+                  .enumeration(.init(DismissalPolicy.self, requiring: (.after, .dismissalDate))), allowed: .activityEnded),
+        FieldSpec(.alert, "alert", .alert(maxLength: 1024), allowed: [.activityUpdated, .pushSent]),
+        FieldSpec(.pushToken, "push_token",
+                  .token(.init(minLength: 16, maxLength: 1024, storedName: "token_fingerprint")),
+                  allowed: [.activityStarted, .activityTokenUpdated, .pushSent],
+                  required: [.activityTokenUpdated, .pushSent]),
+        // A push result's parts: read once its `event` is valid.
+        FieldSpec(.status, "status",
+                  .integer(.init(0...599, refusing: 1...99, "must be an HTTP status (100–599), or 0 when APNs gave no answer")),
+                  allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.latencyMs, "latency_ms", .number(0...3_600_000),
+                  allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.priority, "priority", .integer(.init(5...10, refusing: 6...9, "must be 5 or 10")),
+                  allowed: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.payloadBytes, "payload_bytes", .integer(.init(0...1_048_576)),
+                  allowed: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.reason, "reason", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.apnsID, "apns_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.apnsUniqueID, "apns_unique_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
+    ])
+
+    /// Finds a field by its member name's bytes.
+    static let lookup = FieldLookup(fields)
+
+    /// How each field's member is written in the stored body, by raw value.
+    static let storedForms: [FieldSpec.StoredForm] = fields.map(\.storedForm)
+    /// Each field's member name in the stored body (a token's differs), by raw value.
+    static let storedKeys: [String] = fields.map { row in
+        if case .token(let token) = row.kind { token.storedName.description } else { row.label }
+    }
+
+    /// The fields each type allows, as a set of bits (`EventField.bit`), by `EventKinds` bit.
+    static let allowedBits: [UInt64] = (0..<16).map { bit in
+        fields.reduce(0) { $1.allowed.contains(EventKinds(rawValue: 1 << bit)) ? $0 | $1.field.bit : $0 }
+    }
+
+    /// The fields an event of `type` may have, as bits.
+    static func allowed(on type: EventType) -> UInt64 {
+        allowedBits[EventKinds(type).rawValue.trailingZeroBitCount]
+    }
+
+    /// The names of the fields that every one of `kinds` allows (for the reporter's tests).
+    static func names(allowedOn kinds: EventKinds) -> Set<String> {
+        Set(fields.filter { $0.allowed.isSuperset(of: kinds) }.map(\.label))
+    }
+
+    /// The names of the fields that every one of `kinds` requires (for the reporter's tests).
+    static func names(requiredOn kinds: EventKinds) -> Set<String> {
+        Set(fields.filter { $0.required.isSuperset(of: kinds) }.map(\.label))
+    }
+
+    /// "outside 2000-01-01 … 2100-01-01", from the window.
+    static let dateWindowText = "outside \(RFC3339.format(dateWindow.lowerBound).prefix(10))"
+        + " … \(RFC3339.format(dateWindow.upperBound).prefix(10))"
+
+    /// The table, checked once: a row per field at the field's raw value, and the order the
+    /// validator relies on.
+    private static func checked(_ rows: [FieldSpec]) -> [FieldSpec] {
+        precondition(rows.map(\.field) == EventField.allCases, "EventSchema.fields: one row per EventField, in its order")
+        precondition(rows.count <= 64, "a set of fields is a UInt64")
+        for (position, row) in rows.enumerated() {
+            // Unknown fields are found before `event` is read: a push.sent field is one of both kinds.
+            precondition(row.allowed.contains(.pushToStart) == row.allowed.contains(.pushUpdateOrEnd),
+                         "\(row.name): allowed on both kinds of push.sent or neither")
+            // Which push is which is known once `event` is read.
+            if row.required.contains(.pushToStart) != row.required.contains(.pushUpdateOrEnd) {
+                precondition(position > Int(EventField.event.rawValue), "\(row.name): its requirement needs event's row first")
+            }
+            if case .enumeration(let choices) = row.kind, let requiring = choices.requiring {
+                precondition(requiring.field.rawValue < row.field.rawValue, "\(row.name): the field it requires must come first")
+            }
+        }
+        return rows
+    }
+}
