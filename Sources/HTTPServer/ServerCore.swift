@@ -26,7 +26,7 @@ final class ServerCore: Sendable {
     /// Requests presented to the access handler whose completion has not been reported yet.
     /// An atomic, not a `Mutex`: every request of every connection thread changes it twice, and
     /// with 64 threads on 2 processors a preempted lock holder left the others spinning in
-    /// `_MutexHandle._lockSlow` (16 % of the HTTP limit's CPU in its slow rounds).
+    /// `_MutexHandle._lockSlow`, a large share of the HTTP limit's CPU in its slow rounds.
     let inFlight = Atomic(0)
     /// Set by `stop()`: responses then carry `Connection: close` so keep-alive connections drain.
     let stopping = Atomic(false)

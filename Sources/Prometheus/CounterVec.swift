@@ -6,8 +6,7 @@ import Synchronization
 /// Increments go to one of `shardCount` tables, chosen by the calling thread, each behind its
 /// own lock; reads add the tables up. With a single lock, 64 connection threads on 2 processors
 /// counting every request spun on it whenever its holder was preempted (`Mutex` on Linux spins
-/// before it sleeps): 13 % of the monitor's CPU serving `/-/healthy`, at half the requests per
-/// second, in whole runs.
+/// before it sleeps), a large share of the CPU serving `/-/healthy` in whole runs.
 public final class CounterVec: MetricCollector {
     public let name: String
     public let help: String

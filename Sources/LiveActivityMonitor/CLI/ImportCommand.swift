@@ -26,7 +26,7 @@ enum ImportCommand {
         guard parsed.positionals.count == 1 else { throw UsageError("import takes exactly one file") }
         let file = parsed.positionals[0]
         let decoder = IngestDecoder()
-        // A block at a time: read whole, a file took twice its size in memory (414 MB for 200 MB).
+        // A block at a time: read whole, a file took twice its size in memory .
         // Opening reads the file's start, so an unreadable file is refused here, before the store.
         let reader: LineBlockReader
         do { reader = try LineBlockReader(path: file, maxLines: decoder.maxEvents) } catch {

@@ -2,7 +2,7 @@ import Prometheus
 
 /// The push families of one commit (`push_requests_total`, `push_latency_seconds`,
 /// `push_payload_bytes`), summed under small keys and added to the counters once per commit:
-/// building and hashing three series keys for every push event was 6% of the writer's
+/// building and hashing three series keys for every push event was a measurable share of the writer's
 /// instructions (callgrind).
 struct PushTally: Sendable {
     private typealias M = MonitorMetrics
