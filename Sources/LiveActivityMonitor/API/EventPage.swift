@@ -31,24 +31,25 @@ struct EventPage {
         after = (at, seq)
     }
 
-    /// Writes `events` (the page of `rows` — in `occurred_at`, `seq` order — that took effect by
-    /// `until`) and `next_cursor`.
-    func write(_ rows: [StoredEventRow], until: Double?, _ replay: HistoryReplay, to w: inout JSONWriter) {
-        w.key("events")
-        w.beginArray()
-        var written = 0, last: StoredEventRow?, more = false
+    /// The page of `rows` (in `occurred_at`, `seq` order) among those that took effect by
+    /// `until`, and whether more follow it.
+    func select(_ rows: [StoredEventRow], until: Double?) -> (rows: [StoredEventRow], more: Bool) {
+        var page: [StoredEventRow] = []
         for row in rows where row.effectiveTime <= until ?? .infinity {
             if let after, (row.occurredAt, row.seq) <= (after.occurredAt, after.seq) { continue }
-            if written == limit {
-                more = true
-                break
-            }
-            w.write(replay.document(row))
-            written += 1
-            last = row
+            if page.count == limit { return (page, true) }
+            page.append(row)
         }
+        return (page, false)
+    }
+
+    /// Writes `events` (the page `select` chose, with what `replay` noted) and `next_cursor`.
+    static func write(_ page: (rows: [StoredEventRow], more: Bool), _ replay: HistoryReplay, to w: inout JSONWriter) {
+        w.key("events")
+        w.beginArray()
+        for row in page.rows { w.write(replay.document(row)) }
         w.endArray()
         w.key("next_cursor")
-        w.string(more ? last.map { "\($0.occurredAt)~\($0.seq)" } : nil)
+        w.string(page.more ? page.rows.last.map { "\($0.occurredAt)~\($0.seq)" } : nil)
     }
 }

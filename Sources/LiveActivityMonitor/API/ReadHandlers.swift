@@ -159,7 +159,7 @@ struct ReadHandlers: Sendable {
     }
 
     private func activityNow(_ id: String, query: [String: String]) throws(APIError) -> HTTPResponse {
-        let asked = try Self.instant(query), at = Self.limit(asked), page = try EventPage(query)
+        let asked = try Self.instant(query), at = Self.limit(asked), paging = try EventPage(query)
         let now = store.clock.now()
         let record: ActivityRecord?, rows: [StoredEventRow]
         do {
@@ -168,7 +168,8 @@ struct ReadHandlers: Sendable {
         } catch { throw type(of: store).unavailable(error) }
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = Self.startIsStored(record, in: rows)
-        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id])
+        let page = paging.select(rows, until: at)
+        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)))
         var w = JSONWriter()
         w.beginObject()
         if let at {
@@ -183,13 +184,13 @@ struct ReadHandlers: Sendable {
             record.writeMembers(to: &w, now: now, priority10Budget: priority10Budget)
         }
         w.key("transitions"); replay.writePassages(to: &w)
-        page.write(rows, until: at, replay, to: &w)
+        EventPage.write(page, replay, to: &w)
         w.endObject()
         return .json(w.bytes)
     }
 
     private func bookingNow(_ id: String, query: [String: String]) throws(APIError) -> HTTPResponse {
-        let asked = try Self.instant(query), at = Self.limit(asked), page = try EventPage(query)
+        let asked = try Self.instant(query), at = Self.limit(asked), paging = try EventPage(query)
         let now = store.clock.now()
         let records: [ActivityRecord], rows: [StoredEventRow], notReplayed: Set<String>
         do {
@@ -198,7 +199,8 @@ struct ReadHandlers: Sendable {
             notReplayed = try notReplayable(records, rows)
         } catch { throw type(of: store).unavailable(error) }
         guard !records.isEmpty || !rows.isEmpty else { throw .notFound("no booking \"\(id)\"") }
-        let replay = HistoryReplay(rows, until: at, skipping: notReplayed)
+        let page = paging.select(rows, until: at)
+        let replay = HistoryReplay(rows, until: at, skipping: notReplayed, noting: Set(page.rows.map(\.seq)))
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)
@@ -220,7 +222,7 @@ struct ReadHandlers: Sendable {
         }
         w.endArray()
         w.key("transitions"); replay.writePassages(to: &w)
-        page.write(rows, until: at, replay, to: &w)
+        EventPage.write(page, replay, to: &w)
         w.endObject()
         return .json(w.bytes)
     }

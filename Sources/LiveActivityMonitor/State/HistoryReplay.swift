@@ -54,6 +54,7 @@ struct HistoryReplay {
     private(set) var records: [String: ActivityRecord] = [:]
     /// By event `seq`; none for an event not replayed (after `until`, unreadable, skipped).
     private(set) var notes: [Int64: Note] = [:]
+    private let noting: Set<Int64>?
     /// What time alone changed, in time order: up to `until`, or, without one, every change the
     /// events so far make due, including those still to come.
     private(set) var passages: [Passage] = []
@@ -63,7 +64,10 @@ struct HistoryReplay {
     ///   - until: replays the events that occurred by this instant and brings the activities to
     ///     it. Nil: every event, then the changes time will make.
     ///   - skipping: activities whose events are left out (their start is no longer stored).
-    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = []) {
+    ///   - noting: the events whose notes are wanted (an answer's page); nil for all. The others
+    ///     are applied alike, without the cost and memory of their notes.
+    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil) {
+        self.noting = noting
         let limit = until ?? .infinity
         var commit: Double?, finished: Double?
         for row in rows.sorted(by: { $0.seq < $1.seq }) {
@@ -104,6 +108,13 @@ struct HistoryReplay {
         let outcome = engine.apply(event, receivedAt: receivedAt, to: &record, counters: &counters, pushes: &pushes,
                                    labels: &labels)
         let t = outcome.at
+        guard noting?.contains(seq) ?? true else {
+            if let record {
+                records[record.activityID] = record
+                passages += outcome.passed.map { Passage(activityID: record.activityID, transition: $0) }
+            }
+            return
+        }
         var note = Note(effect: outcome.effect)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
