@@ -31,8 +31,22 @@ const WHY = {
   ended: "No effect: the activity had already ended",
   dismissed: "No effect: the activity was already dismissed",
   unknown_activity: "No effect: no such activity was started",
+  undecodable_content: "No effect: the app cannot decode this content",
   failed: "Not delivered",
   duplicate: "Already stored under the same id",
+};
+
+// The server's warnings (DESIGN.md section 4): strange but possible values, stored as sent.
+const WARNING = {
+  occurred_at_in_future: "occurred_at is in the future: taken at its receipt",
+  ended_before_start: "ended before it started: taken at the start",
+  timestamp_in_future: "timestamp more than a day ahead (milliseconds?)",
+  timestamp_in_past: "timestamp more than a day behind",
+  stale_date_in_past: "stale date already past",
+  dismissal_date_beyond_4h: "dismissal date beyond 4 h: the phone removes it at 4 h",
+  payload_too_large: "payload over 4096 bytes",
+  start_without_alert: "start push without an alert",
+  unknown_reason: "status or reason unknown to APNs",
 };
 
 // The server's time-driven transitions.
@@ -414,11 +428,15 @@ export class BookingView {
       if (why === "out_of_order" && before?.content_timestamp) {
         text += ` (the content shown is stamped ${fmt.clock(fmt.toSeconds(before.content_timestamp), { withSeconds: true })})`;
       }
+      if (ev.effect?.detail) text += `: ${ev.effect.detail}`;
       details.push(h("span", { class: ["why", `why-${effect}`], text }));
     } else if (!ev.effect) {
       details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
     } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
       details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
+    }
+    for (const warning of ev.effect?.warnings ?? []) {
+      details.push(h("span", { class: "why why-info", text: `Warning: ${WARNING[warning] ?? warning}` }));
     }
     const invalidated = ev.lockScreen?.token_invalidated;
     if (invalidated) details.push(h("span", { class: "why why-failed", text: `Token invalidated by APNs (${invalidated})` }));
