@@ -333,11 +333,11 @@ def booking_checks(server, chrome, facts):
         fp_old, fp_new = api["events"][0]["token_fingerprint"], api["events"][3]["token_fingerprint"]
         check("started row", texts[0].startswith(time.strftime("%H:%M:%S", time.gmtime(facts["t_start"]))) and "Started" in texts[0], texts[0][:120])
         check("token rotation shows fingerprints old → new", f"{fp_old} → {fp_new}" in texts[3], texts[3][:200])
-        check("push to the superseded token is flagged", "No effect: sent to a superseded token" in texts[4], texts[4][:200])
+        check("push to the superseded token is flagged", "No effect: sent to a token that a newer one replaced" in texts[4], texts[4][:200])
         check("a 429 is shown with its reason, not applied", "429 TooManyRequests" in texts[5] and "Not delivered" in texts[5], texts[5][:200])
         check("push rows show status, latency and priority", "200" in texts[6] and "44 ms" in texts[6] and "priority 5" in texts[6], texts[6][:200])
         check("what changed in the content-state", "0.25 → 0.4" in texts[6] and "10 → 7" in texts[6], texts[6][:300])
-        check("the late (out-of-order) update is flagged as ignored", "Ignored: not newer than the content shown" in texts[7], texts[7][:200])
+        check("the late (out-of-order) update is flagged as ignored", "Dropped: not newer than the content shown" in texts[7], texts[7][:200])
         check("the late report is marked as reported late", "reported late" in texts[7] and "reported late" not in texts[6], texts[7][:300])
         check("the 410 invalidates the token", "410 Unregistered" in texts[9] and "Token invalidated by APNs (Unregistered)" in texts[9], texts[9][:200])
         page = chrome.evaluate("document.body.textContent")

@@ -2,12 +2,15 @@
 /// the exports and `history`. Written here once, from what the engine decided, so that no page
 /// or file keeps its own phrasing of a rule.
 extension EventEffect {
-    /// One sentence: what the event did, and its warnings. `push` names a failed push's answer.
-    func sentence(push: PushResult?) -> String {
+    /// One sentence: what the event of `type` did, and its warnings. `push` names a failed
+    /// push's answer.
+    func sentence(of type: EventType, push: PushResult?) -> String {
         var text: String
         switch why {
         case nil: text = "applied"
         case .outOfOrder?: text = "dropped: not newer than the content shown"
+        case .supersededToken? where type == .activityTokenUpdated:
+            text = "no effect: a later rotation had already replaced this token"
         case .supersededToken?: text = "no effect: sent to a token that a newer one replaced"
         case .ended?: text = "no effect: the activity had already ended"
         case .dismissed?: text = "no effect: the activity was already dismissed"

@@ -34,11 +34,12 @@ struct HistoryReplay {
         var contentChanges: [ContentChange] = []
         /// The token APNs invalidated with this push (its reason), if it did.
         var tokenInvalidated: String?
-        /// The push's answer, for the effect's words.
+        /// The event's type and push answer, for the effect's words.
+        var type: EventType
         var push: PushResult?
 
         /// The effect in words (`EventEffect.sentence`).
-        var sentence: String { effect.sentence(push: push) }
+        var sentence: String { effect.sentence(of: type, push: push) }
     }
 
     struct Passage: Equatable {
@@ -120,7 +121,7 @@ struct HistoryReplay {
             }
             return
         }
-        var note = Note(effect: outcome.effect, push: event.push)
+        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
             if record.contentState != old?.contentState {
