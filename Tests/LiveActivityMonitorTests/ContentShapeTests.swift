@@ -168,6 +168,8 @@ import Testing
         #expect(try server.get("/api/activities/bad").status == 404)
         let booking = try server.json("/api/bookings/BK-bad")
         #expect(booking["events"]?.arrayValue?.first?["effect"]?["detail"] == "`duration` missing")
+        #expect(booking["events"]?.arrayValue?.first?["effect"]?["text"]
+                == "no effect: the phone cannot decode its content: `duration` missing", "the words support reads")
     }
 
     /// The verdict is the writer's at commit time: a later lesson (the app turns out to send

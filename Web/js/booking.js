@@ -24,37 +24,15 @@ const SETTLE_MS = 80;
 // the booking's events do.
 const CACHE_LIMIT = 300;
 
-// The server's `why` values (DESIGN.md section 4), as support reads them.
-const WHY = {
-  out_of_order: "Ignored: not newer than the content shown",
-  superseded_token: "No effect: sent to a superseded token",
-  ended: "No effect: the activity had already ended",
-  dismissed: "No effect: the activity was already dismissed",
-  unknown_activity: "No effect: no such activity was started",
-  undecodable_content: "No effect: the app cannot decode this content",
-  failed: "Not delivered",
-  duplicate: "Already stored under the same id",
-};
-
-// The server's warnings (DESIGN.md section 4): strange but possible values, stored as sent.
-const WARNING = {
-  occurred_at_in_future: "occurred_at is in the future: taken at its receipt",
-  ended_before_start: "ended before it started: taken at the start",
-  timestamp_in_future: "timestamp more than a day ahead (milliseconds?)",
-  timestamp_in_past: "timestamp more than a day behind",
-  stale_date_in_past: "stale date already past",
-  dismissal_date_beyond_4h: "dismissal date beyond 4 h: the phone removes it at 4 h",
-  payload_too_large: "payload over 4096 bytes",
-  start_without_alert: "start push without an alert",
-  unknown_reason: "status or reason unknown to APNs",
-};
-
 // The server's time-driven transitions.
 const TRANSITION = {
   stale: "Stale: its stale date passed",
   ended: "Ended by the system (8 h limit)",
   dismissed: "Removed from the lock screen",
 };
+
+/** The server's effect words as a sentence of the page: capitalised. */
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** An effect as a class of row and tick: applied, ignored, failed, or info (not replayed). */
 function effectClass(effect) {
@@ -422,21 +400,19 @@ export class BookingView {
       details.push(h("span", { class: "detail" }, "token ", h("span", { class: "mono", text: ev.fingerprint })));
     }
     if (why) {
-      let text = WHY[why] ?? why;
-      if (why === "superseded_token" && e.type === "activity.token_updated") text = "No effect: a later rotation had already replaced this token";
-      else if (why === "superseded_token" && before?.token_fingerprint) text += ` (current: ${before.token_fingerprint})`;
+      // The server's words for the effect; the page adds only what it met, as data.
+      let text = sentence(ev.effect.text ?? why);
+      if (why === "superseded_token" && e.type !== "activity.token_updated" && before?.token_fingerprint) text += ` (current: ${before.token_fingerprint})`;
       if (why === "out_of_order" && before?.content_timestamp) {
         text += ` (the content shown is stamped ${fmt.clock(fmt.toSeconds(before.content_timestamp), { withSeconds: true })})`;
       }
-      if (ev.effect?.detail) text += `: ${ev.effect.detail}`;
       details.push(h("span", { class: ["why", `why-${effect}`], text }));
+    } else if (ev.effect?.warnings?.length) {
+      details.push(h("span", { class: "why why-warning", text: sentence(ev.effect.text ?? ev.effect.warnings.join(", ")) }));
     } else if (!ev.effect) {
       details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
     } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
       details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
-    }
-    for (const warning of ev.effect?.warnings ?? []) {
-      details.push(h("span", { class: "why why-info", text: `Warning: ${WARNING[warning] ?? warning}` }));
     }
     const invalidated = ev.lockScreen?.token_invalidated;
     if (invalidated) details.push(h("span", { class: "why why-failed", text: `Token invalidated by APNs (${invalidated})` }));

@@ -19,6 +19,7 @@ extension HistoryReplay {
             w.beginArray()
             for warning in effect.warnings { w.string(warning.name) }
             w.endArray()
+            w.key("text"); w.string(note?.sentence)
             w.endObject()
         } else {
             w.null()

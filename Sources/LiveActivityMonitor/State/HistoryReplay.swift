@@ -34,6 +34,12 @@ struct HistoryReplay {
         var contentChanges: [ContentChange] = []
         /// The token APNs invalidated with this push (its reason), if it did.
         var tokenInvalidated: String?
+        /// The event's type and push answer, for the effect's words.
+        var type: EventType
+        var push: PushResult?
+
+        /// The effect in words (`EventEffect.sentence`).
+        var sentence: String { effect.sentence(of: type, push: push) }
     }
 
     struct Passage: Equatable {
@@ -117,7 +123,7 @@ struct HistoryReplay {
             }
             return
         }
-        var note = Note(effect: outcome.effect)
+        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
             if record.contentState != old?.contentState {
@@ -171,6 +177,27 @@ struct HistoryReplay {
         }
         for (key, value) in after.entries where before[key] == nil {
             out.append(ContentChange(key: key, from: nil, to: value))
+        }
+        return out
+    }
+}
+
+extension HistoryReplay {
+    /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
+    /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
+    static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
+        rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
+    }
+
+    /// The activities among a booking's that a replay of `rows` cannot rebuild: a booking's
+    /// activity whose start was pruned, and an activity of another booking that one of its events
+    /// names (`record` finds it).
+    static func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow],
+                              record: (String) throws -> ActivityRecord?) rethrows -> Set<String> {
+        var out = Set(records.filter { !startIsStored($0, in: rows) }.map(\.activityID))
+        let booked = Set(records.map(\.activityID))
+        for id in Set(rows.compactMap(\.activityID)) where !booked.contains(id) {
+            if let other = try record(id), !startIsStored(other, in: rows) { out.insert(id) }
         }
         return out
     }

@@ -105,18 +105,21 @@ extension EventStore {
         """
 
     private func storedEvents(sql: String, value: String) throws -> [StoredEventRow] {
-        try readers.read { db in
-            let s = try db.cached(sql)
-            defer { s.reset() }
-            try s.bind(value, at: 1)
-            var out: [StoredEventRow] = []
-            while try s.step() {
-                out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
-                                          occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6),
-                                          verdict: s.text(7)))
-            }
-            return out
+        try readers.read { try Self.storedEvents(sql: sql, value: value, in: $0) }
+    }
+
+    /// The rows `sql` (one of the two above) selects for `value`, from `db` (also `history`'s).
+    static func storedEvents(sql: String, value: String, in db: Database) throws -> [StoredEventRow] {
+        let s = try db.cached(sql)
+        defer { s.reset() }
+        try s.bind(value, at: 1)
+        var out: [StoredEventRow] = []
+        while try s.step() {
+            out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
+                                      occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6),
+                                      verdict: s.text(7)))
         }
+        return out
     }
 
     /// True when the database is open and the last write succeeded.
