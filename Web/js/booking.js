@@ -411,7 +411,9 @@ export class BookingView {
       details.push(h("span", { class: "why why-warning", text: sentence(ev.effect.text ?? ev.effect.warnings.join(", ")) }));
     } else if (!ev.effect) {
       details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
-    } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
+    }
+    // Besides its warnings (a start push without an alert), if it has any.
+    if (!why && ev.effect && e.type === "push.sent" && e.event === "start" && !ev.activityId) {
       details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
     }
     const invalidated = ev.lockScreen?.token_invalidated;

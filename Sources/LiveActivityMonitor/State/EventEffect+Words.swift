@@ -15,6 +15,8 @@ extension EventEffect {
         case .ended?: text = "no effect: the activity had already ended"
         case .dismissed?: text = "no effect: the activity was already dismissed"
         case .unknownActivity?: text = "no effect: no activity with this id had started"
+        case .undecodableContent?:
+            text = "no effect: the phone cannot decode its content" + (detail.map { ": " + $0 } ?? "")
         case .duplicate?: text = "no effect: an event with this id was already stored"
         case .failed?:
             if let push, push.status != 0 {

@@ -51,6 +51,8 @@ struct HistoryReplay {
     private var counters = MonitorCounters()
     private var pushes = PushTally()
     private var labels = AttributesTypeLabels()
+    /// Judges nothing: each event's stored verdict stands (`ContentShapes.recorded`).
+    private var shapes = ContentShapes.recorded
     private var timePassedTo = -Double.infinity
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
     /// every change was a tenth of a booking's answer).
@@ -112,7 +114,7 @@ struct HistoryReplay {
         var record = event.activityID.flatMap { records[$0] }
         let old = record
         let outcome = engine.apply(event, receivedAt: receivedAt, to: &record, counters: &counters, pushes: &pushes,
-                                   labels: &labels)
+                                   labels: &labels, shapes: &shapes)
         let t = outcome.at
         guard noting?.contains(seq) ?? true else {
             if let record {

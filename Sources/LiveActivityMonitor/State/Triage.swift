@@ -1,3 +1,5 @@
+import JSON
+
 /// What is wrong with a live activity now, as on-call sorts it (`GET /api/triage`, the
 /// dashboard's "Needs a look"). The rules are here once; the page shows what they found.
 enum TriageProblem: String, CaseIterable, Sendable {
@@ -45,7 +47,9 @@ enum TriageProblem: String, CaseIterable, Sendable {
     func detail(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> String {
         switch self {
         case .futureTimestamp:
-            "content timestamp \(RFC3339.format(record.contentTimestamp)): later updates are ignored"
+            // A timestamp in milliseconds has no RFC 3339 form: shown as the number it was sent as.
+            "content timestamp \(RFC3339.hasForm(record.contentTimestamp) ? RFC3339.format(record.contentTimestamp) : "\(JSONNumber(record.contentTimestamp))")"
+                + ": later updates are ignored"
         case .tokenInvalidated:
             "APNs answered \(record.tokenInvalidReason ?? "410")"
         case .lastPushFailed:

@@ -74,24 +74,31 @@ extension EventStore {
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
         WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
         UNION ALL
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
         ORDER BY occurred_at, seq
         """
 
+    /// Each row also carries the verdict stored with the event (`event_verdicts`), which the
+    /// replay honours.
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
     /// and every event of the booking's activities (which inherit it without naming it), once each.
     static let bookingEventsSQL = """
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events WHERE booking_id = ?1
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events WHERE booking_id = ?1
         UNION
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
         WHERE seq IN (SELECT seq FROM activity_events
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state)
           AND activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
         ORDER BY occurred_at, seq
@@ -109,7 +116,8 @@ extension EventStore {
         var out: [StoredEventRow] = []
         while try s.step() {
             out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
-                                      occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6)))
+                                      occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6),
+                                      verdict: s.text(7)))
         }
         return out
     }
