@@ -94,7 +94,7 @@ import Testing
                     Issue.record("\(path): an event without effect: \(event.jsonString)")
                     continue
                 }
-                #expect(effect.keys == ["result", "why", "warnings"], "\(path)")
+                #expect(effect.keys == ["result", "why", "warnings", "delivery", "delivery_seconds", "start"], "\(path)")
                 #expect(effect["warnings"] == .array([]))
                 let why = effect["why"]?.stringValue
                 #expect((effect["result"] == "applied") == (why == nil), "\(path): \(effect)")

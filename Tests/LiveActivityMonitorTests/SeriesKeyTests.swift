@@ -139,6 +139,13 @@ import Testing
                 try db.run("INSERT INTO counters (key, value) VALUES (?, 1)", [.text(key)])
             }
         }
+        // A file that old has none of the later migrations' tables and columns either.
+        try db.execute("""
+            ALTER TABLE activities DROP COLUMN delivery;
+            DROP TABLE pending_start_pushes; DROP TABLE push_to_start_tokens;
+            DROP TABLE superseded_push_to_start_tokens; DROP TABLE start_push_verdicts;
+            DROP TRIGGER start_push_verdicts_follow_deletes;
+            """)
         try db.setUserVersion(6)
 
         server = try TestServer(directory: directory)

@@ -9,7 +9,7 @@ func buildMonitor(_ configuration: MonitorConfiguration) throws -> Monitor<Event
                                reservedTypes: configuration.attributesTypes
                                    + MonitorServer.templateTypes(in: configuration.webRoot),
                                maxLiveActivities: configuration.maxLiveActivities,
-                               log: configuration.log)
+                               settings: configuration.engine, log: configuration.log)
     return buildMonitor(configuration, store: store)
 }
 

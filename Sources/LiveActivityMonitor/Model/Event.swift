@@ -23,6 +23,10 @@ public struct Event: Sendable {
     public var dismissalDate: Double?
     public var dismissalPolicy: DismissalPolicy?
     public var push: PushResult?
+    /// The app's installation id (`device.push_to_start_token`, `activity.started`); never a label.
+    public var deviceID: String?
+    /// A start push's `input_push_channel`, stored and kept as sent.
+    public var inputPushChannel: String?
     /// The event as ingested, as the JSON object text stored and served by the read API: dates
     /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
     public var body: String

@@ -6,10 +6,31 @@ public struct EventEffect: Sendable, Hashable {
     /// Why an event changed nothing; nil when it was applied.
     public var why: Why?
     public var warnings: [Warning]
+    /// For an applied 200 push that brought content: what the phone's observations showed of it
+    /// (nil until one does).
+    public var delivery: Delivery?
+    /// From the push to the observation that confirmed it.
+    public var deliverySeconds: Double?
+    /// For a 200 start push: whether its activity started (`waiting` until it does or its
+    /// window passes).
+    public var start: StartOutcome?
 
     public init(why: Why? = nil, warnings: [Warning] = []) {
         self.why = why
         self.warnings = warnings
+    }
+
+    /// Delivery evidence (DESIGN.md section 4): an observation showed the push's content (or a
+    /// newer one), or still showed older content once the grace had passed.
+    public enum Delivery: String, Sendable, CaseIterable {
+        case confirmed, missed
+    }
+
+    /// The push-to-start funnel (DESIGN.md section 4).
+    public enum StartOutcome: String, Sendable, CaseIterable {
+        case started
+        case notStarted = "not_started"
+        case waiting
     }
 
     public static let applied = EventEffect()

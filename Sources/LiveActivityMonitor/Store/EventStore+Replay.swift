@@ -12,7 +12,7 @@ extension EventStore {
         guard case .integer(let appliedSeq)? = applied,
               try db.scalar("SELECT 1 FROM events WHERE seq > ?", [.integer(appliedSeq)]) != nil else { return }
         let rows = try db.prepare("""
-            SELECT event_id, activity_id, booking_id, occurred_at, received_at, body FROM events
+            SELECT event_id, activity_id, booking_id, occurred_at, received_at, body, seq FROM events
             WHERE seq > ? ORDER BY seq
             """)
         try rows.bind(appliedSeq, at: 1)
@@ -28,21 +28,23 @@ extension EventStore {
                 try changes.finish(at: now, due: state.withLock { $0.deadlines.popDue(now) })
                 // Rows written as each commit ends: a record that leaves memory is read from its row.
                 _ = try Self.writeRows(of: changes, at: now, db)
+                try Self.write(changes.startChanges, db)
                 publish(changes, at: now)
             }
             while try rows.step() {
                 let receivedAt = rows.double(4)
                 if commit?.receivedAt != receivedAt {
                     try finish()
-                    let (counters, labels) = state.withLock { ($0.counters, $0.labels) }
-                    commit = (CommitChanges(counters: counters, labels: labels, load: recordLoader(db)), receivedAt)
+                    let (counters, labels, starts) = state.withLock { ($0.counters, $0.labels, $0.takeStarts()) }
+                    commit = (CommitChanges(counters: counters, labels: labels, starts: starts, settings: settings,
+                                            load: recordLoader(db)), receivedAt)
                 }
                 guard let event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {
                     unreadable += 1
                     continue
                 }
-                try commit!.changes.apply(event, receivedAt: receivedAt)
+                try commit!.changes.apply(event, seq: rows.int64(6), receivedAt: receivedAt)
                 replayed += 1
             }
             try finish()

@@ -20,6 +20,8 @@ public final class EventStore: Sendable {
     /// Live activities memory holds at most (`--max-live-activities`); the oldest-started
     /// beyond it are left to the tables (`evictOverflow`).
     let maxLiveActivities: Int
+    /// The rules' settings (`--delivery-grace`, `--start-window`), for the writer and replays.
+    public let settings: EngineSettings
     /// Live activities taken out of memory since start (still stored).
     let evicted = Atomic(0)
     /// The last write failure, while the store cannot write (cleared by the next good commit).
@@ -44,8 +46,10 @@ public final class EventStore: Sendable {
     public init(path: String, durability: Durability = .normal, clock: Clock = .system,
                 catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
                 maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
+                settings: EngineSettings = EngineSettings(),
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
+        self.settings = settings
         self.catchUpInterval = catchUpInterval
         self.maxLiveActivities = maxLiveActivities
         self.clock = clock
@@ -80,7 +84,7 @@ public final class EventStore: Sendable {
     /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {
         let now = clock.now()
-        let due = state.withLock { ($0.deadlines.earliest ?? .infinity) <= now }
+        let due = state.withLock { $0.earliestDeadline <= now }
         if due { _ = submit(.sweep) }
     }
 
@@ -173,7 +177,7 @@ public final class EventStore: Sendable {
     /// once a second (a large fleet has one every few milliseconds; each commit takes the due
     /// ones anyway) and at least once an hour.
     private func nextTimedSweep(after last: DispatchTime) -> DispatchTime {
-        let earliest = state.withLock { $0.deadlines.earliest } ?? .infinity
+        let earliest = state.withLock { $0.earliestDeadline }
         let seconds = min(3600, max(0, earliest - clock.now()))
         return max(DispatchTime.now() + seconds, last + Self.timedSweepInterval)
     }
@@ -195,7 +199,7 @@ public final class EventStore: Sendable {
                 // Time alone changes states (stale, 8 h end, dismissal): the writer applies it
                 // on its own schedule, so that no reader (a scrape) ever waits for a commit.
                 lastTimedSweep = .now()
-                if state.withLock({ ($0.deadlines.earliest ?? .infinity) <= clock.now() }) { enqueue(.sweep) }
+                if state.withLock({ $0.earliestDeadline <= clock.now() }) { enqueue(.sweep) }
                 continue
             }
             let (jobs, stopping) = queue.withLock { q in
@@ -230,7 +234,9 @@ public final class EventStore: Sendable {
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.unpersisted)
         }
-        var changes = CommitChanges(counters: counters, labels: labels, load: recordLoader(db))
+        // The book moves into the commit (no other reference: it changes in place, uncopied).
+        var changes = CommitChanges(counters: counters, labels: labels, starts: state.withLock { $0.takeStarts() },
+                                    settings: settings, load: recordLoader(db))
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -271,7 +277,7 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        try changes.apply(event, receivedAt: now)
+                        try changes.apply(event, seq: db.lastInsertRowID, receivedAt: now)
                     }
                 }
                 due = state.withLock { $0.deadlines.popDue(now) }
@@ -287,12 +293,16 @@ public final class EventStore: Sendable {
                     || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow(at: now)
                 if flush {
                     let written = try Self.writeRows(of: changes, at: now, db)
+                    try Self.write(changes.startChanges, db)
                     try writeBehind(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
                 }
             }
         } catch {
             let failure = Self.unavailable(error)
+            // The book changed in place: the tables hold it as of the last commit.
+            let book = (try? Self.loadStarts(db)) ?? changes.starts
             state.withLock { s in
+                s.publish(book)
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
                 for id in due { s.deadlines.push(now, id) }
@@ -393,6 +403,7 @@ public final class EventStore: Sendable {
             s.counters = changes.counters
             s.persisting = MonitorCounters()
             s.labels = changes.labels
+            s.publish(changes.starts)
             for record in changes.working.values { s.publish(record, now: now) }
             s.expireLabels(now: now)
         }
@@ -513,6 +524,7 @@ public final class EventStore: Sendable {
             return x != y ? x > y : ExactText.precedes(a.text, b.text)
         }
         s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
+        s.publish(try loadStarts(db))
         return s
     }
 

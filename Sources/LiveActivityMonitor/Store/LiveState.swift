@@ -1,3 +1,5 @@
+import Prometheus
+
 /// The live part of a store's state as a reader sees it, at one instant: what
 /// `MonitorStore.withLiveState` hands to the activity list and the scrape.
 ///
@@ -8,6 +10,8 @@ struct LiveState {
     let records: ActivityTable
     /// Which attributes types have a series of their own.
     let labels: AttributesTypeLabels
+    /// Devices with a current push-to-start token, per raw attributes type.
+    let pushToStartTokens: [ExactString: Int]
     private let committed: MonitorCounters
     private let notCommitted: MonitorCounters
     private let committing: MonitorCounters
@@ -16,10 +20,12 @@ struct LiveState {
     ///   - committed: the counters as the last commit left them.
     ///   - notCommitted: counts kept in memory and not yet in a commit (refused requests).
     ///   - committing: such counts that a commit in progress is writing.
-    init(records: ActivityTable, labels: AttributesTypeLabels, committed: MonitorCounters,
+    init(records: ActivityTable, labels: AttributesTypeLabels, pushToStartTokens: [ExactString: Int] = [:],
+         committed: MonitorCounters,
          notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
         self.records = records
         self.labels = labels
+        self.pushToStartTokens = pushToStartTokens
         self.committed = committed
         self.notCommitted = notCommitted
         self.committing = committing
