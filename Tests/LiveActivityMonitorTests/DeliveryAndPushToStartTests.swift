@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 @testable import LiveActivityMonitor
@@ -58,6 +59,34 @@ struct DeliveryAndPushToStartTests {
     static func outcomes(_ server: TestServer) throws -> (started: Double?, notStarted: Double?) {
         (try server.metric(#"liveactivity_push_to_start_total{outcome="started"}"#),
          try server.metric(#"liveactivity_push_to_start_total{outcome="not_started"}"#))
+    }
+
+    // MARK: Ingest
+
+    /// The fields each new type requires, and the start push's two ways to name its token.
+    @Test func theNewFieldsAreTheSchemas() throws {
+        func fields(_ text: String) throws -> [String] {
+            guard case .invalid(let errors) = EventValidator.validate(try JSONParser.parse(text), index: 0) else { return [] }
+            return errors.map(\.field)
+        }
+        #expect(try fields(#"{"type":"device.push_to_start_token","occurred_at":1800000000}"#)
+                == ["attributes_type", "push_token", "device_id"])
+        #expect(try fields(#"{"type":"device.push_to_start_token","occurred_at":1800000000,"device_id":"d","attributes_type":"T","push_token":"a1a1a1a1a1a1a1a1"}"#) == [])
+        #expect(try fields(#"{"type":"activity.observed","occurred_at":1800000000}"#) == ["activity_id", "content_state"])
+        #expect(try fields(#"{"type":"activity.observed","activity_id":"a","occurred_at":1800000000,"content_state":{},"timestamp":1800000000}"#)
+                == ["timestamp"])
+        let start = #"{"type":"push.sent","event":"start","booking_id":"B","occurred_at":1800000000,"status":200,"latency_ms":1"#
+        #expect(try fields(start + "}") == ["push_token"])
+        #expect(try fields(start + #","push_to_start_token":"zz"}"#) == ["push_to_start_token"])
+        #expect(try fields(start + #","push_to_start_token":"a1a1a1a1a1a1a1a1","input_push_channel":"ch"}"#) == [])
+        // The token it went to is the push-to-start token, kept as a fingerprint only.
+        guard case .valid(let event) = EventValidator.validate(
+            try JSONParser.parse(start + #","push_token":"b2b2b2b2b2b2b2b2","push_to_start_token":"a1a1a1a1a1a1a1a1"}"#), index: 0)
+        else { Issue.record("refused"); return }
+        #expect(event.tokenFingerprint == TokenFingerprint.of("a1a1a1a1a1a1a1a1"))
+        #expect(!event.body.contains("a1a1a1a1a1a1a1a1") && event.body.contains("push_to_start_token_fingerprint"))
+        let back = try #require(EventValidator.stored(body: event.body, key: nil, bookingID: "B", occurredAt: event.occurredAt))
+        #expect(back.tokenFingerprint == event.tokenFingerprint)
     }
 
     // MARK: Push-to-start across a restart
@@ -246,6 +275,43 @@ struct DeliveryAndPushToStartTests {
         server.time.set(Self.t0 + 410)
         #expect(try server.post(events: [Self.observed("A11", at: Self.t0 + 410, progress: 0.6)]).status == 200)
         #expect(try server.metric(#"liveactivity_push_deliveries_total{outcome="confirmed"}"#) == 1)
+    }
+
+    /// After a crash, start-up replays the events the tables had not caught up with: the
+    /// delivery evidence (in the activity's row) and the push-to-start book end as they were,
+    /// and nothing is counted twice.
+    @Test func aCrashBetweenCatchUpsKeepsTheEvidenceAndTheBook() throws {
+        let server = try TestServer { $0.catchUpInterval = 3600 }   // behind until told
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.started("AC", "BK-C", at: Self.t0, source: "app")]).status == 200)
+        server.time.set(Self.t0 + 10)
+        #expect(try server.post(events: [Self.deviceToken("dev-c", Self.tokenA, at: Self.t0 + 1),
+                                         Self.startPush("BK-D", at: Self.t0 + 2)]).status == 200)
+        for i in 1...3 {
+            #expect(try server.post(events: [Self.update("AC", at: Self.t0 + 10 + Double(i), progress: Double(i) / 10)]).status == 200)
+        }
+        server.time.set(Self.t0 + 200)
+        // The last push is within the grace of the observation: it still awaits its verdict.
+        #expect(try server.post(events: [Self.update("AC", at: Self.t0 + 195, progress: 0.4),
+                                         Self.observed("AC", at: Self.t0 + 200, progress: 0.2)]).status == 200)
+        #expect(!(try ReplayTests.rowsBehind(server, ids: ["AC"])).isEmpty, "the evidence was left for a later commit")
+
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let image = directory + "/monitor.sqlite"
+        let expected = try ReplayTests.crashImage(of: server, to: image, ids: ["AC"])
+        #expect(expected.records.first?.delivery.missed == 1)
+        #expect(expected.records.first?.delivery.known.contains { $0.push != nil } == true)
+        let book = server.server.store.withState { ($0.pushToStartTokens, $0.startDeadline) }
+
+        let (clock, _) = Clock.manual(server.time.value)
+        let copy = try EventStore(path: image, clock: clock)
+        let replayed = try ReplayTests.state(of: copy, ids: ["AC"])
+        let copied = copy.withState { ($0.pushToStartTokens, $0.startDeadline) }
+        copy.close()
+        #expect(replayed.records == expected.records)
+        #expect(replayed.counters == expected.counters)
+        #expect(copied.0 == book.0 && copied.1 == book.1)
     }
 
     /// What the read API's replay says of each event is what the writer counted.

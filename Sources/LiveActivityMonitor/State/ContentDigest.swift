@@ -5,8 +5,8 @@ import JSON
 /// 64-bit FNV-1a. Stable across processes (it is stored with the activity), unlike `Hasher`.
 enum ContentDigest {
     /// The digest of a content object's text; nil if it does not parse (stored text always does).
-    static func of(_ content: JSONText) -> UInt64? {
-        guard let value = try? JSONParser.parse(content.text) else { return nil }
+    static func of(_ content: JSONText?) -> UInt64? {
+        guard let content, let value = try? JSONParser.parse(content.text) else { return nil }
         var hash = FNV()
         write(value, into: &hash)
         return hash.value

@@ -5,21 +5,20 @@ import JSON
 /// with its timestamp, and for those an applied 200 push brought, the push awaiting a verdict;
 /// and what the verdicts came to (the read API's `delivery`).
 ///
-/// Bounded (`maxKnown`): an activity pushed every few seconds for 8 hours keeps only its latest
-/// contents. A push that leaves the list before any observation gets no verdict.
+/// Small: a content is kept as its digest (an observation equal to it carries the text), and
+/// only the latest `maxKnown` (an activity pushed every few seconds for 8 hours keeps its
+/// latest contents; a push that leaves the list before any observation gets no verdict).
 public struct DeliveryEvidence: Sendable, Equatable {
     public struct Known: Sendable, Equatable {
         /// `ContentDigest` of `content`.
         var digest: UInt64
         var timestamp: Double
-        var content: JSONText
         /// The applied 200 push that brought it, while it awaits a verdict: its event's `seq`
         /// and when it was sent.
         var push: (seq: Int64, sentAt: Double)?
 
         public static func == (a: Known, b: Known) -> Bool {
-            a.digest == b.digest && a.timestamp == b.timestamp && a.content == b.content
-                && a.push?.seq == b.push?.seq && a.push?.sentAt == b.push?.sentAt
+            a.digest == b.digest && a.timestamp == b.timestamp && a.push?.seq == b.push?.seq && a.push?.sentAt == b.push?.sentAt
         }
     }
 
@@ -30,7 +29,7 @@ public struct DeliveryEvidence: Sendable, Equatable {
     /// Pushes an observation showed the phone did not display.
     public internal(set) var missed = 0
 
-    static let maxKnown = 16
+    static let maxKnown = 8
 
     public init() {}
 
@@ -39,7 +38,7 @@ public struct DeliveryEvidence: Sendable, Equatable {
     /// Keeps a content now on the lock screen (from the app, or from `push`).
     mutating func remember(_ content: JSONText, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
         guard let digest = ContentDigest.of(content) else { return }
-        known.append(Known(digest: digest, timestamp: timestamp, content: content, push: push))
+        known.append(Known(digest: digest, timestamp: timestamp, push: push))
         if known.count > Self.maxKnown { known.removeFirst(known.count - Self.maxKnown) }
     }
 

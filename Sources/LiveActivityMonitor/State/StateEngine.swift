@@ -262,10 +262,10 @@ public struct StateEngine: Sendable {
             }
             r.delivery.known[i].push = nil
         }
-        let known = r.delivery.known[shown]
-        if known.timestamp != r.contentTimestamp || known.content != r.contentState {
-            r.contentState = known.content
-            r.contentTimestamp = known.timestamp
+        // The observation's text is the known content's (equal as canonical JSON).
+        if shownTimestamp != r.contentTimestamp || ContentDigest.of(r.contentState) != r.delivery.known[shown].digest {
+            r.contentState = content
+            r.contentTimestamp = shownTimestamp
         }
         return verdicts
     }

@@ -2,7 +2,7 @@ import JSON
 
 /// How `DeliveryEvidence` is kept in the `activities.delivery` column: JSON, null while empty.
 extension DeliveryEvidence {
-    /// `{"confirmed_at", "missed", "known": [{"digest", "timestamp", "content", "push", "sent_at"}]}`;
+    /// `{"confirmed_at", "missed", "known": [{"digest", "timestamp", "push", "sent_at"}]}`;
     /// the digest as 16 hex digits (a JSON number would lose bits).
     var stored: String? {
         guard !isEmpty else { return nil }
@@ -16,7 +16,6 @@ extension DeliveryEvidence {
             w.beginObject()
             w.key("digest"); w.string(String(k.digest, radix: 16))
             w.key("timestamp"); w.number(k.timestamp)
-            w.key("content"); w.write(k.content)
             w.key("push"); w.number(k.push.map { $0.seq })
             w.key("sent_at"); w.number(k.push.map { $0.sentAt })
             w.endObject()
@@ -34,11 +33,11 @@ extension DeliveryEvidence {
         missed = o["missed"]?.doubleValue.map { Int($0) } ?? 0
         for item in o["known"]?.arrayValue ?? [] {
             guard let digest = item["digest"]?.stringValue.flatMap({ UInt64($0, radix: 16) }),
-                  let timestamp = item["timestamp"]?.doubleValue, case .object(let content)? = item["content"]
+                  let timestamp = item["timestamp"]?.doubleValue
             else { continue }
             var push: (seq: Int64, sentAt: Double)?
             if let seq = item["push"]?.numberValue?.int64Value, let sentAt = item["sent_at"]?.doubleValue { push = (seq, sentAt) }
-            known.append(Known(digest: digest, timestamp: timestamp, content: JSONText(.object(content)), push: push))
+            known.append(Known(digest: digest, timestamp: timestamp, push: push))
         }
     }
 }
