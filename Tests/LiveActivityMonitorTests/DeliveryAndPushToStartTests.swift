@@ -140,6 +140,19 @@ struct DeliveryAndPushToStartTests {
         #expect(try Self.outcomes(server) == (1, 0))
     }
 
+    /// Reported long after (an import, a backlog), a push and its start in one request are
+    /// judged by when they occurred: the start must fall in the push's window.
+    @Test func aRequestHoldingAPushAndItsStartIsJudgedByTheirTimes() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let events = [Self.startPush("BK-L", at: Self.t0 - 3000), Self.started("AL", "BK-L", at: Self.t0 - 2990),
+                      Self.startPush("BK-M", at: Self.t0 - 3000), Self.started("AM", "BK-M", at: Self.t0 - 2000)]
+        #expect(try server.post(events: events).status == 200)
+        #expect(try Self.outcomes(server) == (1, 1))
+        #expect(try Self.effects(server, booking: "BK-L").first?["start"] == "started")
+        #expect(try Self.effects(server, booking: "BK-M").first?["start"] == "not_started")
+    }
+
     // MARK: Push-to-start tokens
 
     @Test func pushToStartTokensSurviveARestart() throws {

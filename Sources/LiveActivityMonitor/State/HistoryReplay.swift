@@ -48,6 +48,7 @@ struct HistoryReplay {
     private var pushes = PushTally()
     private var labels = AttributesTypeLabels()
     private var timePassedTo = -Double.infinity
+    private var startsExpiredFor: Double?
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
     /// every change was a tenth of a booking's answer).
     private var parsed: [String: (text: JSONText, object: JSONObject)] = [:]
@@ -88,6 +89,11 @@ struct HistoryReplay {
             if let id = event.activityID, skipping.contains(id) { continue }
             // The writer ended the commits before this one by letting time pass to their `now`.
             if let finished { letTimePass(to: min(finished, limit)) }
+            // …and began this one by letting start windows run out at its `now`.
+            if startsExpiredFor != commit {
+                startsExpiredFor = commit
+                amend(engine.expireStarts(&starts, at: min(row.receivedAt, limit), counters: &counters))
+            }
             apply(event, receivedAt: row.receivedAt, seq: row.seq)
         }
         if let until {

@@ -70,12 +70,14 @@ struct PushToStartBook: Sendable {
         if recordsChanges { changes.added.append(p) }
     }
 
-    /// Takes the pending pushes of `bookingID` for `type` (a push that named no type matches any).
-    mutating func take(bookingID: String, type: String) -> [Pending] {
+    /// Takes the pending pushes of `bookingID` for `type` (a push that named no type matches any)
+    /// whose window `startedAt` falls in.
+    mutating func take(bookingID: String, type: String, startedAt: Double) -> [Pending] {
         let key = ExactString(bookingID)
         guard let list = pending[key] else { return [] }
         let (taken, kept) = list.reduce(into: ([Pending](), [Pending]())) { out, p in
-            if p.attributesType.map({ ExactText.equal($0, type) }) ?? true { out.0.append(p) } else { out.1.append(p) }
+            let sameType = p.attributesType.map { ExactText.equal($0, type) } ?? true
+            if sameType, startedAt <= p.deadline { out.0.append(p) } else { out.1.append(p) }
         }
         pending[key] = kept.isEmpty ? nil : kept
         if recordsChanges { changes.resolved += taken.map(\.seq) }

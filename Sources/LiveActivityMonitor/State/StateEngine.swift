@@ -67,20 +67,21 @@ public struct StateEngine: Sendable {
     /// `counters` once per batch. Strange dates are applied as the rules of section 4 say, and
     /// named in the effect's warnings.
     /// `seq` is the event's place in the log (verdicts name it); `starts` the push-to-start
-    /// book, whose start windows run out at `receivedAt` before and after the event.
+    /// book. Its start windows run out at commit boundaries, not here: the caller lets them run
+    /// out at a commit's time before its first event and when it ends (`expireStarts`).
     func apply(_ event: Event, seq: Int64, receivedAt: Double, to record: inout ActivityRecord?,
                counters: inout MonitorCounters, pushes: inout PushTally, labels: inout AttributesTypeLabels,
                starts: inout PushToStartBook) -> Outcome {
         let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
-        let expired = expireStarts(&starts, at: receivedAt, counters: &counters)
         var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
                             starts: &starts)
         outcome.effect.warnings = warnings + outcome.effect.warnings
-        outcome.verdicts = expired + outcome.verdicts + expireStarts(&starts, at: receivedAt, counters: &counters)
         return outcome
     }
 
-    /// The start pushes whose window has passed at `now`: `not_started`.
+    /// The start pushes whose window has passed at `now`: `not_started`. Called with a commit's
+    /// time before its first event and when it ends, by the writer and by every replay alike, so
+    /// that a start stored after the window has passed comes too late however the commits fell.
     func expireStarts(_ starts: inout PushToStartBook, at now: Double, counters: inout MonitorCounters) -> [Verdict] {
         guard let earliest = starts.earliestDeadline, earliest <= now else { return [] }
         return starts.takeExpired(at: now).map { p in
@@ -224,10 +225,10 @@ public struct StateEngine: Sendable {
     }
 
     /// An `activity.started` from a push-to-start: every start push of its booking and type
-    /// still in its window is `started` (DESIGN.md section 4).
+    /// still waiting, whose window the start occurred in, is `started` (DESIGN.md section 4).
     private func started(booking: String, type: String, at t: Double, starts: inout PushToStartBook,
                          counters: inout MonitorCounters) -> [Verdict] {
-        starts.take(bookingID: booking, type: type).map { p in
+        starts.take(bookingID: booking, type: type, startedAt: t).map { p in
             let seconds = max(0, t - p.sentAt)
             counters.inc(M.pushToStart, EventEffect.StartOutcome.started.rawValue)
             counters.observe(M.pushToStartSeconds, seconds)

@@ -20,6 +20,7 @@ struct CommitChanges {
     private(set) var starts: PushToStartBook
     /// What the commit changed in the book (set by `finish`), for its tables.
     private(set) var startChanges = PushToStartBook.Changes()
+    private var startsExpiredAt: Double?
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
 
@@ -47,6 +48,11 @@ struct CommitChanges {
         // in place (a copy per event was a measurable share of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         acceptedByType[event.type, default: 0] += 1
+        // Start windows run out at the commit's time before its first event (and in `finish`).
+        if startsExpiredAt != receivedAt {
+            startsExpiredAt = receivedAt
+            _ = engine.expireStarts(&starts, at: receivedAt, counters: &counters)
+        }
         let effect = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &current, counters: &counters,
                                   pushes: &pushes, labels: &labels, starts: &starts).effect
         counters.count(effect, of: event.type)
