@@ -22,15 +22,19 @@ public struct ActivityStarted: EventPayload, Hashable {
     public var pushToken: PushToken?
     /// `app` when absent.
     public var source: Source?
+    /// Your app's installation id (the one its `device.push_to_start_token` events carry).
+    public var deviceID: String?
 
     public init(contentState: JSONContent, attributes: JSONContent? = nil, staleDate: Date? = nil,
-                relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil) {
+                relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil,
+                deviceID: String? = nil) {
         self.contentState = contentState
         self.attributes = attributes
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
         self.pushToken = pushToken
         self.source = source
+        self.deviceID = deviceID
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -40,6 +44,7 @@ public struct ActivityStarted: EventPayload, Hashable {
         case relevanceScore = "relevance_score"
         case pushToken = "push_token"
         case source
+        case deviceID = "device_id"
     }
     typealias Field = CodingKeys
 }

@@ -10,10 +10,14 @@ import Foundation
 /// tracker.track(activity, bookingID: booking.id)
 /// ```
 ///
-/// `track` reports `activity.started` at once, then, until the activity is dismissed:
+/// `track` reports `activity.started` at once and what the activity shows then
+/// (`activity.content` → `activity.observed`), then, until the activity is dismissed:
 /// every new update token (`pushTokenUpdates` → `activity.token_updated`), every state change
-/// (`activityStateUpdates` → `activity.stale`, `activity.ended`, `activity.dismissed`), and,
-/// if asked, every content change (`contentUpdates` → `activity.updated`). End activities with
+/// (`activityStateUpdates` → `activity.stale`, `activity.ended`, `activity.dismissed`), every
+/// content the phone shows (`contentUpdates` → `activity.observed`: the monitor confirms the
+/// pushes it shows and finds those it missed), and, if asked, each content change as
+/// `activity.updated` too. `trackPushToStartTokens` reports the device's push-to-start tokens
+/// (`pushToStartTokenUpdates` → `device.push_to_start_token`). End activities with
 /// `end(_:content:dismissalPolicy:dismissalDate:)` so that the monitor learns the dismissal
 /// policy too.
 ///
@@ -37,8 +41,9 @@ public final class ActivityTracker {
     ///     support looks activities up by it.
     ///   - source: `.pushToStart` for an activity a push started (found in
     ///     `Activity<…>.activityUpdates`).
-    ///   - reportsContentUpdates: also report each content change as `activity.updated`. Leave
-    ///     it off when content comes by push: the backend's `push.sent` already reports it.
+    ///   - reportsContentUpdates: also report each content change as `activity.updated` (it is
+    ///     always reported as `activity.observed`). Leave it off when content comes by push: the
+    ///     backend's `push.sent` already reports it.
     public func track<Attributes: ActivityAttributes>(
         _ activity: Activity<Attributes>, bookingID: String, source: ActivityStarted.Source = .app,
         reportsContentUpdates: Bool = false
@@ -85,19 +90,50 @@ public final class ActivityTracker {
                 }
             }
         }
-        var tasks = [tokens, states]
-        if reportsContentUpdates {
-            tasks.append(Task { @MainActor in
-                await start.value
-                for await update in activity.contentUpdates {
-                    let state = Self.encode(update.state, "content state", reporter)
+        // What the phone shows: once now (at launch, the content an earlier run left), then each
+        // change. Evidence for the monitor, not an update.
+        let contents = Task { @MainActor in
+            await start.value
+            await reporter.report(.observed(activityID: activityID,
+                                            ActivityObserved(contentState: Self.encode(content.state, "content state", reporter),
+                                                             staleDate: content.staleDate,
+                                                             relevanceScore: content.relevanceScore)))
+            for await update in activity.contentUpdates {
+                let state = Self.encode(update.state, "content state", reporter)
+                await reporter.report(.observed(activityID: activityID,
+                                                ActivityObserved(contentState: state, staleDate: update.staleDate,
+                                                                 relevanceScore: update.relevanceScore)))
+                if reportsContentUpdates {
                     await reporter.report(.updated(activityID: activityID,
                                                    ActivityUpdated(contentState: state, staleDate: update.staleDate,
                                                                    relevanceScore: update.relevanceScore)))
                 }
-            })
+            }
         }
-        observations[activityID] = tasks
+        observations[activityID] = [tokens, states, contents]
+    }
+
+    /// Reports the device's push-to-start token for `Attributes` now and whenever it changes
+    /// (`Activity<Attributes>.pushToStartTokenUpdates`, iOS 17.2+), as
+    /// `device.push_to_start_token`. Call it once at launch, next to where you send the token to
+    /// your backend. `deviceID`: your app's installation id, stable across launches (the
+    /// monitor keeps one current token per device and type; a newer one supersedes the old).
+    @available(iOS 17.2, *)
+    public func trackPushToStartTokens<Attributes: ActivityAttributes>(_ type: Attributes.Type, deviceID: String) {
+        let key = "push-to-start:" + String(describing: Attributes.self)
+        guard observations[key] == nil else { return }
+        let reporter = self.reporter
+        let attributesType = String(describing: Attributes.self)
+        observations[key] = [Task { @MainActor in
+            if let token = Activity<Attributes>.pushToStartToken {
+                await reporter.report(.pushToStartToken(deviceID: deviceID, attributesType: attributesType,
+                                                        pushToken: PushToken(token)))
+            }
+            for await token in Activity<Attributes>.pushToStartTokenUpdates {
+                await reporter.report(.pushToStartToken(deviceID: deviceID, attributesType: attributesType,
+                                                        pushToken: PushToken(token)))
+            }
+        }]
     }
 
     /// Ends `activity` like `Activity.end(_:dismissalPolicy:)`, first reporting

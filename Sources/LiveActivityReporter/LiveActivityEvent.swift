@@ -16,6 +16,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case activityEnded = "activity.ended"
         case activityDismissed = "activity.dismissed"
         case pushSent = "push.sent"
+        case activityObserved = "activity.observed"
+        case devicePushToStartToken = "device.push_to_start_token"
     }
 
     /// The type of the event with its own fields.
@@ -27,6 +29,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case ended(ActivityEnded)
         case dismissed
         case pushSent(PushSent)
+        case observed(ActivityObserved)
+        case pushToStartToken(DevicePushToStartToken)
 
         public var kind: Kind {
             switch self {
@@ -37,6 +41,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
             case .ended: ActivityEnded.kind
             case .dismissed: .activityDismissed
             case .pushSent: PushSent.kind
+            case .observed: ActivityObserved.kind
+            case .pushToStartToken: DevicePushToStartToken.kind
             }
         }
     }
@@ -100,6 +106,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case .tokenUpdated(let fields): try fields.encode(to: encoder)
         case .ended(let fields): try fields.encode(to: encoder)
         case .pushSent(let fields): try fields.encode(to: encoder)
+        case .observed(let fields): try fields.encode(to: encoder)
+        case .pushToStartToken(let fields): try fields.encode(to: encoder)
         case .stale, .dismissed: break
         }
     }
@@ -127,6 +135,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case .activityTokenUpdated: ActivityTokenUpdated.fieldNames
         case .activityEnded: ActivityEnded.fieldNames
         case .pushSent: PushSent.fieldNames
+        case .activityObserved: ActivityObserved.fieldNames
+        case .devicePushToStartToken: DevicePushToStartToken.fieldNames
         case .activityStale, .activityDismissed: []
         }
     }
@@ -179,5 +189,20 @@ extension LiveActivityEvent {
                                 id: String? = nil) -> LiveActivityEvent {
         LiveActivityEvent(.pushSent(fields), activityID: activityID, bookingID: bookingID,
                           attributesType: attributesType, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `activity.observed`: what ActivityKit reports the activity shows now (evidence of which
+    /// pushes the phone displayed).
+    public static func observed(activityID: String, _ fields: ActivityObserved, occurredAt: Date = Date(),
+                                app: String? = nil, id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.observed(fields), activityID: activityID, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `device.push_to_start_token`: the device's (new) push-to-start token for `attributesType`.
+    public static func pushToStartToken(deviceID: String, attributesType: String, pushToken: PushToken,
+                                        occurredAt: Date = Date(), app: String? = nil,
+                                        id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.pushToStartToken(DevicePushToStartToken(deviceID: deviceID, pushToken: pushToken)),
+                          activityID: nil, attributesType: attributesType, occurredAt: occurredAt, app: app, id: id)
     }
 }

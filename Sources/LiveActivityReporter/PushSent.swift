@@ -49,12 +49,17 @@ public struct PushSent: EventPayload, Hashable {
     public var alert: ActivityAlert?
     /// The payload's `attributes` (push-to-start).
     public var attributes: JSONContent?
+    /// For `event: start`: the push-to-start token it went to (`pushToken` works for it too).
+    public var pushToStartToken: PushToken?
+    /// For `event: start`: the payload's `input-push-channel`.
+    public var inputPushChannel: String?
 
     public init(event: Event, status: Int, latencyMs: Double, pushToken: PushToken, priority: Priority? = nil,
                 reason: String? = nil, apnsID: String? = nil, apnsUniqueID: String? = nil,
                 payloadBytes: Int? = nil, timestamp: Date? = nil, contentState: JSONContent? = nil,
                 staleDate: Date? = nil, dismissalDate: Date? = nil, relevanceScore: Double? = nil,
-                alert: ActivityAlert? = nil, attributes: JSONContent? = nil) {
+                alert: ActivityAlert? = nil, attributes: JSONContent? = nil, pushToStartToken: PushToken? = nil,
+                inputPushChannel: String? = nil) {
         self.event = event
         self.status = status
         self.latencyMs = latencyMs
@@ -71,6 +76,8 @@ public struct PushSent: EventPayload, Hashable {
         self.relevanceScore = relevanceScore
         self.alert = alert
         self.attributes = attributes
+        self.pushToStartToken = pushToStartToken
+        self.inputPushChannel = inputPushChannel
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -87,6 +94,8 @@ public struct PushSent: EventPayload, Hashable {
         case dismissalDate = "dismissal_date"
         case relevanceScore = "relevance_score"
         case alert, attributes
+        case pushToStartToken = "push_to_start_token"
+        case inputPushChannel = "input_push_channel"
     }
     typealias Field = CodingKeys
 }

@@ -538,7 +538,7 @@ def vector_checks(chrome):
     what the vector says, and the booking page at that instant draws that answer."""
     with Step("lock-screen rules: the shared test vectors, asked of the server at their instants and drawn by the page"):
         vectors = json.load(open(VECTORS))
-        check(f"all {len(vectors['cases'])} cases loaded", len(vectors["cases"]) == 22)
+        check(f"all {len(vectors['cases'])} cases loaded (1–22 and 26–30)", len(vectors["cases"]) == 27)
         base = int(time.time()) - 2 * 86400  # every vector time, up to 3 h after it, is past
         server = Server()
         try:
@@ -555,20 +555,25 @@ def vector_checks(chrome):
                 server.ingest(events)
             chrome.navigate(server.base + "/")
             for c, events in cases:
-                activity, booking = events[0]["activity_id"], events[0].get("booking_id")
+                # Version 2: a start push names no activity, and an expectation may name one.
+                activity = next((e["activity_id"] for e in events if "activity_id" in e), None)
+                booking = next((e["booking_id"] for e in events if "booking_id" in e), None)
                 problems = []
                 if not c["expect"]:
+                    if activity is None:
+                        continue  # a case of metrics only: no activity to ask for
                     status, _, _ = server.request("GET", f"/api/activities/{activity}?at={iso(base)}")
                     check(f"vector {c['name']}: an activity never started has no state at any instant", status == 404, f"status {status}")
                     continue
                 for ex in c["expect"]:
                     at = base + ex["at"]
+                    activity = ex.get("activity_id", activity)
                     status, _, a = server.request("GET", f"/api/activities/{activity}?at={iso(at)}")
                     if status != 200:
                         problems.append(f"at {ex['at']}: status {status} {a}")
                         continue
                     for k, want in ex.items():
-                        if k == "at":
+                        if k in ("at", "activity_id"):
                             continue
                         got = (a["token"]["rotations"] if k == "token_rotations" else a["token"]["invalidated"] if k == "token_invalidated"
                                else calendar.timegm(time.strptime(a[k], "%Y-%m-%dT%H:%M:%SZ")) if k == "visible_until" and a[k] else a[k])

@@ -124,6 +124,21 @@ import Testing
         }
     }
 
+    @Test func theRulesWindowsAreDurationFlags() throws {
+        let defaults = try ServeCommand.configuration(try ServeCommand.parser.parse([], environment: [:]))
+        #expect(defaults.engine == EngineSettings(deliveryGrace: 120, startWindow: 900))
+        let flags = try ServeCommand.parser.parse(["--delivery-grace", "30s", "--start-window", "5m"], environment: [:])
+        #expect(try ServeCommand.configuration(flags).engine == EngineSettings(deliveryGrace: 30, startWindow: 300))
+        let variables = try ServeCommand.parser.parse([], environment: ["LAM_DELIVERY_GRACE": "2m", "LAM_START_WINDOW": "1h"])
+        #expect(try ServeCommand.configuration(variables).engine == EngineSettings(deliveryGrace: 120, startWindow: 3600))
+        for bad in [["--start-window", "0s"], ["--delivery-grace", "2d"], ["--start-window", "15"]] {
+            #expect(throws: UsageError.self) { try ServeCommand.configuration(try ServeCommand.parser.parse(bad, environment: [:])) }
+        }
+        let help = ServeCommand.parser.helpText
+        #expect(help.contains("--delivery-grace") && help.contains("LAM_DELIVERY_GRACE"))
+        #expect(help.contains("--start-window") && help.contains("LAM_START_WINDOW"))
+    }
+
     @Test func attributesTypesAreAListOfIdentifiers() throws {
         let parsed = try ServeCommand.parser.parse(["--attributes-types", " RideAttributes, TimerWidgetAttributes ,,"], environment: [:])
         #expect(try ServeCommand.configuration(parsed).attributesTypes == ["RideAttributes", "TimerWidgetAttributes"])

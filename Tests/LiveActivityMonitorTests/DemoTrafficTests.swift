@@ -53,7 +53,7 @@ import Testing
             let second = Set(b.compactMap { $0[key]?.stringValue })
             #expect(!first.isEmpty && first.isDisjoint(with: second), "\(key)")
         }
-        let identity: Set<String> = ["id", "activity_id", "booking_id", "push_token", "apns_id"]
+        let identity: Set<String> = ["id", "activity_id", "booking_id", "push_token", "apns_id", "device_id"]
         func anonymous(_ events: [JSONObject]) -> [String] {
             Self.texts(events.map { JSONObject($0.entries.filter { !identity.contains($0.key) }.map { ($0.key, $0.value) }) })
         }
@@ -72,8 +72,14 @@ import Testing
             }
             ids[event["id"]?.stringValue ?? "", default: 0] += 1
             types.insert(event["type"]?.stringValue ?? "")
-            let booking = event["booking_id"]?.stringValue ?? ""
-            #expect(booking.wholeMatch(of: /BK-\d{4,}/) != nil, "booking \(booking)")
+            if event["type"]?.stringValue == EventType.devicePushToStartToken.rawValue {
+                // A device's token belongs to no booking: it names the device.
+                let device = event["device_id"]?.stringValue ?? ""
+                #expect(device.wholeMatch(of: /device-[0-9a-f]{16}/) != nil, "device \(device)")
+            } else {
+                let booking = event["booking_id"]?.stringValue ?? ""
+                #expect(booking.wholeMatch(of: /BK-\d{4,}/) != nil, "booking \(booking)")
+            }
             if let token = event["push_token"]?.stringValue {
                 #expect(token.wholeMatch(of: /[0-9a-f]{64}/) != nil, "token \(token)")
             }

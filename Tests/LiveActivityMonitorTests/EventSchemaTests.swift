@@ -43,12 +43,13 @@ import Testing
         #expect(EventSchema.dateWindowText == "outside 2000-01-01 … 2100-01-01")
     }
 
-    /// The stored body's forms follow the kinds: only the token is renamed.
+    /// The stored body's forms follow the kinds: only the tokens are renamed, each to its fingerprint.
     @Test func storedFormsAndKeys() {
         for row in EventSchema.fields {
             let key = EventSchema.storedKeys[Int(row.field.rawValue)]
             if case .token = row.kind {
-                #expect(key == "token_fingerprint" && row.storedForm == .fingerprint)
+                let expected = row.field == .pushToken ? "token_fingerprint" : row.label + "_fingerprint"
+                #expect(key == expected && row.storedForm == .fingerprint)
             } else {
                 #expect(key == row.label)
             }

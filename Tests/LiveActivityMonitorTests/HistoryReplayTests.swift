@@ -94,7 +94,8 @@ import Testing
                     Issue.record("\(path): an event without effect: \(event.jsonString)")
                     continue
                 }
-                #expect(effect.keys == ["result", "why", "detail", "warnings", "text"], "\(path)")
+                #expect(effect.keys == ["result", "why", "detail", "warnings", "delivery", "delivery_seconds", "start", "text"],
+                        "\(path)")
                 #expect(effect["detail"] == .null, "\(path): only an undecodable push has one")
                 #expect(effect["warnings"] == .array([]))
                 let why = effect["why"]?.stringValue

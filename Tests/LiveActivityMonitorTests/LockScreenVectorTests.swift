@@ -1,17 +1,22 @@
 import Testing
 @testable import LiveActivityMonitor
 
-/// Every case of Fixtures/lockscreen-rules.json (cases 1–22) in both tiers: in process through
+/// Every case of Fixtures/lockscreen-rules.json (cases 1–18, and the version 2 cases whose
+/// features are built) in both tiers: in process through
 /// `buildMonitor`'s router, and over HTTP to the real server. One runner (`LockScreenVectors`)
 /// makes the same requests and assertions in each:
 /// - events posted at their own time on a manual clock, each expectation read back at its time;
 /// - metrics from a fresh monitor that took all events at time 0;
 /// - each expectation asked with `?at=` after all events (server-side replay).
 @Suite struct LockScreenVectorTests {
-    /// Cases 1–18 (version 1) and 19–22 (content shapes, a timestamp in milliseconds), copied
-    /// from docs/vectors/lockscreen-rules.json, the reference.
-    @Test func allCasesLoaded() {
-        #expect(LockScreenVectors.cases.count == 22)
+    /// Cases 1–18 (version 1), 19–22 (content shapes, a timestamp in milliseconds) and 26–30
+    /// (delivery evidence, push-to-start), copies of docs/vectors/lockscreen-rules.json, unchanged.
+    @Test func fixtureCasesAreReferenceCases() {
+        #expect(LockScreenVectors.cases.count == 27)
+        let reference = Dictionary(LockScreenVectors.referenceCases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        for c in LockScreenVectors.cases {
+            #expect(reference[c.name] == c.value, "\(c.name) differs from docs/vectors/lockscreen-rules.json")
+        }
     }
 
     @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases)

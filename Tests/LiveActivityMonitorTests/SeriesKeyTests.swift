@@ -139,10 +139,14 @@ import Testing
                 try db.run("INSERT INTO counters (key, value) VALUES (?, 1)", [.text(key)])
             }
         }
-        // Nor had it the tables of later migrations.
-        try db.run("DROP TRIGGER event_verdicts_follow_deletes")
-        try db.run("DROP TABLE event_verdicts")
-        try db.run("DROP TABLE content_shapes")
+        // A file that old has none of the later migrations' tables and columns either.
+        try db.execute("""
+            DROP TRIGGER event_verdicts_follow_deletes; DROP TABLE event_verdicts; DROP TABLE content_shapes;
+            ALTER TABLE activities DROP COLUMN delivery;
+            DROP TABLE pending_start_pushes; DROP TABLE push_to_start_tokens;
+            DROP TABLE superseded_push_to_start_tokens; DROP TABLE start_push_verdicts;
+            DROP TRIGGER start_push_verdicts_follow_deletes;
+            """)
         try db.setUserVersion(6)
 
         server = try TestServer(directory: directory)

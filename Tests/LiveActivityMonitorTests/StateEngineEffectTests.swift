@@ -16,13 +16,17 @@ import Testing
         var labels = AttributesTypeLabels()
         var shapes = ContentShapes(judging: true)
         var passed: [TimeTransition] = []
+        var starts = PushToStartBook()
+        var seq: Int64 = 0
 
         /// Applies `event`, received when it occurred unless said, and counts its effect, as
         /// `CommitChanges.apply` does.
         @discardableResult
         mutating func apply(_ event: Event, receivedAt: Double? = nil) -> EventEffect {
-            let outcome = StateEngine().apply(event, receivedAt: receivedAt ?? event.occurredAt, to: &record,
-                                              counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes)
+            seq += 1
+            let outcome = StateEngine().apply(event, seq: seq, receivedAt: receivedAt ?? event.occurredAt, to: &record,
+                                              counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes,
+                                              starts: &starts)
             counters.count(outcome.effect, of: event.type)
             passed += outcome.passed
             return outcome.effect

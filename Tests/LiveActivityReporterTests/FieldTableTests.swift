@@ -77,6 +77,8 @@ struct FieldTableTests {
             (.pushSent(activityID: "a", PushSent(event: .update, status: 200, latencyMs: 1, pushToken: token)), .pushUpdateOrEnd),
             (.pushSent(activityID: nil, PushSent(event: .start, status: 200, latencyMs: 1, pushToken: token), bookingID: "b"),
              .pushToStart),
+            (.observed(activityID: "a", ActivityObserved(contentState: [:])), .activityObserved),
+            (.pushToStartToken(deviceID: "d", attributesType: "T", pushToken: token), .devicePushToStartToken),
         ]
         #expect(Set(minimal.map(\.0.kind)) == Set(LiveActivityEvent.Kind.allCases))
         for (event, kinds) in minimal {

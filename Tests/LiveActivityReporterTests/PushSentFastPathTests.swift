@@ -13,7 +13,15 @@ struct PushSentFastPathTests {
     }()
 
     static var pushes: [LiveActivityEvent] {
-        var events = Samples.everyKind().filter { $0.kind == .pushSent }
+        // A start push naming its `push_to_start_token` takes the general path (the scanner
+        // keeps one token field): here it names it as `push_token`, which takes the fast path.
+        var events = Samples.everyKind().filter { $0.kind == .pushSent }.map { event in
+            guard case .pushSent(var fields) = event.payload, fields.pushToStartToken != nil else { return event }
+            fields.pushToStartToken = nil
+            var e = event
+            e.payload = .pushSent(fields)
+            return e
+        }
         // Failures: a reason, no answer at all, a low priority, nothing optional.
         events.append(.pushSent(activityID: "A1B2", PushSent(event: .update, status: 410, latencyMs: 8.25,
                                                               pushToken: Samples.token, reason: "Unregistered"),

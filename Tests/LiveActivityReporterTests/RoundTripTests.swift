@@ -28,6 +28,9 @@ struct RoundTripTests {
             if let token = expected.removeValue(forKey: "push_token")?.stringValue {
                 expected["token_fingerprint"] = .string(TokenFingerprint.of(token))
             }
+            if let token = expected.removeValue(forKey: "push_to_start_token")?.stringValue {
+                expected["push_to_start_token_fingerprint"] = .string(TokenFingerprint.of(token))
+            }
             if expected["booking_id"] == nil { expected["booking_id"] = "BK-1042" }
             var echoed = try #require(stored[event.id], "\(event.kind.rawValue) not stored")
             #expect(echoed.removeValue(forKey: "received_at") != nil)

@@ -55,6 +55,11 @@ extension ActivityRecord {
         }
         w.key("priority10_last_hour"); w.number(Int64(priority10Count(at: now)))
         w.key("priority10_heavy"); w.bool(isPriority10Heavy(at: now, budget: priority10Budget))
+        w.key("delivery")
+        w.beginObject()
+        date("last_confirmed_at", delivery.lastConfirmedAt)
+        w.key("missed"); w.number(Int64(delivery.missed))
+        w.endObject()
     }
 
     /// The dashboard's order, which is the phone's: relevance score (highest first), then the

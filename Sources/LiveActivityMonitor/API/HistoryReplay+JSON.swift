@@ -19,6 +19,9 @@ extension HistoryReplay {
             w.beginArray()
             for warning in effect.warnings { w.string(warning.name) }
             w.endArray()
+            w.key("delivery"); w.string(effect.delivery?.rawValue)
+            w.key("delivery_seconds"); w.number(effect.deliverySeconds)
+            w.key("start"); w.string(effect.start?.rawValue)
             w.key("text"); w.string(note?.sentence)
             w.endObject()
         } else {

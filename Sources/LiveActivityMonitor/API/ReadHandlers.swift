@@ -193,7 +193,10 @@ struct ReadHandlers: Sendable {
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = HistoryReplay.startIsStored(record, in: rows)
         let page = paging.select(rows, until: at)
-        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)))
+        let judged: Set<Int64>
+        do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
+        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)),
+                                   settings: store.settings, now: now, judged: judged)
         var w = JSONWriter()
         w.beginObject()
         if let at {
@@ -224,7 +227,10 @@ struct ReadHandlers: Sendable {
         } catch { throw type(of: store).unavailable(error) }
         guard !records.isEmpty || !rows.isEmpty else { throw .notFound("no booking \"\(id)\"") }
         let page = paging.select(rows, until: at)
-        let replay = HistoryReplay(rows, until: at, skipping: notReplayed, noting: Set(page.rows.map(\.seq)))
+        let judged: Set<Int64>
+        do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
+        let replay = HistoryReplay(rows, until: at, skipping: notReplayed, noting: Set(page.rows.map(\.seq)),
+                                   settings: store.settings, now: now, judged: judged)
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)

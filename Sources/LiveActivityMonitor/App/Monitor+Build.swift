@@ -11,7 +11,7 @@ func buildMonitor(_ configuration: MonitorConfiguration) throws -> Monitor<Event
                                declaredShapes: MonitorServer.declaredShapes(in: configuration.webRoot,
                                                                             log: configuration.log),
                                maxLiveActivities: configuration.maxLiveActivities,
-                               log: configuration.log)
+                               settings: configuration.engine, log: configuration.log)
     return buildMonitor(configuration, store: store)
 }
 

@@ -31,6 +31,8 @@ public struct MonitorConfiguration: Sendable {
     public var attributesTypes: [String] = []
     /// Priority-10 pushes per activity per hour above which it counts as heavy.
     public var priority10Budget = 15
+    /// `--delivery-grace`, `--start-window` (DESIGN.md section 4).
+    public var engine = EngineSettings()
     public var demo = false
     public var demoRate = 20.0
     public var clock = Clock.system

@@ -37,6 +37,20 @@ extension DemoScenario {
         ])
     }
 
+    /// What ActivityKit reports the activity shows now (`contentUpdates`).
+    mutating func observed(_ who: DemoIdentity, at t: Double, content: JSONValue) -> JSONObject {
+        Self.object(common("activity.observed", who, at: t) + [("content_state", content)])
+    }
+
+    /// The device's push-to-start token for the ride type (`pushToStartTokenUpdates`): no activity yet.
+    mutating func pushToStartToken(_ who: DemoIdentity, device: String, token: String, at t: Double) -> JSONObject {
+        Self.object([
+            ("id", .string(nextEventID())), ("type", .string("device.push_to_start_token")), ("occurred_at", Self.time(t)),
+            ("app", .string(who.app)), ("device_id", .string(device)), ("attributes_type", .string(Self.rideType)),
+            ("push_token", .string(token)),
+        ])
+    }
+
     mutating func updated(_ who: DemoIdentity, at t: Double, content: JSONValue) -> JSONObject {
         Self.object(common("activity.updated", who, at: t) + [("content_state", content)])
     }

@@ -23,6 +23,10 @@ extension DemoScenario {
         var shown = (timestamp: t0, content: content(at: t0))
         if plan.pushToStart {
             let pushToStartToken = ids.hex(bytes: 32)
+            // The app sent the device's push-to-start token to the backend earlier.
+            let registeredAt = t0 - random.double(60...600)
+            script.append((registeredAt, self.pushToStartToken(who, device: "device-" + ids.hex(bytes: 8), token: pushToStartToken,
+                                                               at: registeredAt)))
             let p = Push(event: "start", priority: 10, token: pushToStartToken, timestamp: t0, content: shown.content,
                          staleDate: t0 + plan.staleAfter, relevance: 100, attributes: attributes)
             script.append((t0, push(who, at: t0, p, includeActivityID: false)))
@@ -112,6 +116,11 @@ extension DemoScenario {
             if p.status == 200, p.token == who.token {
                 let previous = shown
                 shown = (t, p.content!)
+                // Now and then the app reports what the card shows (delivery evidence).
+                if random.chance(0.2) {
+                    let seenAt = t + random.double(0.2...0.35)
+                    script.append((seenAt, observed(who, at: seenAt, content: p.content!)))
+                }
                 lastStaleDate = t + plan.staleAfter
                 if late {
                     // The previous update, retried, lands after this one: not newer, so ignored.

@@ -41,9 +41,13 @@ extension Event {
         event.timestamp = fields.number(.timestamp) ?? occurredAt
         event.source = fields.choice(.source).map { StartSource.allCases[$0] } ?? .app
         event.dismissalPolicy = fields.choice(.dismissalPolicy).map { DismissalPolicy.allCases[$0] }
-        event.tokenFingerprint = fields.fingerprint(.pushToken)
         event.hasAlert = fields.isPresent(.alert)
-        if type == .pushSent, let kind = fields.choice(.event).map({ PushKind.allCases[$0] }),
+        event.deviceID = fields.text(.deviceID)
+        event.inputPushChannel = fields.text(.inputPushChannel)
+        let kind = fields.choice(.event).map({ PushKind.allCases[$0] })
+        // A start push's token: `push_to_start_token`, or `push_token` (which keeps working for it).
+        event.tokenFingerprint = (kind == .start ? fields.fingerprint(.pushToStartToken) : nil) ?? fields.fingerprint(.pushToken)
+        if type == .pushSent, let kind,
            let status = fields.integer(.status), let latencyMs = fields.number(.latencyMs) {
             event.push = PushResult(kind: kind, status: status, reason: fields.text(.reason), latencyMs: latencyMs,
                                     priority: fields.integer(.priority) ?? 10, payloadBytes: fields.integer(.payloadBytes))

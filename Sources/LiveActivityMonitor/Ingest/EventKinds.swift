@@ -16,10 +16,13 @@ struct EventKinds: OptionSet, Sendable, Hashable {
     static let pushUpdateOrEnd = EventKinds(rawValue: 1 << 6)
     /// A `push.sent` whose `event` is `start`.
     static let pushToStart = EventKinds(rawValue: 1 << 7)
+    static let activityObserved = EventKinds(rawValue: 1 << 8)
+    static let devicePushToStartToken = EventKinds(rawValue: 1 << 9)
 
     static let pushSent: EventKinds = [.pushUpdateOrEnd, .pushToStart]
     static let all: EventKinds = [.activityStarted, .activityUpdated, .activityTokenUpdated, .activityStale,
-                                  .activityEnded, .activityDismissed, .pushSent]
+                                  .activityEnded, .activityDismissed, .pushSent, .activityObserved,
+                                  .devicePushToStartToken]
 
     /// Every kind of `type`: both of `push.sent`'s.
     init(_ type: EventType) {
@@ -31,6 +34,8 @@ struct EventKinds: OptionSet, Sendable, Hashable {
         case .activityEnded: .activityEnded
         case .activityDismissed: .activityDismissed
         case .pushSent: .pushSent
+        case .activityObserved: .activityObserved
+        case .devicePushToStartToken: .devicePushToStartToken
         }
     }
 

@@ -6,6 +6,7 @@ enum EventField: UInt8, CaseIterable, Sendable {
     case type, event, occurredAt, id, activityID, bookingID, attributesType, app
     case contentState, attributes, staleDate, dismissalDate, relevanceScore, timestamp, source, dismissalPolicy
     case alert, pushToken, status, latencyMs, priority, payloadBytes, reason, apnsID, apnsUniqueID
+    case deviceID, pushToStartToken, inputPushChannel
 
     /// Its row in the schema.
     var spec: FieldSpec { EventSchema.fields[Int(rawValue)] }
@@ -53,20 +54,21 @@ enum EventSchema {
         FieldSpec(.occurredAt, "occurred_at", .date(dateWindow), allowed: .all, required: .all),
         FieldSpec(.id, "id", .identifier(maxLength: maxIDLength), allowed: .all),
         FieldSpec(.activityID, "activity_id", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: EventKinds.all.subtracting(.pushToStart)),
+                  allowed: .all, required: EventKinds.all.subtracting([.pushToStart, .devicePushToStartToken])),
         FieldSpec(.bookingID, "booking_id", .identifier(maxLength: maxIDLength),
                   allowed: .all, required: [.activityStarted, .pushToStart], nullLeftOut: true),
         FieldSpec(.attributesType, "attributes_type", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: .activityStarted),
+                  allowed: .all, required: [.activityStarted, .devicePushToStartToken]),
         FieldSpec(.app, "app", .identifier(maxLength: 255), allowed: .all),
         FieldSpec(.contentState, "content_state", .content(maxBytes: maxContentBytes),
-                  allowed: [.activityStarted, .activityUpdated, .activityEnded, .pushSent],
-                  required: [.activityStarted, .activityUpdated]),
+                  allowed: [.activityStarted, .activityUpdated, .activityEnded, .pushSent, .activityObserved],
+                  required: [.activityStarted, .activityUpdated, .activityObserved]),
         FieldSpec(.attributes, "attributes", .content(maxBytes: maxContentBytes), allowed: [.activityStarted, .pushSent]),
-        FieldSpec(.staleDate, "stale_date", .date(valueWindow), allowed: [.activityStarted, .activityUpdated, .pushSent]),
+        FieldSpec(.staleDate, "stale_date", .date(valueWindow),
+                  allowed: [.activityStarted, .activityUpdated, .pushSent, .activityObserved]),
         FieldSpec(.dismissalDate, "dismissal_date", .date(valueWindow), allowed: [.activityEnded, .pushSent]),
         FieldSpec(.relevanceScore, "relevance_score", .number(-1e9...1e9),
-                  allowed: [.activityStarted, .activityUpdated, .pushSent]),
+                  allowed: [.activityStarted, .activityUpdated, .pushSent, .activityObserved]),
         FieldSpec(.timestamp, "timestamp", .date(valueWindow), allowed: [.activityUpdated, .activityEnded, .pushSent]),
         FieldSpec(.source, "source", .enumeration(.init(StartSource.self)), allowed: .activityStarted),
         FieldSpec(.dismissalPolicy, "dismissal_policy",
@@ -74,8 +76,10 @@ enum EventSchema {
         FieldSpec(.alert, "alert", .alert(maxLength: 1024), allowed: [.activityUpdated, .pushSent]),
         FieldSpec(.pushToken, "push_token",
                   .token(.init(minLength: 16, maxLength: 1024, storedName: "token_fingerprint")),
-                  allowed: [.activityStarted, .activityTokenUpdated, .pushSent],
-                  required: [.activityTokenUpdated, .pushSent]),
+                  allowed: [.activityStarted, .activityTokenUpdated, .pushSent, .devicePushToStartToken],
+                  // A start push names its token here or in `push_to_start_token`: one of the two
+                  // (`EventValidator.check`; the one-pass scanner declines a body without it).
+                  required: [.activityTokenUpdated, .pushUpdateOrEnd, .devicePushToStartToken]),
         // A push result's parts: read once its `event` is valid.
         FieldSpec(.status, "status",
                   .integer(.init(0...599, refusing: 1...99, "must be an HTTP status (100–599), or 0 when APNs gave no answer")),
@@ -89,6 +93,14 @@ enum EventSchema {
         FieldSpec(.reason, "reason", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
         FieldSpec(.apnsID, "apns_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
         FieldSpec(.apnsUniqueID, "apns_unique_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
+        // Version 2: push-to-start.
+        FieldSpec(.deviceID, "device_id", .identifier(maxLength: maxIDLength),
+                  allowed: [.activityStarted, .devicePushToStartToken], required: .devicePushToStartToken),
+        // The token a start push went to (read on `event: "start"` only; `push_token` works too).
+        FieldSpec(.pushToStartToken, "push_to_start_token",
+                  .token(.init(minLength: 16, maxLength: 1024, storedName: "push_to_start_token_fingerprint")),
+                  allowed: .pushSent),
+        FieldSpec(.inputPushChannel, "input_push_channel", .identifier(maxLength: 256), allowed: .pushSent),
     ])
 
     /// Finds a field by its member name's bytes.

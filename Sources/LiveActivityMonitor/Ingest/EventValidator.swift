@@ -100,6 +100,11 @@ public enum EventValidator {
                 reader.fail(requiring.field.spec.label, "required when \(row.name) is \"\(requiring.value)\"")
             }
         }
+        // A start push names the token it went to in either field (DESIGN.md section 3).
+        func given(_ field: EventField) -> Bool { value(field).map { $0 != .null } ?? false }
+        if kinds == .pushToStart, !given(.pushToken), !given(.pushToStartToken) {
+            reader.fail(EventField.pushToken.spec, "required (or push_to_start_token)")
+        }
         return reader.errors.isEmpty ? .valid(type) : .invalid(reader.errors)
     }
 

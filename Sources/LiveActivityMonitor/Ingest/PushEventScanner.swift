@@ -353,6 +353,8 @@ struct PushEventScanner {
             ? rules.requiredToStart : rules.requiredOtherwise
         guard required & ~present == 0 else { return nil }
 
+        // A start push may name its token in another field, which this path does not read.
+        guard present & rules.tokenField.bit != 0 else { return nil }
         let token = members[Int(rules.tokenField.rawValue)]
         let fingerprint = TokenFingerprint.of(utf8: UnsafeBufferPointer(rebasing: bytes[(token.range.lowerBound + 1)..<(token.range.upperBound - 1)]))
         guard let body = storedBody(UnsafeBufferPointer(rebasing: order[0..<count]), members, fingerprint: fingerprint)

@@ -17,7 +17,7 @@ struct MetricsCollector: Sendable {
         // the writer applies time's transitions to the counters on its own schedule.
         let now = store.clock.now()
         var families = store.withLiveState { s in
-            [activitiesFamily(s, now: now), heavyFamily(s, now: now),
+            [activitiesFamily(s, now: now), heavyFamily(s, now: now), pushToStartTokensFamily(s),
              gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
@@ -80,6 +80,16 @@ struct MetricsCollector: Sendable {
             for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
+    }
+
+    /// Devices with a current push-to-start token, by label (every known type from zero).
+    private func pushToStartTokensFamily(_ s: LiveState) -> MetricFamily {
+        var counts: [ExactString: Int] = [:]
+        for type in s.labels.known { counts[ExactString(type)] = 0 }
+        for (type, count) in s.pushToStartTokens { counts[ExactString(s.labels.label(for: type.text)), default: 0] += count }
+        return gauge(M.pushToStartTokens, counts.map { type, count in
+            Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
+        })
     }
 
     private func gauge(_ family: M.Family, _ samples: [Sample]) -> MetricFamily {

@@ -20,6 +20,12 @@ public struct MonitorCounters: Sendable, Equatable {
         histograms[SeriesKey(family.name, labels), default: HistogramValue(upperBounds: family.buckets)].merge(histogram)
     }
 
+    /// Adds one observation to a histogram series.
+    mutating func observe(_ family: MonitorMetrics.Family, _ value: Double) {
+        precondition(family.labels.isEmpty, "\(family.name) takes \(family.labels)")
+        histograms[SeriesKey(family.name, []), default: HistogramValue(upperBounds: family.buckets)].observe(value)
+    }
+
     public func value(_ family: MonitorMetrics.Family, _ labels: String...) -> Double {
         counters[SeriesKey(family.name, labels)] ?? 0
     }

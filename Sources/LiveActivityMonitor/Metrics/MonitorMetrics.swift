@@ -19,6 +19,8 @@ public enum MonitorMetrics {
         "Live activities sent more priority-10 pushes in the last hour than the budget.")
     public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+    public static let pushToStartTokens = family("push_to_start_tokens",
+        "Devices with a current push-to-start token, by attributes type.", ["attributes_type"])
     public static let evictedActivities = family("activities_evicted_total",
         "Live activities taken out of memory since start because there were more than --max-live-activities (still stored).")
     public static let contentShapeTypes = family("content_shape_types",
@@ -51,11 +53,24 @@ public enum MonitorMetrics {
         "Push tokens APNs declared invalid.", ["reason"])
     public static let pushesWithoutEffect = family("pushes_without_effect_total",
         "Pushes APNs accepted that cannot change what the phone shows.", ["why"])
+    public static let pushDeliveries = family("push_deliveries_total",
+        "Applied 200 pushes the phone's observations confirmed or showed missed (DESIGN.md section 4).", ["outcome"])
+    public static let pushDeliverySeconds = family("push_delivery_seconds",
+        "From a push to the observation that confirmed it.", buckets: evidenceBuckets)
+    public static let pushToStart = family("push_to_start_total",
+        "200 start pushes whose activity started within the start window, or did not.", ["outcome"])
+    public static let pushToStartSeconds = family("push_to_start_seconds",
+        "From a start push to the activity.started it caused.", buckets: evidenceBuckets)
+    public static let pushToStartTokenRotations = family("push_to_start_token_rotations_total",
+        "Push-to-start tokens devices replaced with a new one.", ["attributes_type"])
     public static let ingestEvents = family("ingest_events_total", "Events stored, by type.", ["type"])
     public static let ingestRejected = family("ingest_rejected_total", "Ingest requests refused, by reason.", ["reason"])
     public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
     public static let ingestConflicts = family("ingest_conflicts_total",
         "Events received under an id already stored with other content (counted in duplicates too; the stored one stays).")
+
+    /// Seconds from a push to what the phone showed of it.
+    static let evidenceBuckets: [Double] = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800]
 
     // Process-scoped: they describe this process, not the stored data.
     // Up to 10 s: a commit can wait out SQLite's 5 s busy timeout and a stalled disk, and a
@@ -70,8 +85,8 @@ public enum MonitorMetrics {
     public static let persistedCounters = [started, ended, dismissed, staleTransitions, pushRequests,
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
                                            ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts,
-                                           pushWarnings]
-    public static let persistedHistograms = [pushLatency, pushPayload]
+                                           pushWarnings, pushDeliveries, pushToStart, pushToStartTokenRotations]
+    public static let persistedHistograms = [pushLatency, pushPayload, pushDeliverySeconds, pushToStartSeconds]
 
     /// The persisted family named `name`, counter or histogram.
     static func persistedFamily(named name: String) -> Family? {

@@ -25,7 +25,10 @@ public enum StoredFamilies {
         case M.tokensInvalidated.name: PushResult.invalidatingReasons.sorted().map { [$0] }
         case M.started.name: types.flatMap { t in StartSource.allCases.map { [t, $0.rawValue] } }
         case M.ended.name: types.flatMap { t in EndedBy.allCases.map { [t, $0.rawValue] } }
-        case M.dismissed.name, M.staleTransitions.name, M.tokenRotations.name: types.map { [$0] }
+        case M.dismissed.name, M.staleTransitions.name, M.tokenRotations.name, M.pushToStartTokenRotations.name:
+            types.map { [$0] }
+        case M.pushDeliveries.name: EventEffect.Delivery.allCases.map { [$0.rawValue] }
+        case M.pushToStart.name: [[EventEffect.StartOutcome.started.rawValue], [EventEffect.StartOutcome.notStarted.rawValue]]
         default: []
         }
     }
@@ -44,9 +47,13 @@ public enum StoredFamilies {
     }
 
     private static func histogramFamily(_ family: M.Family, _ counters: MonitorCounters) -> MetricFamily {
-        let samples = counters.histograms.compactMap { key, value -> Sample? in
+        var samples = counters.histograms.compactMap { key, value -> Sample? in
             guard key.family == family.name, key.labelValues.count == family.labels.count else { return nil }
             return Sample(labels: Labels(Array(zip(family.labels, key.labelValues))), value: .histogram(value))
+        }
+        // A family without labels has its one series from the first scrape.
+        if family.labels.isEmpty, samples.isEmpty {
+            samples = [Sample(labels: Labels([]), value: .histogram(HistogramValue(upperBounds: family.buckets)))]
         }
         return MetricFamily(name: family.name, help: family.help, type: .histogram, samples: samples)
     }

@@ -30,6 +30,8 @@ extension Event {
         if !same(dismissalDate, other.dismissalDate) { fields.append("dismissalDate") }
         if dismissalPolicy != other.dismissalPolicy { fields.append("dismissalPolicy") }
         if hasAlert != other.hasAlert { fields.append("hasAlert") }
+        if !same(deviceID, other.deviceID) { fields.append("deviceID") }
+        if !same(inputPushChannel, other.inputPushChannel) { fields.append("inputPushChannel") }
         switch (push, other.push) {
         case (nil, nil): break
         case (let a?, let b?):

@@ -28,6 +28,10 @@ public struct Event: Sendable {
     /// A replay's: the verdict the writer stored with this event when its content would not
     /// decode (`EventEffect.detail`); nil when none was stored. Never set on an ingested event.
     public var contentVerdict: String?
+    /// The app's installation id (`device.push_to_start_token`, `activity.started`); never a label.
+    public var deviceID: String?
+    /// A start push's `input_push_channel`, stored and kept as sent.
+    public var inputPushChannel: String?
     /// The event as ingested, as the JSON object text stored and served by the read API: dates
     /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
     public var body: String

@@ -7,6 +7,10 @@ public enum EventType: String, Sendable, CaseIterable {
     case activityEnded = "activity.ended"
     case activityDismissed = "activity.dismissed"
     case pushSent = "push.sent"
+    /// What ActivityKit reports the activity shows now: evidence about pushes, not an update.
+    case activityObserved = "activity.observed"
+    /// A device's push-to-start token for one attributes type (a newer one supersedes it).
+    case devicePushToStartToken = "device.push_to_start_token"
 }
 
 /// The `aps.event` of a push.

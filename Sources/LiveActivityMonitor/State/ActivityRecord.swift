@@ -35,6 +35,9 @@ public struct ActivityRecord: Sendable, Equatable {
     /// The priority-10 pushes of the last hour, per minute.
     public var priority10 = Priority10Minutes()
 
+    /// The contents observations are compared with, and what they showed (DESIGN.md section 4).
+    public var delivery = DeliveryEvidence()
+
     /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
     public var staleCounted = false
 

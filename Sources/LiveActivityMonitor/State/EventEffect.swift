@@ -9,11 +9,32 @@ public struct EventEffect: Sendable, Hashable {
     /// Why, in words, where the `why` alone does not say it: what would not decode in an
     /// `undecodable_content` push ("`rating`: number where the app sends a string").
     public var detail: String?
+    /// For an applied 200 push that brought content: what the phone's observations showed of it
+    /// (nil until one does).
+    public var delivery: Delivery?
+    /// From the push to the observation that confirmed it.
+    public var deliverySeconds: Double?
+    /// For a 200 start push: whether its activity started (`waiting` until it does or its
+    /// window passes).
+    public var start: StartOutcome?
 
     public init(why: Why? = nil, warnings: [Warning] = [], detail: String? = nil) {
         self.why = why
         self.warnings = warnings
         self.detail = detail
+    }
+
+    /// Delivery evidence (DESIGN.md section 4): an observation showed the push's content (or a
+    /// newer one), or still showed older content once the grace had passed.
+    public enum Delivery: String, Sendable, CaseIterable {
+        case confirmed, missed
+    }
+
+    /// The push-to-start funnel (DESIGN.md section 4).
+    public enum StartOutcome: String, Sendable, CaseIterable {
+        case started
+        case notStarted = "not_started"
+        case waiting
     }
 
     public static let applied = EventEffect()

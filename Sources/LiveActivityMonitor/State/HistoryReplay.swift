@@ -47,13 +47,16 @@ struct HistoryReplay {
         var transition: TimeTransition
     }
 
-    private let engine = StateEngine()
+    private let engine: StateEngine
+    /// The replay's own push-to-start book: the booking's start pushes and their outcomes.
+    private var starts = PushToStartBook()
     private var counters = MonitorCounters()
     private var pushes = PushTally()
     private var labels = AttributesTypeLabels()
     /// Judges nothing: each event's stored verdict stands (`ContentShapes.recorded`).
     private var shapes = ContentShapes.recorded
     private var timePassedTo = -Double.infinity
+    private var startsExpiredFor: Double?
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
     /// every change was a tenth of a booking's answer).
     private var parsed: [String: (text: JSONText, object: JSONObject)] = [:]
@@ -74,8 +77,15 @@ struct HistoryReplay {
     ///   - skipping: activities whose events are left out (their start is no longer stored).
     ///   - noting: the events whose notes are wanted (an answer's page); nil for all. The others
     ///     are applied alike, without the cost and memory of their notes.
-    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil) {
+    ///   - settings: the writer's (`--delivery-grace`, `--start-window`).
+    ///   - now: without `until`, the instant whose passed start windows count (the read's now).
+    ///   - judged: the start pushes the writer judged `superseded_token` when it stored them
+    ///     (`EventStore.judgedSuperseded`): the device events that decided it are not the booking's.
+    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil,
+         settings: EngineSettings = EngineSettings(), now: Double = .infinity, judged: Set<Int64> = []) {
         self.noting = noting
+        engine = StateEngine(settings: settings)
+        starts.judgedSuperseded = judged
         let limit = until ?? .infinity
         var commit: Double?, finished: Double?
         for row in rows.sorted(by: { $0.seq < $1.seq }) {
@@ -87,11 +97,17 @@ struct HistoryReplay {
             if let id = event.activityID, skipping.contains(id) { continue }
             // The writer ended the commits before this one by letting time pass to their `now`.
             if let finished { letTimePass(to: min(finished, limit)) }
+            // …and began this one by letting start windows run out at its `now`.
+            if startsExpiredFor != commit {
+                startsExpiredFor = commit
+                amend(engine.expireStarts(&starts, at: min(row.receivedAt, limit), counters: &counters))
+            }
             apply(event, receivedAt: row.receivedAt, seq: row.seq)
         }
         if let until {
             letTimePass(to: until)
         } else {
+            amend(engine.expireStarts(&starts, at: now, counters: &counters))
             projectDeadlines()
         }
         // In time order; at one instant, by activity, then stale, ended, dismissed (a total order:
@@ -113,9 +129,10 @@ struct HistoryReplay {
     private mutating func apply(_ event: Event, receivedAt: Double, seq: Int64) {
         var record = event.activityID.flatMap { records[$0] }
         let old = record
-        let outcome = engine.apply(event, receivedAt: receivedAt, to: &record, counters: &counters, pushes: &pushes,
-                                   labels: &labels, shapes: &shapes)
+        let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &record, counters: &counters,
+                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts)
         let t = outcome.at
+        defer { amend(outcome.verdicts) }
         guard noting?.contains(seq) ?? true else {
             if let record {
                 records[record.activityID] = record
@@ -139,9 +156,15 @@ struct HistoryReplay {
         notes[seq] = note
     }
 
+    /// Adds later verdicts to the notes of the events they judge.
+    private mutating func amend(_ verdicts: [StateEngine.Verdict]) {
+        for verdict in verdicts where notes[verdict.seq] != nil { verdict.amend(&notes[verdict.seq]!.effect) }
+    }
+
     private mutating func letTimePass(to time: Double) {
         guard time > timePassedTo else { return }
         timePassedTo = time
+        amend(engine.expireStarts(&starts, at: time, counters: &counters))
         for id in records.keys {
             let passed = engine.advance(&records[id]!, to: time, counters: &counters, labels: labels)
             passages += passed.map { Passage(activityID: id, transition: $0) }

@@ -1,4 +1,5 @@
 import JSON
+import Prometheus
 
 /// The lock-screen rules (DESIGN.md sections 2 and 4) as transitions of one `ActivityRecord`:
 /// applying an event, and letting time pass. Applying an event returns its effect; every state
@@ -8,7 +9,11 @@ import JSON
 public struct StateEngine: Sendable {
     typealias M = MonitorMetrics
 
-    public init() {}
+    let settings: EngineSettings
+
+    public init(settings: EngineSettings = EngineSettings()) {
+        self.settings = settings
+    }
 
     /// What applying one event did: its effect, and what time changed on the way (the activity
     /// is brought to the event's time first, and an end may take it off the lock screen at once).
@@ -17,6 +22,32 @@ public struct StateEngine: Sendable {
         var passed: [TimeTransition] = []
         /// When the event took effect (`effectiveTime`, or the start for an end dated before it).
         var at: Double
+        /// Verdicts this event (or the time it was stored at) gave earlier events.
+        var verdicts: [Verdict] = []
+    }
+
+    /// A verdict on an earlier event, given later: delivery evidence on a push, the outcome of a
+    /// start push. The counters move with it; the replay adds it to that event's effect.
+    struct Verdict: Equatable {
+        enum Kind: Equatable {
+            case delivery(EventEffect.Delivery)
+            case start(EventEffect.StartOutcome)
+        }
+        var seq: Int64
+        var kind: Kind
+        /// `delivery_seconds`, or the time from a start push to its activity.
+        var seconds: Double?
+
+        /// Adds itself to the effect of the event it judges.
+        func amend(_ effect: inout EventEffect) {
+            switch kind {
+            case .delivery(let delivery):
+                effect.delivery = delivery
+                effect.deliverySeconds = seconds
+            case .start(let start):
+                effect.start = start
+            }
+        }
     }
 
     /// An event dated more than this after its receipt takes effect at its receipt.
@@ -37,10 +68,15 @@ public struct StateEngine: Sendable {
     /// timestamp in milliseconds is the newest there is), and named in the effect's warnings.
     /// App-reported content teaches `shapes` its type's content shape; a push whose content
     /// would not decode by it is `undecodable_content`.
-    func apply(_ event: Event, receivedAt: Double, to record: inout ActivityRecord?, counters: inout MonitorCounters,
-               pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes) -> Outcome {
+    /// `seq` is the event's place in the log (verdicts name it); `starts` the push-to-start
+    /// book. Its start windows run out at commit boundaries, not here: the caller lets them run
+    /// out at a commit's time before its first event and when it ends (`expireStarts`).
+    func apply(_ event: Event, seq: Int64, receivedAt: Double, to record: inout ActivityRecord?,
+               counters: inout MonitorCounters, pushes: inout PushTally, labels: inout AttributesTypeLabels,
+               shapes: inout ContentShapes, starts: inout PushToStartBook) -> Outcome {
         let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
-        var outcome = apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes)
+        var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
+                            shapes: &shapes, starts: &starts)
         outcome.effect.warnings = warnings + Self.valueWarnings(event) + outcome.effect.warnings
         return outcome
     }
@@ -59,6 +95,17 @@ public struct StateEngine: Sendable {
             if !push.isKnownAnswer { warnings.append(.unknownReason) }
         }
         return warnings
+    }
+
+    /// The start pushes whose window has passed at `now`: `not_started`. Called with a commit's
+    /// time before its first event and when it ends, by the writer and by every replay alike, so
+    /// that a start stored after the window has passed comes too late however the commits fell.
+    func expireStarts(_ starts: inout PushToStartBook, at now: Double, counters: inout MonitorCounters) -> [Verdict] {
+        guard let earliest = starts.earliestDeadline, earliest <= now else { return [] }
+        return starts.takeExpired(at: now).map { p in
+            counters.inc(M.pushToStart, EventEffect.StartOutcome.notStarted.rawValue)
+            return Verdict(seq: p.seq, kind: .start(.notStarted))
+        }
     }
 
     /// The event as it takes effect, and what its dates warn of.
@@ -81,13 +128,15 @@ public struct StateEngine: Sendable {
         return (event, warnings)
     }
 
-    private func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
-                       pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes) -> Outcome {
+    private func apply(_ event: Event, seq: Int64, to record: inout ActivityRecord?, counters: inout MonitorCounters,
+                       pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes,
+                       starts: inout PushToStartBook) -> Outcome {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
+        var verdicts: [Verdict] = []
         if record != nil { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
 
-        let effect: EventEffect
+        var effect: EventEffect
         switch event.type {
         case .activityStarted:
             // What the app encoded with its own type: the shape the phone decodes.
@@ -95,13 +144,43 @@ public struct StateEngine: Sendable {
                 shapes.learn(content: content, of: type)
             }
             effect = start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
+            if event.source == .pushToStart, let booking = event.bookingID, let type = event.attributesType {
+                verdicts = started(booking: booking, type: type, at: t, starts: &starts, counters: &counters)
+            }
         case .pushSent:
-            effect = applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels,
+            if event.push?.kind == .start, event.push?.accepted == true {
+                // The funnel's part of a start push, whatever the activity's (DESIGN.md section 4).
+                if let fingerprint = event.tokenFingerprint, starts.judgedSuperseded.contains(seq) || starts.isSuperseded(fingerprint) {
+                    starts.judge(seq)
+                    pushes.count(event.push!)
+                    effect = .noEffect(.supersededToken)
+                    break
+                }
+                if let booking = event.bookingID {
+                    starts.add(.init(seq: seq, bookingID: booking, attributesType: event.attributesType, sentAt: t,
+                                     deadline: t + settings.startWindow))
+                }
+            }
+            effect = applyPush(event, seq: seq, record: &record, counters: &counters, pushes: &pushes, labels: &labels,
                                shapes: shapes, passed: &passed)
+            if event.push?.kind == .start, event.push?.accepted == true, event.bookingID != nil { effect.start = .waiting }
+        case .activityObserved:
+            guard var r = record else { effect = .noEffect(.unknownActivity); break }
+            if r.state(at: t) == .dismissed { effect = .noEffect(.dismissed); break }
+            // What the app reports it shows was encoded by its own type: the shape the phone decodes.
+            if let content = event.contentState { shapes.learn(content: content, of: r.attributesType) }
+            verdicts = observe(event, on: &r, counters: &counters)
+            record = r
+            effect = .applied
+        case .devicePushToStartToken:
+            effect = pushToStartToken(event, starts: &starts, counters: &counters, labels: labels)
         case .activityUpdated:
             guard let r = record else { effect = .noEffect(.unknownActivity); break }
             if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
             effect = applyContent(event, to: &record!)
+            if effect.why == nil, let content = event.contentState {
+                record!.delivery.remember(content, timestamp: event.timestamp, push: nil)
+            }
         case .activityTokenUpdated:
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
             // The same token again confirms the current one.
@@ -144,6 +223,7 @@ public struct StateEngine: Sendable {
                 if let content = event.contentState, event.timestamp > r.contentTimestamp {
                     r.contentState = content
                     r.contentTimestamp = event.timestamp
+                    r.delivery.remember(content, timestamp: event.timestamp, push: nil)
                 }
                 end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
                     counters: &counters, labels: labels)
@@ -165,7 +245,78 @@ public struct StateEngine: Sendable {
             }
             record = r
         }
-        return Outcome(effect: effect, passed: passed, at: t)
+        return Outcome(effect: effect, passed: passed, at: t, verdicts: verdicts)
+    }
+
+    /// An `activity.started` from a push-to-start: every start push of its booking and type
+    /// still waiting, whose window the start occurred in, is `started` (DESIGN.md section 4).
+    private func started(booking: String, type: String, at t: Double, starts: inout PushToStartBook,
+                         counters: inout MonitorCounters) -> [Verdict] {
+        starts.take(bookingID: booking, type: type, startedAt: t).map { p in
+            let seconds = max(0, t - p.sentAt)
+            counters.inc(M.pushToStart, EventEffect.StartOutcome.started.rawValue)
+            counters.observe(M.pushToStartSeconds, seconds)
+            return Verdict(seq: p.seq, kind: .start(.started), seconds: seconds)
+        }
+    }
+
+    /// What an observation says of the pushes that brought contents (DESIGN.md section 4,
+    /// "Delivery evidence"). An observation of a content the server knows is the phone's own
+    /// word: the lock screen becomes it, with its timestamp. One of a content never seen
+    /// changes nothing.
+    private func observe(_ event: Event, on r: inout ActivityRecord, counters: inout MonitorCounters) -> [Verdict] {
+        guard let content = event.contentState, let shown = r.delivery.match(content) else { return [] }
+        let t = event.occurredAt
+        let shownTimestamp = r.delivery.known[shown].timestamp
+        var verdicts: [Verdict] = []
+        for i in r.delivery.known.indices {
+            guard let push = r.delivery.known[i].push else { continue }
+            if r.delivery.known[i].timestamp <= shownTimestamp {
+                // Shown, or superseded by what is shown.
+                let seconds = max(0, t - push.sentAt)
+                counters.inc(M.pushDeliveries, EventEffect.Delivery.confirmed.rawValue)
+                counters.observe(M.pushDeliverySeconds, seconds)
+                r.delivery.lastConfirmedAt = max(r.delivery.lastConfirmedAt ?? t, t)
+                verdicts.append(Verdict(seq: push.seq, kind: .delivery(.confirmed), seconds: seconds))
+            } else if push.sentAt < t - settings.deliveryGrace {
+                counters.inc(M.pushDeliveries, EventEffect.Delivery.missed.rawValue)
+                r.delivery.missed += 1
+                verdicts.append(Verdict(seq: push.seq, kind: .delivery(.missed)))
+            } else {
+                continue  // still within the grace: a later observation decides
+            }
+            r.delivery.known[i].push = nil
+        }
+        // The observation's text is the known content's (equal as canonical JSON).
+        if shownTimestamp != r.contentTimestamp || ContentDigest.of(r.contentState) != r.delivery.known[shown].digest {
+            r.contentState = content
+            r.contentTimestamp = shownTimestamp
+        }
+        return verdicts
+    }
+
+    /// A device's push-to-start token for a type: a newer one supersedes the old (the rotation
+    /// is counted); one reported after a newer one is itself superseded.
+    private func pushToStartToken(_ event: Event, starts: inout PushToStartBook, counters: inout MonitorCounters,
+                                  labels: AttributesTypeLabels) -> EventEffect {
+        // The validator requires all three.
+        guard let device = event.deviceID, let type = event.attributesType, let fingerprint = event.tokenFingerprint
+        else { return .noEffect(.unknownActivity) }
+        let key = PushToStartBook.DeviceType(deviceID: ExactString(device), attributesType: ExactString(type))
+        let t = event.occurredAt
+        guard let current = starts.tokens[key] else {
+            starts.setToken(.init(fingerprint: fingerprint, at: t), for: key)
+            return .applied
+        }
+        guard current.fingerprint != fingerprint else { return .applied }
+        counters.inc(M.pushToStartTokenRotations, labels.label(for: type))
+        if t < current.at {
+            starts.supersede(fingerprint)
+            return .noEffect(.supersededToken)
+        }
+        starts.supersede(current.fingerprint)
+        starts.setToken(.init(fingerprint: fingerprint, at: t), for: key)
+        return .applied
     }
 
     /// Why a push at `t` comes too late for the activity: it had left the lock screen, or ended.
@@ -232,12 +383,13 @@ public struct StateEngine: Sendable {
         r.staleDate = event.staleDate
         r.relevanceScore = event.relevanceScore
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
+        if let content = event.contentState { r.delivery.remember(content, timestamp: event.timestamp, push: nil) }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
         record = r
         return .applied
     }
 
-    private func applyPush(_ event: Event, record: inout ActivityRecord?, counters: inout MonitorCounters,
+    private func applyPush(_ event: Event, seq: Int64, record: inout ActivityRecord?, counters: inout MonitorCounters,
                            pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: ContentShapes,
                            passed: inout [TimeTransition]) -> EventEffect {
         guard let push = event.push else { return .applied }  // the validator gives every push.sent one
@@ -261,7 +413,8 @@ public struct StateEngine: Sendable {
             return push.kind == .start ? .applied : .noEffect(.unknownActivity)
         }
         // Changed in place: a copy of a record (a dozen references) per event showed in profiles.
-        return applyPush(push, event, to: &record!, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        return applyPush(push, event, seq: seq, to: &record!, counters: &counters, labels: labels, shapes: shapes,
+                         passed: &passed)
     }
 
     /// Why the event's content would not decode as `type`'s content-state, in words: the
@@ -272,7 +425,7 @@ public struct StateEngine: Sendable {
         return event.contentVerdict ?? shapes.verdict(on: content, of: type)
     }
 
-    private func applyPush(_ push: PushResult, _ event: Event, to r: inout ActivityRecord,
+    private func applyPush(_ push: PushResult, _ event: Event, seq: Int64, to r: inout ActivityRecord,
                            counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
                            passed: inout [TimeTransition]) -> EventEffect {
         let t = event.occurredAt
@@ -298,11 +451,16 @@ public struct StateEngine: Sendable {
             return EventEffect(why: .undecodableContent, detail: detail)
         }
         if push.kind == .update {
-            return applyContent(event, to: &r)
+            let effect = applyContent(event, to: &r)
+            if effect.why == nil, let content = event.contentState {
+                r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
+            }
+            return effect
         }
         if let content = event.contentState, event.timestamp > r.contentTimestamp {
             r.contentState = content
             r.contentTimestamp = event.timestamp
+            r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
         }
         end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
             dismissalDate: event.dismissalDate, counters: &counters, labels: labels)

@@ -9,7 +9,7 @@ extension ActivityRecord {
         "stale_counted", "ended_at", "ended_by", "dismissal_policy", "dismissal_date", "dismissed_at",
         "token_fingerprint", "token_rotations", "token_rotated_at", "token_invalid_reason",
         "last_push_status", "last_push_reason", "last_push_latency_ms", "last_push_priority",
-        "last_push_at", "priority10_times",
+        "last_push_at", "priority10_times", "delivery",
     ]
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
     static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
@@ -60,6 +60,7 @@ extension ActivityRecord {
         try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
         try s.bindOptional(lastPush?.at, at: next())
         try s.bind(priority10.blob, at: next())
+        try s.bind(delivery.stored, at: next())
         if update { try s.bind(activityID, at: next()) }
     }
 
@@ -96,6 +97,7 @@ extension ActivityRecord {
         case .text(let text): Priority10Minutes(text: text)
         default: Priority10Minutes()
         }
+        delivery = DeliveryEvidence(stored: s.text(28))
     }
 }
 

@@ -20,15 +20,22 @@ struct CommitChanges {
     private(set) var changedIDs = Set<String>()
     private var acceptedByType: [EventType: Double] = [:]
     private var pushes = PushTally()
-    private let engine = StateEngine()
+    private let engine: StateEngine
+    /// The push-to-start book, taken from memory for the commit and given back by `publish`.
+    private(set) var starts: PushToStartBook
+    /// What the commit changed in the book (set by `finish`), for its tables.
+    private(set) var startChanges = PushToStartBook.Changes()
+    private var startsExpiredAt: Double?
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
 
-    init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
-         load: @escaping (String) throws -> ActivityRecord?) {
+    init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes, starts: PushToStartBook,
+         settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?) {
         self.counters = counters
         self.labels = labels
         self.shapes = shapes
+        self.starts = starts
+        self.engine = StateEngine(settings: settings)
         self.load = load
     }
 
@@ -41,17 +48,23 @@ struct CommitChanges {
         return r
     }
 
-    /// Applies an event just stored by the commit at `receivedAt`, as `seq` (nil: replayed at
+    /// Applies an event just stored by the commit at `receivedAt` as `seq` (or replayed at
     /// start-up, with its stored verdict).
-    mutating func apply(_ event: Event, receivedAt: Double, seq: Int64?) throws {
+    mutating func apply(_ event: Event, seq: Int64, receivedAt: Double) throws {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was a measurable share of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         acceptedByType[event.type, default: 0] += 1
-        let effect = engine.apply(event, receivedAt: receivedAt, to: &current, counters: &counters, pushes: &pushes,
-                                  labels: &labels, shapes: &shapes).effect
+        // Start windows run out at the commit's time before its first event (and in `finish`).
+        if startsExpiredAt != receivedAt {
+            startsExpiredAt = receivedAt
+            _ = engine.expireStarts(&starts, at: receivedAt, counters: &counters)
+        }
+        let effect = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &current, counters: &counters,
+                                  pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts).effect
         counters.count(effect, of: event.type)
-        if let seq, effect.why == .undecodableContent, let detail = effect.detail, event.contentVerdict == nil {
+        // A replayed event brings its stored verdict: stored once.
+        if effect.why == .undecodableContent, let detail = effect.detail, event.contentVerdict == nil {
             verdicts.append((seq, detail))
         }
         if let id = current?.activityID {
@@ -85,6 +98,8 @@ struct CommitChanges {
         for id in working.keys {
             engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
         }
+        _ = engine.expireStarts(&starts, at: now, counters: &counters)
+        startChanges = starts.takeChanges()
         changedIDs = Set(working.keys.filter { changed.contains($0) || working[$0] != originals[$0] ?? nil })
     }
 
@@ -98,6 +113,8 @@ struct CommitChanges {
     /// Whether a record's row must be written in this commit, not later: a new activity (the
     /// tables must hold every activity replay may meet), or one that leaves memory at `now`.
     func needsRowNow(at now: Double) -> Bool {
-        changedIDs.contains { id in dismissalChanged(id) || working[id]!.state(at: now) == .dismissed }
+        // The push-to-start tables are written with the counters and `applied_seq` they go
+        // with, so that replay after a crash never applies their events twice.
+        !startChanges.isEmpty || changedIDs.contains { id in dismissalChanged(id) || working[id]!.state(at: now) == .dismissed }
     }
 }

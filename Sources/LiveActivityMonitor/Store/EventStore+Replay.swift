@@ -29,6 +29,7 @@ extension EventStore {
                 try changes.finish(at: now, due: state.withLock { $0.deadlines.popDue(now) })
                 // Rows written as each commit ends: a record that leaves memory is read from its row.
                 _ = try Self.writeRows(of: changes, at: now, db)
+                try Self.write(changes.startChanges, db)
                 publish(changes, at: now)
             }
             while try rows.step() {
@@ -37,9 +38,9 @@ extension EventStore {
                     try finish()
                     // The shapes were stored with the commits that learned them, and each event's
                     // verdict with it: the replay judges nothing again.
-                    let (counters, labels) = state.withLock { ($0.counters, $0.labels) }
-                    commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, load: recordLoader(db)),
-                              receivedAt)
+                    let (counters, labels, starts) = state.withLock { ($0.counters, $0.labels, $0.takeStarts()) }
+                    commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, starts: starts,
+                                            settings: settings, load: recordLoader(db)), receivedAt)
                 }
                 guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {
@@ -47,7 +48,7 @@ extension EventStore {
                     continue
                 }
                 event.contentVerdict = rows.text(7)
-                try commit!.changes.apply(event, receivedAt: receivedAt, seq: nil)
+                try commit!.changes.apply(event, seq: rows.int64(6), receivedAt: receivedAt)
                 replayed += 1
             }
             try finish()

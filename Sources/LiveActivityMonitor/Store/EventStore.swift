@@ -20,6 +20,8 @@ public final class EventStore: Sendable {
     /// Live activities memory holds at most (`--max-live-activities`); the oldest-started
     /// beyond it are left to the tables (`evictOverflow`).
     let maxLiveActivities: Int
+    /// The rules' settings (`--delivery-grace`, `--start-window`), for the writer and replays.
+    public let settings: EngineSettings
     /// Live activities taken out of memory since start (still stored).
     let evicted = Atomic(0)
     /// The last write failure, while the store cannot write (cleared by the next good commit).
@@ -44,16 +46,19 @@ public final class EventStore: Sendable {
     public convenience init(path: String, durability: Durability = .normal, clock: Clock = .system,
                             catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
                             maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
+                            settings: EngineSettings = EngineSettings(),
                             log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         try self.init(path: path, durability: durability, clock: clock, catchUpInterval: catchUpInterval,
-                      reservedTypes: reservedTypes, declaredShapes: [:], maxLiveActivities: maxLiveActivities, log: log)
+                      reservedTypes: reservedTypes, declaredShapes: [:], maxLiveActivities: maxLiveActivities,
+                      settings: settings, log: log)
     }
 
     /// - Parameter declaredShapes: content shapes the templates declare, by attributes type.
     init(path: String, durability: Durability, clock: Clock, catchUpInterval: Double, reservedTypes: [String],
-         declaredShapes: [String: ObjectShape], maxLiveActivities: Int,
+         declaredShapes: [String: ObjectShape], maxLiveActivities: Int, settings: EngineSettings,
          log: @escaping @Sendable (String) -> Void) throws {
         self.path = path
+        self.settings = settings
         self.catchUpInterval = catchUpInterval
         self.maxLiveActivities = maxLiveActivities
         self.clock = clock
@@ -89,7 +94,7 @@ public final class EventStore: Sendable {
     /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {
         let now = clock.now()
-        let due = state.withLock { ($0.deadlines.earliest ?? .infinity) <= now }
+        let due = state.withLock { $0.earliestDeadline <= now }
         if due { _ = submit(.sweep) }
     }
 
@@ -182,7 +187,7 @@ public final class EventStore: Sendable {
     /// once a second (a large fleet has one every few milliseconds; each commit takes the due
     /// ones anyway) and at least once an hour.
     private func nextTimedSweep(after last: DispatchTime) -> DispatchTime {
-        let earliest = state.withLock { $0.deadlines.earliest } ?? .infinity
+        let earliest = state.withLock { $0.earliestDeadline }
         let seconds = min(3600, max(0, earliest - clock.now()))
         return max(DispatchTime.now() + seconds, last + Self.timedSweepInterval)
     }
@@ -204,7 +209,7 @@ public final class EventStore: Sendable {
                 // Time alone changes states (stale, 8 h end, dismissal): the writer applies it
                 // on its own schedule, so that no reader (a scrape) ever waits for a commit.
                 lastTimedSweep = .now()
-                if state.withLock({ ($0.deadlines.earliest ?? .infinity) <= clock.now() }) { enqueue(.sweep) }
+                if state.withLock({ $0.earliestDeadline <= clock.now() }) { enqueue(.sweep) }
                 continue
             }
             let (jobs, stopping) = queue.withLock { q in
@@ -239,7 +244,9 @@ public final class EventStore: Sendable {
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.shapes, s.unpersisted)
         }
-        var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes, load: recordLoader(db))
+        // The book moves into the commit (no other reference: it changes in place, uncopied).
+        var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes,
+                                    starts: state.withLock { $0.takeStarts() }, settings: settings, load: recordLoader(db))
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -280,7 +287,7 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        try changes.apply(event, receivedAt: now, seq: db.lastInsertRowID)
+                        try changes.apply(event, seq: db.lastInsertRowID, receivedAt: now)
                     }
                 }
                 // In the commit of their events: a replay after a crash finds them.
@@ -298,12 +305,16 @@ public final class EventStore: Sendable {
                     || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow(at: now)
                 if flush {
                     let written = try Self.writeRows(of: changes, at: now, db)
+                    try Self.write(changes.startChanges, db)
                     try writeBehind(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
                 }
             }
         } catch {
             let failure = Self.unavailable(error)
+            // The book changed in place: the tables hold it as of the last commit.
+            let book = (try? Self.loadStarts(db)) ?? changes.starts
             state.withLock { s in
+                s.publish(book)
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
                 for id in due { s.deadlines.push(now, id) }
@@ -430,6 +441,7 @@ public final class EventStore: Sendable {
             if changes.shapes.judging { s.shapes = changes.shapes }
             s.persisting = MonitorCounters()
             s.labels = changes.labels
+            s.publish(changes.starts)
             for record in changes.working.values { s.publish(record, now: now) }
             s.expireLabels(now: now)
         }
@@ -560,6 +572,7 @@ public final class EventStore: Sendable {
             return x != y ? x > y : ExactText.precedes(a.text, b.text)
         }
         s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
+        s.publish(try loadStarts(db))
         return s
     }
 

@@ -1,3 +1,5 @@
+import Prometheus
+
 /// The live part of a store's state as a reader sees it, at one instant: what
 /// `MonitorStore.withLiveState` hands to the activity list and the scrape.
 ///
@@ -10,6 +12,8 @@ struct LiveState {
     let labels: AttributesTypeLabels
     /// Each attributes type's content shape.
     let shapes: ContentShapes
+    /// Devices with a current push-to-start token, per raw attributes type.
+    let pushToStartTokens: [ExactString: Int]
     private let committed: MonitorCounters
     private let notCommitted: MonitorCounters
     private let committing: MonitorCounters
@@ -19,11 +23,13 @@ struct LiveState {
     ///   - notCommitted: counts kept in memory and not yet in a commit (refused requests).
     ///   - committing: such counts that a commit in progress is writing.
     init(records: ActivityTable, labels: AttributesTypeLabels, shapes: ContentShapes = ContentShapes(judging: false),
+         pushToStartTokens: [ExactString: Int] = [:],
          committed: MonitorCounters,
          notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
         self.records = records
         self.labels = labels
         self.shapes = shapes
+        self.pushToStartTokens = pushToStartTokens
         self.committed = committed
         self.notCommitted = notCommitted
         self.committing = committing

@@ -10,6 +10,13 @@ struct MonitorState: Sendable {
     /// Each attributes type's content shape (declared, or learned from the app).
     var shapes = ContentShapes(judging: true)
     var deadlines = DeadlineQueue()
+    /// The push-to-start book (`PushToStartBook`). Only the writer reads it: a commit takes it
+    /// (`takeStarts`) and `publish` gives it back, so that it changes in place, never copied.
+    var starts = PushToStartBook()
+    /// What readers need of it: when its next start window runs out, and the devices with a
+    /// current push-to-start token per raw attributes type.
+    var startDeadline: Double?
+    var pushToStartTokens: [ExactString: Int] = [:]
     /// Counts not yet written (refused requests, which never reach the writer's transaction).
     var unpersisted = MonitorCounters()
     /// Such counts a commit in progress is writing: still shown until `counters` holds them, so
@@ -21,6 +28,22 @@ struct MonitorState: Sendable {
     var lastFlush = -Double.infinity
     /// When label slots were last given from unused types to waiting ones (clock seconds).
     var labelsExpiredAt = -Double.infinity
+
+    /// When time alone next changes something: an activity's deadline or a start window's end.
+    var earliestDeadline: Double {
+        min(deadlines.earliest ?? .infinity, startDeadline ?? .infinity)
+    }
+
+    mutating func takeStarts() -> PushToStartBook {
+        defer { starts = PushToStartBook() }
+        return starts
+    }
+
+    mutating func publish(_ book: PushToStartBook) {
+        starts = book
+        startDeadline = book.earliestDeadline
+        pushToStartTokens = book.tokenCounts
+    }
 
     /// At most once a minute, while types wait for a label slot: the slots of types that no
     /// live activity uses go to them (a walk of the live records, so not on every commit).

@@ -53,6 +53,13 @@ protocol MonitorStore: Sendable {
     /// A booking's stored events (those naming it and those of its activities), in the same order.
     func storedEvents(bookingID: String) throws -> [StoredEventRow]
 
+    /// Which of `rows` are start pushes judged `superseded_token` when they were stored: a
+    /// replay cannot judge them (the device events that decided it are not the booking's).
+    func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64>
+
+    /// The rules' settings the writer applies, for replays to apply alike.
+    var settings: EngineSettings { get }
+
     /// A read that threw, as the client is told: 503 with what an operator can act on (never
     /// the values the query held).
     static func unavailable(_ error: any Error) -> APIError

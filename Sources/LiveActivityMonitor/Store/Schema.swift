@@ -158,5 +158,34 @@ enum Schema {
             DELETE FROM event_verdicts WHERE seq = old.seq;
         END;
         """,
+        // Delivery evidence and push-to-start (DESIGN.md section 4): each activity's known
+        // contents and verdicts (`DeliveryEvidence`, JSON); the push-to-start book
+        // (`PushToStartBook`): start pushes waiting for their activity, each device's current
+        // push-to-start token per type (a fingerprint; `device_id` is the app's opaque
+        // installation id, never a label), the tokens newer ones superseded, and the start pushes
+        // judged `superseded_token` when stored (read by replays; deleted with their event).
+        """
+        ALTER TABLE activities ADD COLUMN delivery TEXT;
+        CREATE TABLE pending_start_pushes (
+            seq             INTEGER PRIMARY KEY,   -- the start push's event
+            booking_id      TEXT NOT NULL,
+            attributes_type TEXT,
+            sent_at         REAL NOT NULL,
+            deadline        REAL NOT NULL
+        );
+        CREATE TABLE push_to_start_tokens (
+            device_id       TEXT NOT NULL,
+            attributes_type TEXT NOT NULL,
+            fingerprint     TEXT NOT NULL,
+            at              REAL NOT NULL,
+            PRIMARY KEY (device_id, attributes_type)
+        ) WITHOUT ROWID;
+        CREATE TABLE superseded_push_to_start_tokens (fingerprint TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TABLE start_push_verdicts (seq INTEGER PRIMARY KEY, why TEXT NOT NULL);
+        CREATE TRIGGER start_push_verdicts_follow_deletes AFTER DELETE ON events WHEN old.type = 'push.sent'
+        BEGIN
+            DELETE FROM start_push_verdicts WHERE seq = old.seq;
+        END;
+        """,
     ]
 }

@@ -3,7 +3,7 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// The lock-screen vectors (Fixtures/lockscreen-rules.json, cases 1–22) and the one runner that
+/// The lock-screen vectors (Fixtures/lockscreen-rules.json: cases 1–22 and 26–30) and the one runner that
 /// both test tiers use: a runner takes a `TestedMonitor` (in process or over HTTP) and makes the
 /// same requests and the same assertions in either.
 enum LockScreenVectors {
@@ -14,8 +14,11 @@ enum LockScreenVectors {
         var expects: [JSONValue] { value["expect"]?.arrayValue ?? [] }
     }
 
-    static let cases: [Case] = {
-        let path = Repository.root + "/Tests/LiveActivityMonitorTests/Fixtures/lockscreen-rules.json"
+    static let cases: [Case] = load(Repository.root + "/Tests/LiveActivityMonitorTests/Fixtures/lockscreen-rules.json")
+    /// The reference the fixture's cases are copied from (DESIGN.md section 4).
+    static let referenceCases: [Case] = load(Repository.root + "/docs/vectors/lockscreen-rules.json")
+
+    static func load(_ path: String) -> [Case] {
         guard let data = FileManager.default.contents(atPath: path),
               let root = try? JSONParser.parse([UInt8](data)),
               case .array(let cases)? = root["cases"] else { return [] }
@@ -23,7 +26,7 @@ enum LockScreenVectors {
             guard case .object(let o) = c, case .string(let name)? = o["name"] else { return nil }
             return Case(name: name, value: o)
         }
-    }()
+    }
 
     static let timeFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
 
@@ -44,8 +47,14 @@ enum LockScreenVectors {
         }
     }
 
+    /// The case's activity: the first that one of its events names (a start push names none).
     static func activityID(_ c: Case) -> String {
-        events(c).first?.event["activity_id"]?.stringValue ?? ""
+        events(c).lazy.compactMap { $0.event["activity_id"]?.stringValue }.first ?? ""
+    }
+
+    /// The activity an expectation reads: the one it names (cases with several), else the case's.
+    static func activityID(_ c: Case, _ expect: JSONValue) -> String {
+        expect["activity_id"]?.stringValue ?? activityID(c)
     }
 
     /// Every event arrives at its own time on the monitor's clock; at each expectation's instant
@@ -64,16 +73,17 @@ enum LockScreenVectors {
                 pending.removeFirst()
             }
             monitor.time.set(at)
-            let activity = expect["activity_id"]?.stringValue ?? id
-            try check(expect, against: try monitor.json("/api/activities/\(activity)"), case: label)
+            try check(expect, against: try monitor.json("/api/activities/\(activityID(c, expect))"), case: label)
         }
         if c.expects.isEmpty {
             for (at, event) in pending {
                 monitor.time.set(at)
                 #expect(try monitor.post(events: [event]).status == 200, "\(label)")
             }
-            let response = try monitor.get("/api/activities/\(id)")
-            #expect(response.status == 404, "\(label): an activity never started has no lock-screen state")
+            if !id.isEmpty {
+                let response = try monitor.get("/api/activities/\(id)")
+                #expect(response.status == 404, "\(label): an activity never started has no lock-screen state")
+            }
         }
     }
 
@@ -98,12 +108,11 @@ enum LockScreenVectors {
         let id = activityID(c)
         for expect in c.expects {
             let at = TestServer.base + (expect["at"]?.doubleValue ?? 0)
-            let activity = expect["activity_id"]?.stringValue ?? id
-            let response = try monitor.get("/api/activities/\(activity)?at=\(RFC3339.format(at))")
+            let response = try monitor.get("/api/activities/\(activityID(c, expect))?at=\(RFC3339.format(at))")
             #expect(response.status == 200, "\(label): \(response.text)")
             try check(expect, against: try JSONParser.parse(response.body), case: label)
         }
-        if c.expects.isEmpty {
+        if c.expects.isEmpty, !id.isEmpty {
             #expect(try monitor.get("/api/activities/\(id)?at=\(RFC3339.format(TestServer.base))").status == 404, "\(label)")
         }
     }
@@ -112,7 +121,7 @@ enum LockScreenVectors {
     static func check(_ expect: JSONValue, against activity: JSONValue, case name: String) throws {
         guard case .object(let fields) = expect else { return }
         let at = fields["at"]?.doubleValue ?? 0
-        for (key, want) in fields.entries where key != "at" {
+        for (key, want) in fields.entries where key != "at" && key != "activity_id" {
             let got: JSONValue?
             var wanted = want
             switch key {

@@ -8,6 +8,7 @@ enum Samples {
 
     static let token = PushToken(hex: "80a1f3" + String(repeating: "0123456789abcdef", count: 4))
     static let rotatedToken = PushToken(hex: "77b2c4" + String(repeating: "fedcba9876543210", count: 4))
+    static let pushToStartToken = PushToken(hex: "5c7a" + String(repeating: "0f1e2d3c4b5a6978", count: 4))
     static let ride: JSONContent = ["driverName": "Ana", "rating": "4.9", "progress": 0.4, "duration": 7]
     static let attributes: JSONContent = ["name": "Live Activity", "tags": ["ride", 1, true, nil]]
 
@@ -16,7 +17,7 @@ enum Samples {
         [
             .started(activityID: activityID, bookingID: booking, attributesType: "LiveActivityAttributes",
                      ActivityStarted(contentState: ride, attributes: attributes, staleDate: at(900),
-                                     relevanceScore: 50, pushToken: token, source: .app),
+                                     relevanceScore: 50, pushToken: token, source: .app, deviceID: "device-7"),
                      occurredAt: at(0), app: "com.example.ride", id: "ev-started"),
             .tokenUpdated(activityID: activityID, pushToken: rotatedToken, occurredAt: at(1.5),
                           app: "com.example.ride", id: "ev-token"),
@@ -35,6 +36,11 @@ enum Samples {
                                attributes: ["name": "Live Activity"]),
                       bookingID: booking, attributesType: "LiveActivityAttributes", occurredAt: at(3.125),
                       app: "com.example.ride-backend", id: "ev-push"),
+            // The phone shows the push's content: delivery evidence that confirms it.
+            .observed(activityID: activityID,
+                      ActivityObserved(contentState: ["driverName": "Ana", "rating": "4.9", "progress": 0.8, "duration": 2],
+                                       staleDate: at(1000), relevanceScore: 70),
+                      occurredAt: at(4), app: "com.example.ride", id: "ev-observed"),
             .stale(activityID: activityID, occurredAt: at(1001), app: "com.example.ride", id: "ev-stale"),
             .ended(activityID: activityID,
                    ActivityEnded(contentState: ["driverName": "Ana", "rating": "4.9", "progress": 1.0, "duration": 0],
@@ -44,7 +50,8 @@ enum Samples {
             // Push-to-start: no activity id yet, so booking and attributes type are required.
             .pushSent(activityID: nil,
                       PushSent(event: .start, status: 200, latencyMs: 12, pushToken: token, priority: .low,
-                               payloadBytes: 300, timestamp: at(5), contentState: ride, attributes: attributes),
+                               payloadBytes: 300, timestamp: at(5), contentState: ride, attributes: attributes,
+                               pushToStartToken: pushToStartToken, inputPushChannel: "ride-updates"),
                       bookingID: pushStartBooking, attributesType: "LiveActivityAttributes", occurredAt: at(5),
                       id: "ev-push-start"),
         ]

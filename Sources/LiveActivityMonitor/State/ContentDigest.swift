@@ -1,0 +1,48 @@
+import JSON
+
+/// A content-state's identity as DESIGN.md section 4 compares contents: canonical JSON (object
+/// keys sorted by their bytes, numbers compared as numbers, strings by their bytes), hashed with
+/// 64-bit FNV-1a. Stable across processes (it is stored with the activity), unlike `Hasher`.
+enum ContentDigest {
+    /// The digest of a content object's text; nil if it does not parse (stored text always does).
+    static func of(_ content: JSONText?) -> UInt64? {
+        guard let content, let value = try? JSONParser.parse(content.text) else { return nil }
+        var hash = FNV()
+        write(value, into: &hash)
+        return hash.value
+    }
+
+    private struct FNV {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        mutating func add(_ byte: UInt8) {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+        mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 { for b in bytes { add(b) } }
+        /// A length before variable text, so that no two sequences of parts hash as one.
+        mutating func add(count: Int) { withUnsafeBytes(of: UInt64(count).littleEndian) { add($0) } }
+    }
+
+    private static func write(_ value: JSONValue, into h: inout FNV) {
+        switch value {
+        case .null: h.add(0)
+        case .bool(let b): h.add(b ? 2 : 1)
+        case .number(let n):
+            h.add(3)
+            // As numbers: 7, 7.0 and 7e0 are one value (-0 is 0).
+            let d = n.doubleValue == 0 ? 0 : n.doubleValue
+            withUnsafeBytes(of: d.bitPattern.littleEndian) { h.add($0) }
+        case .string(let s):
+            h.add(4); h.add(count: s.utf8.count); h.add(s.utf8)
+        case .array(let items):
+            h.add(5); h.add(count: items.count)
+            for item in items { write(item, into: &h) }
+        case .object(let object):
+            h.add(6); h.add(count: object.count)
+            for (key, member) in object.entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                h.add(count: key.utf8.count); h.add(key.utf8)
+                write(member, into: &h)
+            }
+        }
+    }
+}

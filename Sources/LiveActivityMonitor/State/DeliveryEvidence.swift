@@ -1,0 +1,54 @@
+import JSON
+
+/// What an activity's observations (`activity.observed`) can be compared with (DESIGN.md
+/// section 4, "Delivery evidence"): the contents the server knows were on its lock screen, each
+/// with its timestamp, and for those an applied 200 push brought, the push awaiting a verdict;
+/// and what the verdicts came to (the read API's `delivery`).
+///
+/// Small: a content is kept as its digest (an observation equal to it carries the text), and
+/// only the latest `maxKnown` (an activity pushed every few seconds for 8 hours keeps its
+/// latest contents; a push that leaves the list before any observation gets no verdict).
+public struct DeliveryEvidence: Sendable, Equatable {
+    public struct Known: Sendable, Equatable {
+        /// `ContentDigest` of `content`.
+        var digest: UInt64
+        var timestamp: Double
+        /// The applied 200 push that brought it, while it awaits a verdict: its event's `seq`
+        /// and when it was sent.
+        var push: (seq: Int64, sentAt: Double)?
+
+        public static func == (a: Known, b: Known) -> Bool {
+            a.digest == b.digest && a.timestamp == b.timestamp && a.push?.seq == b.push?.seq && a.push?.sentAt == b.push?.sentAt
+        }
+    }
+
+    /// Oldest first, as they were applied.
+    public internal(set) var known: [Known] = []
+    /// When an observation last confirmed a push.
+    public internal(set) var lastConfirmedAt: Double?
+    /// Pushes an observation showed the phone did not display.
+    public internal(set) var missed = 0
+
+    static let maxKnown = 8
+
+    public init() {}
+
+    var isEmpty: Bool { known.isEmpty && lastConfirmedAt == nil && missed == 0 }
+
+    /// Keeps a content now on the lock screen (from the app, or from `push`).
+    mutating func remember(_ content: JSONText, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
+        guard let digest = ContentDigest.of(content) else { return }
+        known.append(Known(digest: digest, timestamp: timestamp, push: push))
+        if known.count > Self.maxKnown { known.removeFirst(known.count - Self.maxKnown) }
+    }
+
+    /// The known content an observation shows: the newest of those equal to it.
+    func match(_ content: JSONText) -> Int? {
+        guard let digest = ContentDigest.of(content) else { return nil }
+        var best: Int?
+        for i in known.indices where known[i].digest == digest {
+            if best.map({ known[i].timestamp >= known[$0].timestamp }) ?? true { best = i }
+        }
+        return best
+    }
+}
