@@ -146,6 +146,8 @@ import Testing
             DROP TABLE pending_start_pushes; DROP TABLE push_to_start_tokens;
             DROP TABLE superseded_push_to_start_tokens; DROP TABLE start_push_verdicts;
             DROP TRIGGER start_push_verdicts_follow_deletes;
+            ALTER TABLE activities DROP COLUMN undecodable_at; ALTER TABLE activities DROP COLUMN undecodable_detail;
+            DROP TRIGGER unstarted_start_pushes_follow_deletes; DROP TABLE unstarted_start_pushes;
             """)
         try db.setUserVersion(6)
 

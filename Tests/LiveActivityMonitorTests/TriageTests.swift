@@ -10,7 +10,7 @@ import Testing
     static func groups(_ answer: JSONValue) -> [String: (count: Int, ids: [String])] {
         var out: [String: (Int, [String])] = [:]
         for group in answer["problems"]?.arrayValue ?? [] {
-            let ids = (group["activities"]?.arrayValue ?? []).compactMap { $0["activity_id"]?.stringValue }
+            let ids = (group["items"]?.arrayValue ?? []).compactMap { $0["activity_id"]?.stringValue }
             out[group["problem"]?.stringValue ?? "?"] = (Int(group["count"]?.doubleValue ?? -1), ids)
         }
         return out
@@ -55,8 +55,8 @@ import Testing
         let answer = try server.json("/api/triage")
         let dead = answer["problems"]?.arrayValue?.first { $0["problem"] == "token_invalidated" }
         #expect(dead?["title"] == "token invalidated by APNs")
-        #expect(dead?["activities"]?[0]?["booking_id"] == "BK-dead")
-        #expect(dead?["activities"]?[0]?["detail"] == "APNs answered Unregistered")
+        #expect(dead?["items"]?[0]?["booking_id"] == "BK-dead")
+        #expect(dead?["items"]?[0]?["detail"] == "APNs answered Unregistered")
 
         // Three minutes on: the second card's stale date passes; an hour on, the priority-10
         // pushes leave the window.
@@ -78,5 +78,46 @@ import Testing
         defer { server.stop() }
         #expect(try server.get("/api/triage").status == 401)
         #expect(try server.get("/api/triage", token: "s3cret").status == 200)
+    }
+
+    /// What only the phone reveals: a push it cannot decode, a push it never showed, and a start
+    /// push that started nothing — each in its group, naming its booking, kept across a restart.
+    @Test func whatOnlyThePhoneRevealsIsGroupedAndSurvivesARestart() throws {
+        typealias D = DeliveryAndPushToStartTests
+        let server = try TestServer()
+        defer { server.stop() }
+        let t0 = D.t0
+        guard case .object(var undecodable) = D.update("U1", at: t0 + 20, progress: 0.3) else { return }
+        undecodable["content_state"] = ["driverName": "Ana", "rating": 4.9, "progress": 0.3, "duration": 7]
+        #expect(try server.post(events: [
+            D.started("U1", "BK-U1", at: t0, source: "app"), .object(undecodable),
+            D.started("M1", "BK-M1", at: t0, source: "app"), D.update("M1", at: t0 + 10, progress: 0.5),
+            D.startPush("BK-S1", at: t0),
+        ]).status == 200)
+        server.time.set(t0 + 400)
+        #expect(try server.post(events: [D.observed("M1", at: t0 + 400, progress: 0)]).status == 200)
+        server.time.set(t0 + 901)  // the start push's window has passed
+
+        for round in ["before", "after a restart"] {
+            let answer = try server.json("/api/triage")
+            let g = Self.groups(answer)
+            #expect(g["undecodable_push"]?.ids == ["U1"], "\(round)")
+            #expect(g["missed_delivery"]?.ids == ["M1"], "\(round)")
+            let start = answer["problems"]?.arrayValue?.first { $0["problem"] == "start_not_started" }
+            #expect(start?["count"] == 1, "\(round)")
+            #expect(start?["items"]?[0]?["booking_id"] == "BK-S1" && start?["items"]?[0]?["activity_id"] == .null, "\(round)")
+            #expect(start?["items"]?[0]?["detail"]?.stringValue?.hasSuffix("started nothing within 15 min") == true, "\(round)")
+            let bad = answer["problems"]?.arrayValue?.first { $0["problem"] == "undecodable_push" }
+            #expect(bad?["items"]?[0]?["detail"]?.stringValue?.hasSuffix("`rating`: number where the app sends a string") == true,
+                    "\(round): \(bad?["items"]?[0]?["detail"] ?? .null)")
+            if round == "before" { try server.restart() }
+        }
+
+        // A decodable push newer than the bad one puts the card right: the problem is gone.
+        #expect(try server.post(events: [D.update("U1", at: t0 + 902, progress: 0.9)]).status == 200)
+        #expect(Self.groups(try server.json("/api/triage"))["undecodable_push"]?.count == 0)
+        // A day after its window, a start push that started nothing leaves the list.
+        server.time.set(t0 + 901 + 86_400)
+        #expect(Self.groups(try server.json("/api/triage"))["start_not_started"]?.count == 0)
     }
 }

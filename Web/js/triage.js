@@ -55,11 +55,11 @@ export class TriageView {
       h("h1", { text: "Needs a look" }),
       h("p", { class: "triage-sub", text: total ? `${total} problem${total === 1 ? "" : "s"} now, as of ${fmt.clock(fmt.toSeconds(data.at), { withSeconds: true })}` : "Nothing needs a look now." }));
     const groups = problems.map((p) => {
-      const rows = (p.activities ?? []).map((a) => h("li", { class: "triage-row" },
+      const rows = (p.items ?? []).map((a) => h("li", { class: "triage-row" },
         h("a", { attrs: { href: bookingHref(a.booking_id ?? a.activity_id) }, text: a.booking_id ?? a.activity_id }),
-        h("span", { class: "triage-activity", text: `${a.activity_id} · ${a.attributes_type} · ${a.state}` }),
+        h("span", { class: "triage-activity", text: [a.activity_id ?? "no activity", a.attributes_type, a.state].filter(Boolean).join(" · ") }),
         h("span", { class: "triage-detail", text: a.detail })));
-      const shown = p.activities?.length ?? 0;
+      const shown = p.items?.length ?? 0;
       return h("section", { class: "triage-group", data: { problem: p.problem } },
         h("h2", {}, h("strong", { text: String(p.count) }), ` ${p.title}`),
         h("ul", { class: "triage-list" }, rows),

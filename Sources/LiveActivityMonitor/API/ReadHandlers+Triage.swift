@@ -17,23 +17,27 @@ extension ReadHandlers {
         }
         let now = store.clock.now()
         let budget = priority10Budget
-        // Per problem: how many, and the newest-started `limit` (copied out of the lock).
-        let groups: [(count: Int, records: [ActivityRecord])] = store.withLiveState { s in
-            s.records.withRecords { records in
+        // Per problem: how many, and the newest `limit` rows (copied out of the lock).
+        let groups: [(count: Int, items: [Item])] = store.withLiveState { s in
+            var groups = s.records.withRecords { records in
                 var found = [[Int]](repeating: [], count: TriageProblem.allCases.count)
                 for i in records.indices {
                     for problem in TriageProblem.of(records[i], at: now, priority10Budget: budget) {
                         found[TriageProblem.allCases.firstIndex(of: problem)!].append(i)
                     }
                 }
-                return found.map { indices in
+                return zip(TriageProblem.allCases, found).map { problem, indices in
                     let newest = indices.sorted { a, b in
                         let x = records[a], y = records[b]
                         return x.startedAt != y.startedAt ? x.startedAt > y.startedAt : x.activityID < y.activityID
                     }
-                    return (indices.count, newest.prefix(limit).map { records[$0] })
+                    return (indices.count, newest.prefix(limit).map { Item(records[$0], problem, now: now, budget: budget) })
                 }
             }
+            let unstarted = TriageProblem.unstarted(s.unstartedStarts, at: now)
+            groups[TriageProblem.allCases.firstIndex(of: .startNotStarted)!] =
+                (unstarted.count, unstarted.suffix(limit).reversed().map(Item.init(unstarted:)))
+            return groups
         }
         return .json { w in
             w.beginObject()
@@ -46,16 +50,16 @@ extension ReadHandlers {
                 w.key("problem"); w.string(problem.rawValue)
                 w.key("title"); w.string(group.count == 1 ? problem.title.one : problem.title.many)
                 w.key("count"); w.number(Int64(group.count))
-                w.key("activities")
+                w.key("items")
                 w.beginArray()
-                for r in group.records {
+                for item in group.items {
                     w.beginObject()
-                    w.key("activity_id"); w.string(r.activityID)
-                    w.key("booking_id"); w.string(r.bookingID)
-                    w.key("attributes_type"); w.string(r.attributesType)
-                    w.key("state"); w.string(r.state(at: now).rawValue)
-                    w.key("started_at"); w.string(RFC3339.format(r.startedAt))
-                    w.key("detail"); w.string(problem.detail(r, at: now, priority10Budget: budget))
+                    w.key("booking_id"); w.string(item.bookingID)
+                    w.key("activity_id"); w.string(item.activityID)
+                    w.key("attributes_type"); w.string(item.attributesType)
+                    w.key("state"); w.string(item.state)
+                    w.key("at"); w.string(RFC3339.format(item.at))
+                    w.key("detail"); w.string(item.detail)
                     w.endObject()
                 }
                 w.endArray()
@@ -63,6 +67,32 @@ extension ReadHandlers {
             }
             w.endArray()
             w.endObject()
+        }
+    }
+
+    /// One row of a triage group: an activity (at its start), or a start push (at its sending).
+    struct Item {
+        var bookingID: String?
+        var activityID: String?
+        var attributesType: String?
+        var state: String?
+        var at: Double
+        var detail: String
+
+        init(_ r: ActivityRecord, _ problem: TriageProblem, now: Double, budget: Int) {
+            bookingID = r.bookingID
+            activityID = r.activityID
+            attributesType = r.attributesType
+            state = r.state(at: now).rawValue
+            at = r.startedAt
+            detail = problem.detail(r, at: now, priority10Budget: budget)
+        }
+
+        init(unstarted p: PushToStartBook.Pending) {
+            bookingID = p.bookingID
+            attributesType = p.attributesType
+            at = p.sentAt
+            detail = TriageProblem.detail(unstarted: p)
         }
     }
 }

@@ -37,6 +37,14 @@ public struct ActivityRecord: Sendable, Equatable {
 
     /// The contents observations are compared with, and what they showed (DESIGN.md section 4).
     public var delivery = DeliveryEvidence()
+    /// The latest push whose content the phone could not decode (when it was sent, and why), while
+    /// no later content has replaced the card's: the card still shows older content (triage).
+    public var undecodable: Undecodable?
+
+    public struct Undecodable: Sendable, Equatable {
+        public var at: Double
+        public var detail: String
+    }
 
     /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
     public var staleCounted = false

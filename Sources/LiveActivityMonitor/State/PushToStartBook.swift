@@ -33,8 +33,10 @@ struct PushToStartBook: Sendable {
         var superseded: Set<String> = []
         var current: Set<String> = []
         var verdicts: [Int64] = []
+        var unstarted: [Pending] = []
         var isEmpty: Bool {
             added.isEmpty && resolved.isEmpty && tokens.isEmpty && superseded.isEmpty && current.isEmpty && verdicts.isEmpty
+                && unstarted.isEmpty
         }
     }
 
@@ -49,6 +51,11 @@ struct PushToStartBook: Sendable {
     /// Start pushes judged `superseded_token` when they were stored (a replay reads these: the
     /// device events that decided them belong to no booking).
     var judgedSuperseded: Set<Int64> = []
+    /// The start pushes judged `not_started` whose window ended in the last `unstartedKept`
+    /// seconds, oldest first, at most `unstartedLimit` (on-call's triage lists them).
+    private(set) var unstarted: [Pending] = []
+    static let unstartedKept = 86_400.0
+    static let unstartedLimit = 1000
     /// Kept for the tables only by the writer's book.
     var recordsChanges = false
     private(set) var changes = Changes()
@@ -95,8 +102,19 @@ struct PushToStartBook: Sendable {
             pending[key] = kept.isEmpty ? nil : kept
             out += expired
         }
-        if recordsChanges { changes.resolved += out.map(\.seq) }
-        return out.sorted { ($0.deadline, $0.seq) < ($1.deadline, $1.seq) }
+        out.sort { ($0.deadline, $0.seq) < ($1.deadline, $1.seq) }
+        if recordsChanges {
+            changes.resolved += out.map(\.seq)
+            changes.unstarted += out
+        }
+        keepUnstarted(out, at: now)
+        return out
+    }
+
+    private mutating func keepUnstarted(_ expired: [Pending], at now: Double) {
+        unstarted += expired
+        let from = unstarted.firstIndex { $0.deadline > now - Self.unstartedKept } ?? unstarted.endIndex
+        unstarted.removeFirst(max(from, unstarted.count - Self.unstartedLimit))
     }
 
     // MARK: Tokens
@@ -130,8 +148,9 @@ struct PushToStartBook: Sendable {
     // MARK: Loading
 
     /// Rebuilds the writer's book from its tables.
-    init(pending: [Pending], tokens: [DeviceType: Token], superseded: Set<String>) {
+    init(pending: [Pending], tokens: [DeviceType: Token], superseded: Set<String>, unstarted: [Pending] = []) {
         for p in pending { add(p) }
+        self.unstarted = Array(unstarted.suffix(Self.unstartedLimit))
         for (key, token) in tokens { setToken(token, for: key) }
         self.superseded = superseded
         recordsChanges = true

@@ -448,6 +448,7 @@ public struct StateEngine: Sendable {
         // The phone decodes the content first: one it cannot read drops the whole push (an end
         // too), whatever its timestamp.
         if let detail = Self.undecodable(event, as: r.attributesType, shapes) {
+            if t >= r.undecodable?.at ?? -.infinity { r.undecodable = .init(at: t, detail: detail) }
             return EventEffect(why: .undecodableContent, detail: detail)
         }
         if push.kind == .update {
@@ -472,6 +473,8 @@ public struct StateEngine: Sendable {
     private func applyContent(_ event: Event, to r: inout ActivityRecord) -> EventEffect {
         guard event.timestamp > r.contentTimestamp else { return .noEffect(.outOfOrder) }
         if let content = event.contentState { r.contentState = content }
+        // Content newer than an undecodable push replaces what that push left on the card.
+        if let undecodable = r.undecodable, event.occurredAt >= undecodable.at { r.undecodable = nil }
         r.contentTimestamp = event.timestamp
         r.staleDate = event.staleDate
         r.reportedStale = false

@@ -3,6 +3,14 @@ import JSON
 /// What is wrong with a live activity now, as on-call sorts it (`GET /api/triage`, the
 /// dashboard's "Needs a look"). The rules are here once; the page shows what they found.
 enum TriageProblem: String, CaseIterable, Sendable {
+    /// A 200 start push that no activity followed within `--start-window` (in the last day): a
+    /// booking, not an activity.
+    case startNotStarted = "start_not_started"
+    /// The latest push carried content the phone could not decode, and nothing newer replaced
+    /// the card's content since: it shows older content than the backend thinks.
+    case undecodablePush = "undecodable_push"
+    /// The phone's own report showed a push APNs accepted never reached the lock screen.
+    case missedDelivery = "missed_delivery"
     /// The content shown has a timestamp more than a day ahead (usually milliseconds): the phone
     /// ignores every correct update until the activity ends.
     case futureTimestamp = "future_timestamp"
@@ -17,6 +25,9 @@ enum TriageProblem: String, CaseIterable, Sendable {
     /// The group's heading, one activity or many.
     var title: (one: String, many: String) {
         switch self {
+        case .startNotStarted: ("start push that started nothing", "start pushes that started nothing")
+        case .undecodablePush: ("push the phone cannot decode", "pushes the phone cannot decode")
+        case .missedDelivery: ("missed delivery", "missed deliveries")
         case .futureTimestamp: ("card frozen by a timestamp in the future", "cards frozen by a timestamp in the future")
         case .tokenInvalidated: ("token invalidated by APNs", "tokens invalidated by APNs")
         case .lastPushFailed: ("last push failed", "last pushes failed")
@@ -30,11 +41,13 @@ enum TriageProblem: String, CaseIterable, Sendable {
     static let frozenAfter = StateEngine.timestampSlack
 
     /// The problems of `record` at `now`, in the order above; none for an activity that left
-    /// the lock screen.
+    /// the lock screen. (`startNotStarted` belongs to start pushes: `unstarted(_:at:)`.)
     static func of(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
         let state = record.state(at: now)
         guard state != .dismissed else { return [] }
         var out: [TriageProblem] = []
+        if record.undecodable != nil { out.append(.undecodablePush) }
+        if record.delivery.missed > 0 { out.append(.missedDelivery) }
         if state != .ended, record.contentTimestamp > now + frozenAfter { out.append(.futureTimestamp) }
         if record.tokenInvalidated { out.append(.tokenInvalidated) }
         if let push = record.lastPush, push.status != 200, !record.tokenInvalidated { out.append(.lastPushFailed) }
@@ -46,6 +59,12 @@ enum TriageProblem: String, CaseIterable, Sendable {
     /// One line about `record` for this problem, for the row that names it.
     func detail(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> String {
         switch self {
+        case .startNotStarted:
+            ""  // a start push's, not an activity's: `detail(unstarted:)`
+        case .undecodablePush:
+            record.undecodable.map { "pushed \(RFC3339.format($0.at)): " + $0.detail } ?? ""
+        case .missedDelivery:
+            "\(record.delivery.missed) push\(record.delivery.missed == 1 ? "" : "es") APNs accepted not shown on the phone"
         case .futureTimestamp:
             // A timestamp in milliseconds has no RFC 3339 form: shown as the number it was sent as.
             "content timestamp \(RFC3339.hasForm(record.contentTimestamp) ? RFC3339.format(record.contentTimestamp) : "\(JSONNumber(record.contentTimestamp))")"
@@ -59,5 +78,15 @@ enum TriageProblem: String, CaseIterable, Sendable {
         case .stale:
             record.staleDate.map { "stale since \(RFC3339.format($0))" } ?? "reported stale by the device"
         }
+    }
+
+    /// The start pushes of `unstarted` (oldest first) whose window ended in the last day at `now`.
+    static func unstarted(_ unstarted: [PushToStartBook.Pending], at now: Double) -> [PushToStartBook.Pending] {
+        unstarted.filter { $0.deadline > now - PushToStartBook.unstartedKept && $0.deadline <= now }
+    }
+
+    /// The words for a start push that started nothing.
+    static func detail(unstarted p: PushToStartBook.Pending) -> String {
+        "start push at \(RFC3339.format(p.sentAt)) started nothing within \(EventEffect.duration(p.deadline - p.sentAt))"
     }
 }

@@ -9,7 +9,7 @@ extension ActivityRecord {
         "stale_counted", "ended_at", "ended_by", "dismissal_policy", "dismissal_date", "dismissed_at",
         "token_fingerprint", "token_rotations", "token_rotated_at", "token_invalid_reason",
         "last_push_status", "last_push_reason", "last_push_latency_ms", "last_push_priority",
-        "last_push_at", "priority10_times", "delivery",
+        "last_push_at", "priority10_times", "delivery", "undecodable_at", "undecodable_detail",
     ]
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
     static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
@@ -61,6 +61,8 @@ extension ActivityRecord {
         try s.bindOptional(lastPush?.at, at: next())
         try s.bind(priority10.blob, at: next())
         try s.bind(delivery.stored, at: next())
+        try s.bindOptional(undecodable?.at, at: next())
+        try s.bind(undecodable?.detail, at: next())
         if update { try s.bind(activityID, at: next()) }
     }
 
@@ -98,6 +100,7 @@ extension ActivityRecord {
         default: Priority10Minutes()
         }
         delivery = DeliveryEvidence(stored: s.text(28))
+        if let detail = s.text(30) { undecodable = Undecodable(at: s.double(29), detail: detail) }
     }
 }
 

@@ -21,7 +21,13 @@ extension EventStore {
         var superseded = Set<String>()
         let s = try db.prepare("SELECT fingerprint FROM superseded_push_to_start_tokens")
         while try s.step() { if let f = s.text(0) { superseded.insert(f) } }
-        return PushToStartBook(pending: pending, tokens: tokens, superseded: superseded)
+        var unstarted: [PushToStartBook.Pending] = []
+        let u = try db.prepare("SELECT seq, booking_id, attributes_type, sent_at, deadline FROM unstarted_start_pushes ORDER BY deadline, seq")
+        while try u.step() {
+            unstarted.append(.init(seq: u.int64(0), bookingID: u.text(1) ?? "", attributesType: u.text(2),
+                                   sentAt: u.double(3), deadline: u.double(4)))
+        }
+        return PushToStartBook(pending: pending, tokens: tokens, superseded: superseded, unstarted: unstarted)
     }
 
     static func write(_ changes: PushToStartBook.Changes, _ db: Database) throws {
@@ -74,6 +80,23 @@ extension EventStore {
             try verdict.bind(EventEffect.Why.supersededToken.rawValue, at: 2)
             _ = try verdict.step()
             verdict.reset()
+        }
+        let unstarted = try db.cached("""
+            INSERT OR REPLACE INTO unstarted_start_pushes (seq, booking_id, attributes_type, sent_at, deadline)
+            VALUES (?, ?, ?, ?, ?)
+            """)
+        for p in changes.unstarted {
+            try unstarted.bind(p.seq, at: 1)
+            try unstarted.bind(p.bookingID, at: 2)
+            try unstarted.bind(p.attributesType, at: 3)
+            try unstarted.bind(p.sentAt, at: 4)
+            try unstarted.bind(p.deadline, at: 5)
+            _ = try unstarted.step()
+            unstarted.reset()
+        }
+        if let latest = changes.unstarted.map(\.deadline).max() {
+            try db.run("DELETE FROM unstarted_start_pushes WHERE deadline <= ?",
+                       [.real(latest - PushToStartBook.unstartedKept)])
         }
     }
 

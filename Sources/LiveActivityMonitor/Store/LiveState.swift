@@ -14,6 +14,8 @@ struct LiveState {
     let shapes: ContentShapes
     /// Devices with a current push-to-start token, per raw attributes type.
     let pushToStartTokens: [ExactString: Int]
+    /// The start pushes of the last day that started nothing, oldest first (triage).
+    let unstartedStarts: [PushToStartBook.Pending]
     private let committed: MonitorCounters
     private let notCommitted: MonitorCounters
     private let committing: MonitorCounters
@@ -23,13 +25,14 @@ struct LiveState {
     ///   - notCommitted: counts kept in memory and not yet in a commit (refused requests).
     ///   - committing: such counts that a commit in progress is writing.
     init(records: ActivityTable, labels: AttributesTypeLabels, shapes: ContentShapes = ContentShapes(judging: false),
-         pushToStartTokens: [ExactString: Int] = [:],
+         pushToStartTokens: [ExactString: Int] = [:], unstartedStarts: [PushToStartBook.Pending] = [],
          committed: MonitorCounters,
          notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
         self.records = records
         self.labels = labels
         self.shapes = shapes
         self.pushToStartTokens = pushToStartTokens
+        self.unstartedStarts = unstartedStarts
         self.committed = committed
         self.notCommitted = notCommitted
         self.committing = committing

@@ -17,6 +17,8 @@ struct MonitorState: Sendable {
     /// current push-to-start token per raw attributes type.
     var startDeadline: Double?
     var pushToStartTokens: [ExactString: Int] = [:]
+    /// The start pushes of the last day that started nothing (triage).
+    var unstartedStarts: [PushToStartBook.Pending] = []
     /// Counts not yet written (refused requests, which never reach the writer's transaction).
     var unpersisted = MonitorCounters()
     /// Such counts a commit in progress is writing: still shown until `counters` holds them, so
@@ -43,6 +45,7 @@ struct MonitorState: Sendable {
         starts = book
         startDeadline = book.earliestDeadline
         pushToStartTokens = book.tokenCounts
+        unstartedStarts = book.unstarted
     }
 
     /// At most once a minute, while types wait for a label slot: the slots of types that no

@@ -187,5 +187,23 @@ enum Schema {
             DELETE FROM start_push_verdicts WHERE seq = old.seq;
         END;
         """,
+        // On-call's triage (`GET /api/triage`): the latest push each activity's phone could not
+        // decode, while the card still shows older content; and the start pushes of the last day
+        // that started nothing (`PushToStartBook.unstarted`).
+        """
+        ALTER TABLE activities ADD COLUMN undecodable_at REAL;
+        ALTER TABLE activities ADD COLUMN undecodable_detail TEXT;
+        CREATE TABLE unstarted_start_pushes (
+            seq             INTEGER PRIMARY KEY,   -- the start push's event
+            booking_id      TEXT NOT NULL,
+            attributes_type TEXT,
+            sent_at         REAL NOT NULL,
+            deadline        REAL NOT NULL
+        );
+        CREATE TRIGGER unstarted_start_pushes_follow_deletes AFTER DELETE ON events WHEN old.type = 'push.sent'
+        BEGIN
+            DELETE FROM unstarted_start_pushes WHERE seq = old.seq;
+        END;
+        """,
     ]
 }
