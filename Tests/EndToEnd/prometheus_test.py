@@ -86,6 +86,19 @@ FAULT_CLASSES = {
     "both seed apps started":
         f"count(sum by (attributes_type) (liveactivity_activities_started_total{{{J}}})) == 2",
     "push-to-start": f'sum(liveactivity_activities_started_total{{{J}, source="push_to_start"}}) > 0',
+    # What only the phone reveals (issue 21).
+    "undecodable pushes":
+        f'sum(liveactivity_pushes_without_effect_total{{{J}, why="undecodable_content"}}) > 0',
+    "a timestamp in milliseconds":
+        f'sum(liveactivity_push_warnings_total{{{J}, warning="timestamp_in_future"}}) > 0',
+    "payloads over 4 KB": f'sum(liveactivity_push_warnings_total{{{J}, warning="payload_too_large"}}) > 0',
+    "a reason APNs never gave": f'sum(liveactivity_push_warnings_total{{{J}, warning="unknown_reason"}}) > 0',
+    "deliveries confirmed": f'sum(liveactivity_push_deliveries_total{{{J}, outcome="confirmed"}}) > 0',
+    "deliveries missed": f'sum(liveactivity_push_deliveries_total{{{J}, outcome="missed"}}) > 0',
+    "start pushes that started an activity": f'sum(liveactivity_push_to_start_total{{{J}, outcome="started"}}) > 0',
+    "start pushes that started nothing": f'sum(liveactivity_push_to_start_total{{{J}, outcome="not_started"}}) > 0',
+    "push-to-start tokens": f"sum(liveactivity_push_to_start_tokens{{{J}}}) > 0",
+    "content shapes known": f"sum(liveactivity_content_shape_types{{{J}}}) > 0",
 }
 
 

@@ -407,13 +407,14 @@ export class BookingView {
         text += ` (the content shown is stamped ${fmt.clock(fmt.toSeconds(before.content_timestamp), { withSeconds: true })})`;
       }
       details.push(h("span", { class: ["why", `why-${effect}`], text }));
-    } else if (ev.effect?.warnings?.length) {
-      details.push(h("span", { class: "why why-warning", text: sentence(ev.effect.text ?? ev.effect.warnings.join(", ")) }));
+    } else if (ev.effect && (ev.effect.warnings?.length || ev.effect.delivery || ev.effect.start)) {
+      // Applied, with something to say: warnings, what the phone's report showed of it, or
+      // whether the start push started its activity — all in the server's words.
+      const bad = ev.effect.warnings?.length || ev.effect.delivery === "missed" || ev.effect.start === "not_started";
+      details.push(h("span", { class: ["why", bad ? "why-warning" : "why-info"], text: sentence(ev.effect.text) }));
     } else if (!ev.effect) {
       details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
-    }
-    // Besides its warnings (a start push without an alert), if it has any.
-    if (!why && ev.effect && e.type === "push.sent" && e.event === "start" && !ev.activityId) {
+    } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
       details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
     }
     const invalidated = ev.lockScreen?.token_invalidated;

@@ -105,5 +105,6 @@ extension DemoScenario {
         var swiped = DemoTimerPlan()
         (swiped.duration, swiped.ending) = (2.5, .swipedAway)
         scheduleTimer(swiped, at: t + 0.1)
+        scheduleDeliveryFaults()
     }
 }
