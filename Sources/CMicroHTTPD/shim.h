@@ -10,11 +10,14 @@
 
 // MHD_start_daemon is variadic, which Swift cannot call. Every option goes through one
 // MHD_OPTION_ARRAY (terminated by {MHD_OPTION_END, 0, NULL}) so the Swift side builds a plain array.
+// `accept_policy` (may be NULL) is asked about each accepted connection before it is served;
+// it shares `handler_cls`.
 static inline struct MHD_Daemon *
 CMicroHTTPD_start_daemon(unsigned int flags, uint16_t port,
+                         MHD_AcceptPolicyCallback accept_policy,
                          MHD_AccessHandlerCallback handler, void *handler_cls,
                          const struct MHD_OptionItem *options) {
-  return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+  return MHD_start_daemon(flags, port, accept_policy, handler_cls, handler, handler_cls,
                           MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
