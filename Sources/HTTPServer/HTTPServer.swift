@@ -144,6 +144,13 @@ public final class HTTPServer: Sendable {
         stop()
     }
 
+    /// Requests presented to a handler and not completed yet (for tests).
+    var requestsInFlight: Int { core.inFlight.load(ordering: .acquiring) }
+    /// Requests whose connection is suspended waiting for their answer (for tests).
+    var suspendedRequests: Int { core.suspended.count }
+    /// Connections open (for tests).
+    var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+
     /// Stops the server: it stops listening at once (new connections are refused, not left
     /// waiting), requests already being handled are answered (for up to
     /// `shutdownGracePeriodSeconds`; their responses carry `Connection: close`), then every
