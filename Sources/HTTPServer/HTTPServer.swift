@@ -201,6 +201,12 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Raises the open-files soft limit as a server of `maxConnections` would (for benchmarks
+    /// that run libmicrohttpd directly beside it).
+    public static func raiseDescriptorLimitForBench(_ maxConnections: Int) {
+        raiseDescriptorLimit(toAtLeast: maxConnections + spareDescriptors)
+    }
+
     /// Descriptors kept beyond one per connection: listening socket, epoll and event descriptors
     /// of each polling thread, the database, logs.
     static let spareDescriptors = 256

@@ -4,7 +4,8 @@ struct BenchOptions {
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
 
-        Measures the monitor against the HTTP limit (a fixed-200 server on our HTTPServer), the
+        Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
+        beside our HTTPServer doing the same), the
         storage limit (prepared inserts into our schema) and Prometheus Pushgateway, in one run;
         prints a table and writes it as JSON (default .build/bench/results.json).
         Needs wrk and prometheus-pushgateway: Tests/install-dependencies.sh bench

@@ -80,6 +80,8 @@ final class Benchmark {
         // grow their databases alike and compare with each other.
         let batched = try monitor("monitor-batched", database: "batched.sqlite")
         let full = options.fullDurability ? try monitor("monitor-full", database: "throughput-full.sqlite", durability: .full) : nil
+        let library = try ChildProcess.bench("library-baseline", arguments: ["library-baseline"])
+        children.append(library)
         let http = try ChildProcess.bench("http-baseline", arguments: ["http-baseline"])
         children.append(http)
         let peer = try Pushgateway.start()
@@ -102,6 +104,7 @@ final class Benchmark {
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
         var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
+        var libraryRate: [Double] = [], libraryCloseRate: [Double] = [], closeRate: [Double] = [], unstartedRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
         var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
@@ -123,10 +126,21 @@ final class Benchmark {
                 return result
             }
             var unused: [Double] = []
-            httpRate.append(try load(http, single, ["h\(round)", "wa", String(activities), base], cpu: &httpCPU).requestsPerSecond)
-            let s = try load(ours, single, ["s\(round)", "wa", String(activities), base], cpu: &singleCPU)
+            let wa = ["wa", String(activities), base]
+            libraryRate.append(try load(library, single, ["l\(round)"] + wa, cpu: &unused).requestsPerSecond)
+            httpRate.append(try load(http, single, ["h\(round)"] + wa, cpu: &httpCPU).requestsPerSecond)
+            let s = try load(ours, single, ["s\(round)"] + wa, cpu: &singleCPU)
             singleRate.append(s.requestsPerSecond)
             acknowledged += s.requests
+            // Activities never started ("wn…": no start was posted for them).
+            let u = try load(ours, single, ["u\(round)", "wn", String(activities), base], cpu: &unused)
+            unstartedRate.append(u.requestsPerSecond)
+            acknowledged += u.requests
+            // A connection per request, the library's own rate in the same round beside it.
+            libraryCloseRate.append(try load(library, single, ["lc\(round)"] + wa + ["close"], cpu: &unused).requestsPerSecond)
+            let c = try load(ours, single, ["c\(round)"] + wa + ["close"], cpu: &unused)
+            closeRate.append(c.requestsPerSecond)
+            acknowledged += c.requests
             if let full {
                 fullRate.append(try load(full, single, ["f\(round)", "wa", String(activities), base], cpu: &unused).requestsPerSecond)
             }
@@ -141,7 +155,9 @@ final class Benchmark {
             decodeRate.append(stage.decode)
             singleDecodeRate.append(stage.decodeSingle)
             storeRate.append(stage.store)
-            log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
+            log("round \(round): libmicrohttpd \(Int(libraryRate.last!)) req/s, our HTTPServer \(Int(httpRate.last!)) req/s, "
+                + "single \(Int(singleRate.last!)) ev/s, never started \(Int(unstartedRate.last!)) ev/s, "
+                + "Connection: close \(Int(closeRate.last!)) ev/s (libmicrohttpd \(Int(libraryCloseRate.last!)) req/s)"
                 + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
                 + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
         }
@@ -150,14 +166,18 @@ final class Benchmark {
         guard stored >= acknowledged else {
             throw BenchError("the monitor acknowledged \(acknowledged) events but stored \(stored)")
         }
-        results.add("http_limit", "HTTP limit (fixed 200, same HTTPServer)", "req/s", httpRate)
+        results.add("http_limit", "HTTP limit: libmicrohttpd alone (fixed 200, epoll, same thread pool)", "req/s", libraryRate)
+        results.add("http_server", "our HTTPServer (fixed 200, same settings)", "req/s", httpRate)
         results.add("single", "single-event ingest (durability normal)", "events/s", singleRate)
+        results.add("single_unstarted", "single-event ingest, never-started activities", "events/s", unstartedRate)
+        results.add("http_limit_close", "HTTP limit, Connection: close on every request", "req/s", libraryCloseRate)
+        results.add("single_close", "single-event ingest, Connection: close on every request", "events/s", closeRate)
         if full != nil { results.add("single_full", "single-event ingest (durability full)", "events/s", fullRate) }
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
         addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
-        results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
+        results.add("cpu_http", "our HTTPServer (fixed 200) CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
@@ -176,7 +196,7 @@ final class Benchmark {
                                  + "against the fastest round the single-event median is "
                                  + String(format: "%.2f", againstFastest))
         }
-        for child in [ours, full, batched, http, peer].compactMap({ $0 }) { stop(child) }
+        for child in [ours, full, batched, library, http, peer].compactMap({ $0 }) { stop(child) }
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
@@ -326,13 +346,23 @@ final class Benchmark {
             let ratios = r.roundRatios(a, b)
             return ratios.isEmpty ? "" : "; rounds " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
         }
+        func against(_ a: String, _ b: String, _ units: (String, String)) -> String {
+            "\(Results.format(r.median(a))) \(units.0) vs \(Results.format(r.median(b))) \(units.1)" + perRound(a, b)
+        }
         r.targets = [
+            .init(label: "our HTTPServer fixed 200 / libmicrohttpd fixed 200", measured: r.pairedRatio("http_server", "http_limit"),
+                  limit: 0.90, atLeast: true, detail: against("http_server", "http_limit", ("req/s", "req/s"))),
             .init(label: "single-event ingest / HTTP limit", measured: r.pairedRatio("single", "http_limit"), limit: 0.30,
-                  atLeast: true, detail: "\(Results.format(r.median("single"))) ev/s vs \(Results.format(r.median("http_limit"))) req/s"
-                    + perRound("single", "http_limit")),
-            .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 5,
+                  atLeast: true, detail: against("single", "http_limit", ("ev/s", "req/s"))),
+            .init(label: "single-event ingest, never-started activities / HTTP limit",
+                  measured: r.pairedRatio("single_unstarted", "http_limit"), limit: 0.28,
+                  atLeast: true, detail: against("single_unstarted", "http_limit", ("ev/s", "req/s"))),
+            .init(label: "Connection: close ingest / HTTP limit with Connection: close",
+                  measured: r.pairedRatio("single_close", "http_limit_close"), limit: 0.85,
+                  atLeast: true, detail: against("single_close", "http_limit_close", ("ev/s", "req/s"))),
+            .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 20,
                   atLeast: true, detail: "vs \(Results.format(r.median("pushgateway"))) pushes/s"),
-            .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.50,
+            .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.70,
                   atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"
                     + perRound("batched", "storage_limit")),
             .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
