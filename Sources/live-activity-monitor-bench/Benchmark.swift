@@ -23,6 +23,10 @@ final class Benchmark {
             log("throughput: \(options.rounds) rounds of \(options.seconds) s per server")
             try throughput()
         }
+        if options.phases.contains("connections") {
+            log("connections: \(options.idleConnections) idle keep-alive connections while 64 others post")
+            try manyConnections()
+        }
         if options.phases.contains("stages") {
             try stagesOnly()
         }
@@ -52,11 +56,12 @@ final class Benchmark {
 
     // MARK: Servers
 
-    private func monitor(_ name: String, database: String, durability: Durability = .normal) throws -> ChildProcess {
+    private func monitor(_ name: String, database: String, durability: Durability = .normal,
+                         extra: [String] = []) throws -> ChildProcess {
         let child = try ChildProcess.bench(name, arguments: [
             "serve", "--port", "0", "--db", directory + "/" + database, "--web-root", directory + "/no-web",
             "--durability", durability.rawValue,
-        ])
+        ] + extra)
         children.append(child)
         return child
     }
@@ -197,6 +202,50 @@ final class Benchmark {
                                  + String(format: "%.2f", againstFastest))
         }
         for child in [ours, full, batched, library, http, peer].compactMap({ $0 }) { stop(child) }
+    }
+
+    // MARK: Many connections
+
+    /// Item 4 of issue 23: the single-event load (64 keep-alive connections) round by round
+    /// without, then with `idleConnections` idle keep-alive connections held open beside it:
+    /// no error, the posting clients' p99 latency with against without, and the server's
+    /// resident memory growth for the idle ones.
+    private func manyConnections() throws {
+        let idleCount = options.idleConnections
+        let server = try monitor("monitor-connections", database: "connections.sqlite",
+                                 extra: ["--max-connections", String(idleCount + 512)])
+        defer { stop(server) }
+        let data = Dataset(prefix: "w", now: unixNow)
+        let activities = options.wrkActivities
+        try Populator(port: server.port).post(batches: (activities + 999) / 1000) { j in
+            (j * 1000..<min(j * 1000 + 1000, activities)).map { data.start($0, age: 3600) }
+        }
+        let wrk = Wrk(seconds: options.seconds)
+        let single = Wrk.script("single-event.lua")
+        var plain: [Double] = [], withIdle: [Double] = [], growth: [Double] = []
+        for round in 1...options.rounds {
+            let base = String(Int(unixNow) + round * 600)
+            func load(_ run: String) throws -> Double {
+                let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: single, [run, "wa", String(activities), base])
+                server.waitUntilIdle()
+                guard result.failures == 0, let p99 = result.p99Seconds else {
+                    throw BenchError("\(server.name): \(result.failures) failed requests\n\(result.output)")
+                }
+                return p99 * 1000
+            }
+            plain.append(try load("cp\(round)"))
+            let before = Double(server.memoryBytes("VmRSS") ?? 0)
+            let idle = try IdleConnections(count: idleCount, port: server.port)
+            growth.append((Double(server.memoryBytes("VmRSS") ?? 0) - before) / 1e6)
+            withIdle.append(try load("ci\(round)"))
+            try idle.probe(every: 250)   // still open, still served
+            idle.close()
+            log("round \(round): p99 \(Results.format(plain.last!)) ms, with \(idleCount) idle \(Results.format(withIdle.last!)) ms; "
+                + "resident memory +\(Results.format(growth.last!)) MB")
+        }
+        results.add("p99_plain", "single-event p99 latency, 64 connections", "ms", plain)
+        results.add("p99_idle", "same, \(idleCount) idle keep-alive connections open beside", "ms", withIdle)
+        results.add("rss_idle", "resident memory growth for \(idleCount) idle connections", "MB", growth)
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
@@ -365,6 +414,9 @@ final class Benchmark {
             .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.70,
                   atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"
                     + perRound("batched", "storage_limit")),
+            .init(label: "p99 with \(options.idleConnections) idle connections / without", measured: r.pairedRatio("p99_idle", "p99_plain"),
+                  limit: 2, atLeast: false, detail: against("p99_idle", "p99_plain", ("ms", "ms"))
+                    + "; resident memory +\(Results.format(r.median("rss_idle"))) MB"),
             .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
                   detail: "median of \(options.probes)"),
             .init(label: "/metrics at 1M events / at 10k events", measured: r.pairedRatio("scrape_large", "scrape_small"),
