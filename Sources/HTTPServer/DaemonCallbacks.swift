@@ -177,7 +177,9 @@ func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
     if cls != nil, let connection {
         // For the log callback, which must tell which connection libmicrohttpd's own error
         // answers are for (`WorkerThread.libraryErrorConnection`).
-        WorkerThread.current.record(connection).context = context
+        let record = WorkerThread.current.record(connection)
+        record.context = context
+        context.connection = record
     }
     return Unmanaged.passRetained(context).toOpaque()
 }
@@ -191,7 +193,11 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if let cls, let connection {
         // The response is sent: the next request is due within the limit.
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
-        WorkerThread.current.connections[connection]?.context = nil
+        if let existing = requestContext?.pointee {
+            Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue().connection?.context = nil
+        } else {
+            WorkerThread.current.connections[connection]?.context = nil
+        }
     }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(existing)

@@ -96,8 +96,17 @@ final class WorkerThread {
         /// it queues an error answer (`MHD_queue_response` then queues nothing, and the answer's
         /// head is built from no response).
         var holdsInFlight = false
+        /// The peer's address as text, made on the first request that asks (once per connection).
+        private var remote: String??
 
         init(_ connection: OpaquePointer) { self.connection = connection }
+
+        func remoteAddress(of connection: OpaquePointer) -> String? {
+            if let remote { return remote }
+            let text = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
+            remote = .some(text)
+            return text
+        }
     }
 
     private(set) var connections: [OpaquePointer: Connection] = [:]

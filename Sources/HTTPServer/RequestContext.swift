@@ -39,6 +39,8 @@ final class RequestContext {
     var bodyComplete = false
     /// Set when the handler has been called: the answer it owes, now or after a suspend.
     var responder: HTTPResponder?
+    /// What the polling thread keeps for the request's connection (set with the request line).
+    var connection: WorkerThread.Connection?
 
     init(target: String?, targetByteCount: Int? = nil) {
         self.target = target

@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
     /// Body bytes the requests in flight hold (`reserveBody`).
     let inflightBodyBytes = Atomic(0)
     let defaultHeaders: [(name: String, value: String)]
+    /// `defaultHeaders`' names, lowercased once.
+    let defaultHeaderNames: [String]
     let errorLog: (@Sendable (String) -> Void)?
     let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
     let checkBeforeContinue: (@Sendable (HTTPRequest) -> HTTPResponse?)?
@@ -40,6 +42,7 @@ final class ServerCore: Sendable {
         self.maxDiscardedBytes = max(configuration.maxBodyBytes, 64 << 10)
         self.maxInflightBodyBytes = configuration.maxInflightBodyBytes
         self.defaultHeaders = configuration.defaultHeaders
+        self.defaultHeaderNames = configuration.defaultHeaders.map { $0.name.lowercased() }
         self.errorLog = configuration.errorLog
         self.serverAnswered = configuration.serverAnswered
         self.checkBeforeContinue = configuration.checkBeforeContinue
@@ -204,9 +207,9 @@ final class ServerCore: Sendable {
             // RFC 9112 section 3.2.2: the target's authority, not a Host field, names the host.
             headers["host"] = authority
         }
-        let remote = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
         return HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
-                           body: body, remoteAddress: remote)
+                           body: body, remoteAddress: context.connection.map { $0.remoteAddress(of: connection) }
+                               ?? CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) })
     }
 
     /// Queues `response` plus the default headers; `closeConnection` adds `Connection: close`
@@ -227,14 +230,17 @@ final class ServerCore: Sendable {
         }
         defer { MHD_destroy_response(mhdResponse) }
 
-        var names = Set<String>()
+        // A handler's headers are few: a small array, not a set, of their lowercased names.
+        var names: [String] = []
+        names.reserveCapacity(response.headers.count)
         for header in response.headers {
+            let name = header.name.lowercased()
             // libmicrohttpd computes Content-Length itself and refuses one set by hand.
-            if header.name.lowercased() == "content-length" { continue }
-            names.insert(header.name.lowercased())
+            if name == "content-length" { continue }
+            names.append(name)
             add(header, to: mhdResponse)
         }
-        for header in defaultHeaders where !names.contains(header.name.lowercased()) {
+        for (i, header) in defaultHeaders.enumerated() where !names.contains(defaultHeaderNames[i]) {
             add(header, to: mhdResponse)
         }
         if (closeConnection || stopping.load(ordering: .relaxed)) && !names.contains("connection") {
