@@ -56,8 +56,9 @@ extension HTTPServer {
         /// alone is refused for (400 for ambiguous framing or a missing `Host`, 501 for a
         /// transfer coding other than chunked, 415 for a content coding, 431 for headers over
         /// 48 KiB); and libmicrohttpd's own refusals (400, 413, 431, 505), which the server answers
-        /// in its place. Each such answer is JSON (`{"error": …}`) with the default headers and
-        /// closes the connection. Called on a libmicrohttpd thread.
+        /// in its place when it can tell the connection (not told otherwise). Each such answer is
+        /// JSON (`{"error": …}`) with the default headers and closes the connection. Called on a
+        /// libmicrohttpd thread.
         public var serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)? = nil
         /// Called when a request asks for `100 Continue` (`Expect: 100-continue`), once its
         /// headers are in and found sound, before `100 Continue` is sent or any of the body read,

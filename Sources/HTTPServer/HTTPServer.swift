@@ -29,8 +29,9 @@ import Synchronization
 /// refusals from the head alone are the exception, and close the connection on purpose: an
 /// ambiguous body length (request smuggling), a transfer or content coding the server does not
 /// decode, HTTP/1.1 without `Host`, a head over 48 KiB or with bytes libmicrohttpd does not
-/// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, so every
-/// answer is JSON with the default headers (`ServerCore.answerLibraryError`).
+/// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, as JSON
+/// with the default headers, whenever the polling thread can tell which connection it refuses
+/// (`ServerCore.answerLibraryError`); otherwise its HTML page goes out.
 ///
 /// ## Lifetime
 /// `init` binds and starts serving; ``stop()`` stops listening (new connections are refused
