@@ -4,11 +4,13 @@
 
 import { Wall } from "./js/wall.js";
 import { BookingView } from "./js/booking.js";
+import { TriageView } from "./js/triage.js";
 
 const $ = (sel) => document.querySelector(sel);
 
 const wallView = $("#wall-view");
 const bookingView = $("#booking-view");
+const triageView = $("#triage-view");
 const toolbar = $("#toolbar");
 
 const wall = new Wall({
@@ -31,6 +33,7 @@ wall.bindControls({
   status: $("#status"),
 });
 const booking = new BookingView({ root: bookingView });
+const triage = new TriageView({ root: triageView });
 
 let wallScroll = 0;
 let lastWallHash = "#/";
@@ -41,6 +44,22 @@ function route() {
   const [path, qs = ""] = hash.split("?");
   const params = new URLSearchParams(qs);
   const m = path.match(/^\/booking\/(.+)$/);
+  if (path === "/triage") {
+    if (onWall !== false) wallScroll = window.scrollY;
+    onWall = false;
+    wall.stop();
+    booking.hide();
+    wallView.hidden = true;
+    bookingView.hidden = true;
+    toolbar.classList.add("toolbar-booking");
+    triageView.hidden = false;
+    document.title = "Needs a look · Live Activity Monitor";
+    triage.show();
+    window.scrollTo({ top: 0 });
+    return;
+  }
+  triage.hide();
+  triageView.hidden = true;
   if (m) {
     let id;
     try {

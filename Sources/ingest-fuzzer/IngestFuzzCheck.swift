@@ -8,7 +8,7 @@ import LiveActivityMonitor
 ///   JSON with nothing that HTML could read (`<`, `>`, `&` are escaped);
 /// - every value the JSON parser accepts is written back by `JSONWriter` to text that parses to
 ///   an equal value, and that text is HTML-safe;
-/// - every accepted event has its dates inside the validator's window, formats them back to
+/// - every accepted event has its dates inside the validator's windows, formats them back to
 ///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document;
 /// - whenever the one-object `push.sent` fast path takes a body, the parser and validator take
 ///   it too and make exactly the same event (every field, the stored body byte for byte), with
@@ -35,6 +35,9 @@ enum IngestFuzzCheck {
     /// The schema's date window (`EventSchema.dateWindow`: 2000-01-01 … 2100-01-01), written
     /// again here: an oracle of its own, not the code under test.
     static let dates = 946_684_800.0..<4_102_444_800.0
+    /// The window of the dates a push or a device reports (`EventSchema.valueWindow`): any
+    /// number of seconds that has milliseconds as a 64-bit integer.
+    static let valueDates = -9e15..<9e15
     static let htmlSpecial: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&")]
 
     /// Valid push bodies with a hole for the input: as `content_state`, as further members, as
@@ -109,9 +112,12 @@ enum IngestFuzzCheck {
     }
 
     static func check(_ event: Event) {
+        require(dates.contains(event.occurredAt), "occurred_at \(event.occurredAt) accepted outside the window")
         for (name, seconds) in [("occurred_at", event.occurredAt), ("timestamp", event.timestamp)]
             + [("stale_date", event.staleDate), ("dismissal_date", event.dismissalDate)].compactMap({ n, s in s.map { (n, $0) } }) {
-            require(dates.contains(seconds), "\(name) \(seconds) accepted outside the window")
+            require(valueDates.contains(seconds), "\(name) \(seconds) accepted outside the window")
+            // Stored as its number where RFC 3339 has no form for it (years 0000–9999).
+            guard (-62_167_219_200.0..<253_402_300_800.0).contains(seconds) else { continue }
             guard let parsed = RFC3339.parse(RFC3339.format(seconds)) else { fail("\(name) \(seconds) does not format to RFC 3339") }
             require(abs(parsed - seconds) <= 0.0005 + 1e-6, "\(name) \(seconds) formats back as \(parsed)")
         }

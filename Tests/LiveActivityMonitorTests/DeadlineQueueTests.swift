@@ -25,7 +25,7 @@ import Testing
         for i in 0..<400 {
             // A new stale date each time: each update moves the activity's next deadline.
             let push = Scenario.push(i % 2 == 0 ? "a" : "b", "p\(i)", at: started + Double(i), token: IngestTests.token,
-                                     extra: ["stale_date": Self.now + 3600 + Double(i), "content_state": ["elapsed": i]])
+                                     extra: ["stale_date": Self.now + 3600 + Double(i), "content_state": ["startedAt": started, "elapsed": i]])
             #expect(try store.ingest(Self.events([push])).get().accepted == 1)
         }
         let queued = store.state.withLock { $0.deadlines.count }

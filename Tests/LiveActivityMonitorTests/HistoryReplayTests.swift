@@ -94,7 +94,8 @@ import Testing
                     Issue.record("\(path): an event without effect: \(event.jsonString)")
                     continue
                 }
-                #expect(effect.keys == ["result", "why", "warnings"], "\(path)")
+                #expect(effect.keys == ["result", "why", "detail", "warnings", "text"], "\(path)")
+                #expect(effect["detail"] == .null, "\(path): only an undecodable push has one")
                 #expect(effect["warnings"] == .array([]))
                 let why = effect["why"]?.stringValue
                 #expect((effect["result"] == "applied") == (why == nil), "\(path): \(effect)")

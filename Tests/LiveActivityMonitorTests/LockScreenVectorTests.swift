@@ -1,15 +1,17 @@
 import Testing
 @testable import LiveActivityMonitor
 
-/// Every case of Fixtures/lockscreen-rules.json (cases 1–18) in both tiers: in process through
+/// Every case of Fixtures/lockscreen-rules.json (cases 1–22) in both tiers: in process through
 /// `buildMonitor`'s router, and over HTTP to the real server. One runner (`LockScreenVectors`)
 /// makes the same requests and assertions in each:
 /// - events posted at their own time on a manual clock, each expectation read back at its time;
 /// - metrics from a fresh monitor that took all events at time 0;
 /// - each expectation asked with `?at=` after all events (server-side replay).
 @Suite struct LockScreenVectorTests {
-    @Test func allEighteenCasesLoaded() {
-        #expect(LockScreenVectors.cases.count == 18)
+    /// Cases 1–18 (version 1) and 19–22 (content shapes, a timestamp in milliseconds), copied
+    /// from docs/vectors/lockscreen-rules.json, the reference.
+    @Test func allCasesLoaded() {
+        #expect(LockScreenVectors.cases.count == 22)
     }
 
     @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases)

@@ -33,7 +33,7 @@ import Testing
         #expect(try server.metric("liveactivity_ingest_events_total{type=\"activity.started\"}") == 0)
         #expect(try server.post(body, token: Self.ingestToken).status == 200)
 
-        let routes = ["/api/activities", "/api/activities/a", "/api/bookings/BK-a", "/api/activities?state=active",
+        let routes = ["/api/activities", "/api/activities/a", "/api/bookings/BK-a", "/api/activities?state=active", "/api/shapes",
                       "/api/nowhere", "/api/activities?limit=oops", "/v1/other"]
         for path in routes {
             r = try server.get(path, token: Self.ingestToken)
@@ -44,6 +44,7 @@ import Testing
         #expect(try server.get("/api/activities", token: Self.readToken).status == 200)
         #expect(try server.get("/api/activities/a", token: Self.readToken).status == 200)
         #expect(try server.get("/api/bookings/BK-a", token: Self.readToken).status == 200)
+        #expect(try server.get("/api/shapes", token: Self.readToken).status == 200)
         #expect(try server.metric("liveactivity_ingest_rejected_total{reason=\"unauthorized\"}") == 1)
     }
 

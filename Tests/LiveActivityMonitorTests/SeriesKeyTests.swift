@@ -139,6 +139,10 @@ import Testing
                 try db.run("INSERT INTO counters (key, value) VALUES (?, 1)", [.text(key)])
             }
         }
+        // Nor had it the tables of later migrations.
+        try db.run("DROP TRIGGER event_verdicts_follow_deletes")
+        try db.run("DROP TABLE event_verdicts")
+        try db.run("DROP TABLE content_shapes")
         try db.setUserVersion(6)
 
         server = try TestServer(directory: directory)

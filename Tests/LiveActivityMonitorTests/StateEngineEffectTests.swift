@@ -14,6 +14,7 @@ import Testing
         var counters = MonitorCounters()
         var pushes = PushTally()
         var labels = AttributesTypeLabels()
+        var shapes = ContentShapes(judging: true)
         var passed: [TimeTransition] = []
 
         /// Applies `event`, received when it occurred unless said, and counts its effect, as
@@ -21,7 +22,7 @@ import Testing
         @discardableResult
         mutating func apply(_ event: Event, receivedAt: Double? = nil) -> EventEffect {
             let outcome = StateEngine().apply(event, receivedAt: receivedAt ?? event.occurredAt, to: &record,
-                                              counters: &counters, pushes: &pushes, labels: &labels)
+                                              counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes)
             counters.count(outcome.effect, of: event.type)
             passed += outcome.passed
             return outcome.effect
@@ -133,7 +134,8 @@ import Testing
         #expect(engine.withoutEffect("unknown_activity") == 2, "pushes only")
         // An accepted push-to-start that names no activity is not a push to an unknown one: the
         // activity begins when the device reports it.
-        #expect(engine.apply(Self.push(.start, 40, activity: nil)) == .applied)
+        // (One without an alert, which ActivityKit needs to start it, says so.)
+        #expect(engine.apply(Self.push(.start, 40, activity: nil)) == EventEffect(warnings: [.startWithoutAlert]))
         #expect(engine.withoutEffect("unknown_activity") == 2)
     }
 
@@ -160,10 +162,13 @@ import Testing
 
     @Test func everyWhyHasAWireNameAndEveryCountedOneIsAWhy() {
         #expect(EventEffect.Why.allCases.map(\.rawValue)
-                == ["out_of_order", "superseded_token", "ended", "dismissed", "unknown_activity", "failed", "duplicate"])
+                == ["out_of_order", "superseded_token", "ended", "dismissed", "unknown_activity", "undecodable_content",
+                    "failed", "duplicate"])
         #expect(MonitorMetrics.withoutEffectReasons.allSatisfy { EventEffect.Why.allCases.contains($0) })
         #expect(EventEffect.Warning.allCases.map(\.name)
-                == ["occurred_at_in_future", "ended_before_start", "timestamp_in_future", "timestamp_in_past"])
+                == ["occurred_at_in_future", "ended_before_start", "timestamp_in_future", "timestamp_in_past",
+                    "stale_date_in_past", "dismissal_date_beyond_4h", "payload_too_large", "start_without_alert",
+                    "unknown_reason"])
     }
 
     @Test func timeReportsWhatItChanged() {

@@ -24,23 +24,15 @@ const SETTLE_MS = 80;
 // the booking's events do.
 const CACHE_LIMIT = 300;
 
-// The server's `why` values (DESIGN.md section 4), as support reads them.
-const WHY = {
-  out_of_order: "Ignored: not newer than the content shown",
-  superseded_token: "No effect: sent to a superseded token",
-  ended: "No effect: the activity had already ended",
-  dismissed: "No effect: the activity was already dismissed",
-  unknown_activity: "No effect: no such activity was started",
-  failed: "Not delivered",
-  duplicate: "Already stored under the same id",
-};
-
 // The server's time-driven transitions.
 const TRANSITION = {
   stale: "Stale: its stale date passed",
   ended: "Ended by the system (8 h limit)",
   dismissed: "Removed from the lock screen",
 };
+
+/** The server's effect words as a sentence of the page: capitalised. */
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** An effect as a class of row and tick: applied, ignored, failed, or info (not replayed). */
 function effectClass(effect) {
@@ -408,16 +400,20 @@ export class BookingView {
       details.push(h("span", { class: "detail" }, "token ", h("span", { class: "mono", text: ev.fingerprint })));
     }
     if (why) {
-      let text = WHY[why] ?? why;
-      if (why === "superseded_token" && e.type === "activity.token_updated") text = "No effect: a later rotation had already replaced this token";
-      else if (why === "superseded_token" && before?.token_fingerprint) text += ` (current: ${before.token_fingerprint})`;
+      // The server's words for the effect; the page adds only what it met, as data.
+      let text = sentence(ev.effect.text ?? why);
+      if (why === "superseded_token" && e.type !== "activity.token_updated" && before?.token_fingerprint) text += ` (current: ${before.token_fingerprint})`;
       if (why === "out_of_order" && before?.content_timestamp) {
         text += ` (the content shown is stamped ${fmt.clock(fmt.toSeconds(before.content_timestamp), { withSeconds: true })})`;
       }
       details.push(h("span", { class: ["why", `why-${effect}`], text }));
+    } else if (ev.effect?.warnings?.length) {
+      details.push(h("span", { class: "why why-warning", text: sentence(ev.effect.text ?? ev.effect.warnings.join(", ")) }));
     } else if (!ev.effect) {
       details.push(h("span", { class: "why why-info", text: "Not replayed: its activity's start is no longer stored" }));
-    } else if (e.type === "push.sent" && e.event === "start" && !ev.activityId) {
+    }
+    // Besides its warnings (a start push without an alert), if it has any.
+    if (!why && ev.effect && e.type === "push.sent" && e.event === "start" && !ev.activityId) {
       details.push(h("span", { class: "why why-info", text: "Push-to-start accepted: the activity begins when the device reports it started" }));
     }
     const invalidated = ev.lockScreen?.token_invalidated;

@@ -24,6 +24,8 @@ const dayFmt = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeri
 export function clock(seconds, { withSeconds = false } = {}) {
   if (seconds === null || seconds === undefined) return "—";
   const d = new Date(seconds * 1000);
+  // A date JavaScript cannot hold (a timestamp sent in microseconds): its number, as sent.
+  if (Number.isNaN(d.getTime())) return `${seconds} s`;
   const text = (withSeconds ? clockSecFmt : clockFmt).format(d);
   return sameDay(d, new Date()) ? text : `${dayFmt.format(d)} ${text}`;
 }
@@ -32,6 +34,7 @@ export function clock(seconds, { withSeconds = false } = {}) {
 export function fullDate(seconds) {
   if (seconds === null || seconds === undefined) return "—";
   const d = new Date(seconds * 1000);
+  if (Number.isNaN(d.getTime())) return `${seconds} s`;
   const p = (n) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }

@@ -154,8 +154,10 @@ export class Wall {
         if (seq !== this.seq) return;
         counts = body.counts;
       }
+      const triage = await getJSON("api/triage?limit=1");
       await Promise.all([...new Set(list.map((a) => a.attributes_type))].map(loadTemplate));
       if (seq !== this.seq || !this.running) return;
+      this.triage = triage;
       if (!this.filters.type) for (const a of list) this.types.add(a.attributes_type);
       this.list = list;
       this.counts = counts;
@@ -194,21 +196,17 @@ export class Wall {
     this.render();
   }
 
-  /** One line for on-call: what needs a look among the listed activities. */
-  renderAttention(list) {
-    const count = (pred) => list.filter(pred).length;
+  /** One line for on-call, from the server's triage (GET /api/triage): what needs a look now,
+   *  linking to the triage view. */
+  renderAttention(triage) {
     const perHour = this.budget === null ? "" : ` (${this.budget}/h)`;
-    const items = [
-      [count((a) => a.state === "stale"), "stale", "stale"],
-      [count((a) => a.token?.invalidated && a.state !== "dismissed"), "token invalidated by APNs", "tokens invalidated by APNs"],
-      [count((a) => a.last_push && a.last_push.status !== 200 && !a.token?.invalidated), "last push failed", "last pushes failed"],
-      [count((a) => a.priority10_heavy), `over the priority-10 budget${perHour}`, `over the priority-10 budget${perHour}`],
-    ].filter(([n]) => n > 0);
+    const items = (triage?.problems ?? []).filter((p) => p.count > 0)
+      .map((p) => [p.count, p.problem === "priority10_heavy" ? `${p.title}${perHour}` : p.title]);
     clear(this.attention);
     this.attention.hidden = items.length === 0;
     if (!items.length) return;
-    this.attention.append(h("span", { class: "attention-label", text: "Needs a look" }),
-      ...items.map(([n, one, many]) => h("span", { class: "attention-item" }, h("strong", { text: String(n) }), ` ${n === 1 ? one : many}`)));
+    this.attention.append(h("a", { class: "attention-label", attrs: { href: "#/triage" }, text: "Needs a look" }),
+      ...items.map(([n, title]) => h("span", { class: "attention-item" }, h("strong", { text: String(n) }), ` ${title}`)));
   }
 
   /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
@@ -241,7 +239,7 @@ export class Wall {
         this.cards.delete(id);
       }
     }
-    this.renderAttention(list);
+    this.renderAttention(this.triage);
     const remaining = list.length - n;
     this.more.hidden = remaining <= 0;
     this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;

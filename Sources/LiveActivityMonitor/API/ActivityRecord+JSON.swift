@@ -14,7 +14,7 @@ extension ActivityRecord {
     func writeMembers(to w: inout JSONWriter, now: Double, priority10Budget: Int) {
         func date(_ key: String, _ value: Double?) {
             w.key(key)
-            w.string(value.map(RFC3339.format))
+            w.date(value)
         }
         let state = state(at: now)
         w.key("activity_id"); w.string(activityID)

@@ -14,10 +14,12 @@ extension HistoryReplay {
             w.beginObject()
             w.key("result"); w.string(effect.result.rawValue)
             w.key("why"); w.string(effect.why?.rawValue)
+            w.key("detail"); w.string(effect.detail)
             w.key("warnings")
             w.beginArray()
             for warning in effect.warnings { w.string(warning.name) }
             w.endArray()
+            w.key("text"); w.string(note?.sentence)
             w.endObject()
         } else {
             w.null()
@@ -39,7 +41,7 @@ extension HistoryReplay {
         if let before = note.before {
             w.beginObject()
             w.key("state"); w.string(before.state.rawValue)
-            w.key("content_timestamp"); w.string(RFC3339.format(before.contentTimestamp))
+            w.key("content_timestamp"); w.date(before.contentTimestamp)
             w.key("token_fingerprint"); w.string(before.tokenFingerprint)
             w.endObject()
         } else {

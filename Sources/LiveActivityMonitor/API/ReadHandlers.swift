@@ -147,7 +147,31 @@ struct ReadHandlers: Sendable {
     }
 
     func booking(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
-        try historyRead { () throws(APIError) -> HTTPResponse in try bookingNow(id, query: query) }
+        guard let format = query["format"] else {
+            return try historyRead { () throws(APIError) -> HTTPResponse in try bookingNow(id, query: query) }
+        }
+        guard let format = BookingTimeline.Format(rawValue: format), format != .text else {
+            throw .badRequest("format must be ndjson or csv (or absent for the JSON answer)")
+        }
+        return try historyRead { () throws(APIError) -> HTTPResponse in try bookingFile(id, format, query: query) }
+    }
+
+    /// The booking's whole timeline (up to `?at=`) as a file for a support ticket.
+    private func bookingFile(_ id: String, _ format: BookingTimeline.Format, query: [String: String]) throws(APIError) -> HTTPResponse {
+        let at = Self.limit(try Self.instant(query))
+        let timeline: BookingTimeline
+        do {
+            let records = try store.records(bookingID: id), rows = try store.storedEvents(bookingID: id)
+            guard !records.isEmpty || !rows.isEmpty else { throw APIError.notFound("no booking \"\(id)\"") }
+            timeline = BookingTimeline(bookingID: id, records: records, rows: rows, until: at,
+                                       notReplayed: try notReplayable(records, rows))
+        } catch let error as APIError {
+            throw error
+        } catch { throw type(of: store).unavailable(error) }
+        return HTTPResponse(status: 200, headers: [
+            ("Content-Type", format.mediaType),
+            ("Content-Disposition", "attachment; filename=\"\(BookingTimeline.fileName(id, format))\""),
+        ], body: Array(timeline.render(format, now: store.clock.now()).utf8))
     }
 
     /// A history read, when one of the `historyReads` slots frees within a few seconds; 503 otherwise.
@@ -167,7 +191,7 @@ struct ReadHandlers: Sendable {
             rows = try store.storedEvents(activityID: id)
         } catch { throw type(of: store).unavailable(error) }
         guard let record else { throw .notFound("no activity \"\(id)\"") }
-        let replayable = Self.startIsStored(record, in: rows)
+        let replayable = HistoryReplay.startIsStored(record, in: rows)
         let page = paging.select(rows, until: at)
         let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)))
         var w = JSONWriter()
@@ -245,23 +269,9 @@ struct ReadHandlers: Sendable {
         at.map { (((($0 * 1000).rounded()) + 0.5) / 1000).nextDown }
     }
 
-    /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
-    /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
-    static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
-        rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
-    }
-
-    /// The activities among a booking's that the replay cannot rebuild: a booking's activity
-    /// whose start was pruned, and an activity of another booking that one of its events names.
+    /// The activities among a booking's that the replay cannot rebuild (`HistoryReplay.notReplayable`).
     private func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow]) throws -> Set<String> {
-        var out = Set(records.filter { !Self.startIsStored($0, in: rows) }.map(\.activityID))
-        let booked = Set(records.map(\.activityID))
-        for id in Set(rows.compactMap(\.activityID)) where !booked.contains(id) {
-            if let other = try store.record(id), !Self.startIsStored(other, in: rows) { out.insert(id) }
-        }
-        return out
+        try HistoryReplay.notReplayable(records, rows, record: { try store.record($0) })
     }
-
-    /// The events (up to `until`), in time order, each with what the replay says about it.
 
 }

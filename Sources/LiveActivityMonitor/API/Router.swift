@@ -93,7 +93,7 @@ struct Router: Sendable {
         case 1 where segments[0] == "metrics":
             return ("/metrics", nil)
         case 2 where segments == ["v1", "events"] || segments == ["-", "healthy"] || segments == ["-", "ready"]
-                     || segments == ["api", "activities"]:
+                     || segments == ["api", "activities"] || segments == ["api", "shapes"] || segments == ["api", "triage"]:
             return ("/" + segments.joined(separator: "/"), nil)
         case 3 where segments[0] == "api" && segments[1] == "activities" && !segments[2].isEmpty:
             return ("/api/activities/{activity_id}", segments[2])
@@ -143,6 +143,10 @@ struct Router: Sendable {
             }
         case "/api/activities":
             return protected(template) { () throws(APIError) in try reads.list(request) }
+        case "/api/shapes":
+            return protected(template) { reads.shapes() }
+        case "/api/triage":
+            return protected(template) { () throws(APIError) in try reads.triage(request) }
         case "/api/activities/{activity_id}":
             return protected(template) { () throws(APIError) in try reads.activity(id ?? "", query: request.query) }
         case "/api/bookings/{booking_id}":

@@ -8,6 +8,8 @@ func buildMonitor(_ configuration: MonitorConfiguration) throws -> Monitor<Event
                                clock: configuration.clock, catchUpInterval: configuration.catchUpInterval,
                                reservedTypes: configuration.attributesTypes
                                    + MonitorServer.templateTypes(in: configuration.webRoot),
+                               declaredShapes: MonitorServer.declaredShapes(in: configuration.webRoot,
+                                                                            log: configuration.log),
                                maxLiveActivities: configuration.maxLiveActivities,
                                log: configuration.log)
     return buildMonitor(configuration, store: store)

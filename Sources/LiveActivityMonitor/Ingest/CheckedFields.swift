@@ -15,6 +15,8 @@ protocol CheckedFields {
     func content(_ field: EventField) -> JSONText?
     /// A token's fingerprint.
     func fingerprint(_ field: EventField) -> String?
+    /// Whether the field has a valid value (not absent, null or invalid).
+    func isPresent(_ field: EventField) -> Bool
 }
 
 extension Event {
@@ -40,6 +42,7 @@ extension Event {
         event.source = fields.choice(.source).map { StartSource.allCases[$0] } ?? .app
         event.dismissalPolicy = fields.choice(.dismissalPolicy).map { DismissalPolicy.allCases[$0] }
         event.tokenFingerprint = fields.fingerprint(.pushToken)
+        event.hasAlert = fields.isPresent(.alert)
         if type == .pushSent, let kind = fields.choice(.event).map({ PushKind.allCases[$0] }),
            let status = fields.integer(.status), let latencyMs = fields.number(.latencyMs) {
             event.push = PushResult(kind: kind, status: status, reason: fields.text(.reason), latencyMs: latencyMs,

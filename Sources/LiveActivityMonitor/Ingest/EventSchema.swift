@@ -1,3 +1,5 @@
+import JSON
+
 /// Every field an ingest event may have (DESIGN.md section 3), in the order of `EventSchema.fields`.
 /// Its raw value is its row, and its bit in a set of fields.
 enum EventField: UInt8, CaseIterable, Sendable {
@@ -29,8 +31,16 @@ enum EventField: UInt8, CaseIterable, Sendable {
 enum EventSchema {
     /// Ids, bookings and attributes types: the longest the read API's search takes too.
     static let maxIDLength = 128
-    /// Dates outside 2000-01-01 … 2100-01-01 are refused: they are clock bugs, not events.
+    /// When an event happened (`occurred_at`): outside 2000-01-01 … 2100-01-01 it is refused,
+    /// since the server could not place it in time. (One in the future of its receipt takes
+    /// effect at its receipt, with a warning: `StateEngine.dated`.)
     static let dateWindow = 946_684_800.0..<4_102_444_800.0
+    /// The dates a push or a device reports (`timestamp`, `stale_date`, `dismissal_date`): any,
+    /// as sent, since they are what the phone compares (a timestamp in milliseconds is the
+    /// newest there is: DESIGN.md section 2), with warnings rather than a 422. Bounded only where
+    /// seconds stop having milliseconds as 64-bit integers (RFC 3339 text to the millisecond,
+    /// `RFC3339.format`): about ±285,000 years, beyond microseconds since 1970.
+    static let valueWindow = -9e15..<9e15
     /// ActivityKit's limit on a content state (and on attributes), as written.
     static let maxContentBytes = 4096
 
@@ -40,7 +50,7 @@ enum EventSchema {
         // Read before the rows whose requirement tells a push-to-start from other pushes.
         FieldSpec(.event, "event", .enumeration(.init(PushKind.self)),
                   allowed: .pushSent, required: .pushSent, checked: .whereAllowed),
-        FieldSpec(.occurredAt, "occurred_at", .date, allowed: .all, required: .all),
+        FieldSpec(.occurredAt, "occurred_at", .date(dateWindow), allowed: .all, required: .all),
         FieldSpec(.id, "id", .identifier(maxLength: maxIDLength), allowed: .all),
         FieldSpec(.activityID, "activity_id", .identifier(maxLength: maxIDLength),
                   allowed: .all, required: EventKinds.all.subtracting(.pushToStart)),
@@ -53,11 +63,11 @@ enum EventSchema {
                   allowed: [.activityStarted, .activityUpdated, .activityEnded, .pushSent],
                   required: [.activityStarted, .activityUpdated]),
         FieldSpec(.attributes, "attributes", .content(maxBytes: maxContentBytes), allowed: [.activityStarted, .pushSent]),
-        FieldSpec(.staleDate, "stale_date", .date, allowed: [.activityStarted, .activityUpdated, .pushSent]),
-        FieldSpec(.dismissalDate, "dismissal_date", .date, allowed: [.activityEnded, .pushSent]),
+        FieldSpec(.staleDate, "stale_date", .date(valueWindow), allowed: [.activityStarted, .activityUpdated, .pushSent]),
+        FieldSpec(.dismissalDate, "dismissal_date", .date(valueWindow), allowed: [.activityEnded, .pushSent]),
         FieldSpec(.relevanceScore, "relevance_score", .number(-1e9...1e9),
                   allowed: [.activityStarted, .activityUpdated, .pushSent]),
-        FieldSpec(.timestamp, "timestamp", .date, allowed: [.activityUpdated, .activityEnded, .pushSent]),
+        FieldSpec(.timestamp, "timestamp", .date(valueWindow), allowed: [.activityUpdated, .activityEnded, .pushSent]),
         FieldSpec(.source, "source", .enumeration(.init(StartSource.self)), allowed: .activityStarted),
         FieldSpec(.dismissalPolicy, "dismissal_policy",
                   .enumeration(.init(DismissalPolicy.self, requiring: (.after, .dismissalDate))), allowed: .activityEnded),
@@ -111,9 +121,15 @@ enum EventSchema {
         Set(fields.filter { $0.required.isSuperset(of: kinds) }.map(\.label))
     }
 
-    /// "outside 2000-01-01 … 2100-01-01", from the window.
-    static let dateWindowText = "outside \(RFC3339.format(dateWindow.lowerBound).prefix(10))"
-        + " … \(RFC3339.format(dateWindow.upperBound).prefix(10))"
+    /// "outside 2000-01-01 … 2100-01-01", from a window.
+    static func windowText(_ window: Range<Double>) -> String {
+        guard RFC3339.hasForm(window.lowerBound), RFC3339.hasForm(window.upperBound) else {
+            return "outside \(JSONNumber(window.lowerBound)) … \(JSONNumber(window.upperBound)) seconds"
+        }
+        return "outside \(RFC3339.format(window.lowerBound).prefix(10)) … \(RFC3339.format(window.upperBound).prefix(10))"
+    }
+
+    static let dateWindowText = windowText(dateWindow)
 
     /// The table, checked once: a row per field at the field's raw value, and the order the
     /// validator relies on.

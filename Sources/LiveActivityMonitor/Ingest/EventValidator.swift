@@ -125,7 +125,9 @@ public enum EventValidator {
                 w.key(key); w.write(value)
             case .date:
                 if let field, let seconds = values.number(field) {
-                    w.key(key); w.string(RFC3339.format(seconds))
+                    // Stored as sent where RFC 3339 has no form for it (a timestamp in milliseconds).
+                    w.key(key)
+                    if RFC3339.hasForm(seconds) { w.string(RFC3339.format(seconds)) } else { w.number(JSONNumber(seconds)) }
                 } else {
                     w.key(key); w.write(value)
                 }
@@ -172,6 +174,8 @@ struct ReadFields: CheckedFields {
     func isAbsent(_ field: EventField) -> Bool {
         if case .absent = values[Int(field.rawValue)] { true } else { false }
     }
+
+    func isPresent(_ field: EventField) -> Bool { !isAbsent(field) }
 
     func text(_ field: EventField) -> String? {
         if case .text(let text) = values[Int(field.rawValue)] { text } else { nil }

@@ -34,8 +34,8 @@ struct FieldReader {
                 return .absent
             }
             return .choice(position)
-        case .date:
-            return date(row, value).map { .number($0) } ?? .absent
+        case .date(let window):
+            return date(row, value, window: window).map { .number($0) } ?? .absent
         case .number(let range):
             guard case .number(let number) = value else { fail(row, "must be a number"); return .absent }
             let d = number.doubleValue
@@ -110,17 +110,16 @@ struct FieldReader {
         }
     }
 
-    private mutating func date(_ row: FieldSpec, _ value: JSONValue) -> Double? {
+    private mutating func date(_ row: FieldSpec, _ value: JSONValue, window: Range<Double>) -> Double? {
         guard let seconds = FieldReader.dateValue(value) else {
             fail(row, "must be an RFC 3339 date-time string or Unix seconds")
             return nil
         }
-        guard EventSchema.dateWindow.contains(seconds) else {
+        guard window.contains(seconds) else {
             // Only years 0000–9999 have an RFC 3339 form, and RFC3339.format traps on numbers
             // past Int64 milliseconds (e.g. 1e300): show anything else as the number it was.
-            let shown = (-62_167_219_200.0..<253_402_300_800.0).contains(seconds)
-                ? RFC3339.format(seconds) : JSONNumber(seconds).description
-            fail(row, "\(EventSchema.dateWindowText): \(shown)")
+            let shown = RFC3339.hasForm(seconds) ? RFC3339.format(seconds) : JSONNumber(seconds).description
+            fail(row, "\(EventSchema.windowText(window)): \(shown)")
             return nil
         }
         return seconds

@@ -38,7 +38,7 @@ struct FieldSpec: Sendable {
         case asIs
         /// Left out when JSON `null` (see `nullLeftOut`).
         case nullLeftOut
-        /// RFC 3339 UTC, to the millisecond.
+        /// RFC 3339 UTC, to the millisecond (its number outside years 0000–9999).
         case date
         /// The compact text the writer makes of the object.
         case content
@@ -65,8 +65,10 @@ struct FieldSpec: Sendable {
         case identifier(maxLength: Int)
         /// One of a closed set of strings.
         case enumeration(Choices)
-        /// RFC 3339 text or Unix seconds, inside `EventSchema.dateWindow`; stored as RFC 3339 UTC.
-        case date
+        /// RFC 3339 text or Unix seconds, inside the window (`EventSchema.dateWindow`,
+        /// `valueWindow`); stored as RFC 3339 UTC, or as its number where RFC 3339 has no form for
+        /// it (`RFC3339.hasForm`: years 0000–9999).
+        case date(Range<Double>)
         /// A finite number in the range.
         case number(ClosedRange<Double>)
         /// An integer (any literal with an integral value) in the rule's range.

@@ -47,6 +47,8 @@ struct PushEventScanner {
         /// Identifiers, content objects, alert parts: the longest value in bytes.
         var maxLength = 0
         var number: ClosedRange<Double> = 0...0
+        /// A date's window.
+        var dates: Range<Double> = 0..<0
         var integer = FieldSpec.IntegerBounds(range: 0...0, refused: nil)
         var token = FieldSpec.HexToken(minLength: 0, maxLength: 0, storedName: "")
         /// An enumeration's values: `Rules.choices[choices]`.
@@ -104,8 +106,9 @@ struct PushEventScanner {
                 case .identifier(let maxLength):
                     rule.kind = .identifier
                     rule.maxLength = maxLength
-                case .date:
+                case .date(let window):
                     rule.kind = .date
+                    rule.dates = window
                     growth += 26
                 case .number(let range):
                     rule.kind = .number
@@ -388,7 +391,7 @@ struct PushEventScanner {
                   !IdentifierText.hasControlCharacter(UnsafeBufferPointer(rebasing: bytes[text]))
             else { return nil }
         case .date:
-            guard let seconds = date() else { return nil }
+            guard let seconds = date(in: rule.pointee.dates) else { return nil }
             member.form = .date
             member.number = seconds
         case .integer:
@@ -444,8 +447,8 @@ struct PushEventScanner {
         return JSONGrammar.doubleValue(raw, from: literal.range.lowerBound, to: literal.range.upperBound)
     }
 
-    /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside the schema's window.
-    private mutating func date() -> Double? {
+    /// A date (`FieldReader.date`): RFC 3339 text or Unix seconds, inside its row's window.
+    private mutating func date(in window: Range<Double>) -> Double? {
         guard i < bytes.count else { return nil }
         let seconds: Double?
         if bytes[i] == UInt8(ascii: "\"") {
@@ -454,7 +457,7 @@ struct PushEventScanner {
         } else {
             seconds = double()
         }
-        guard let seconds, EventSchema.dateWindow.contains(seconds) else { return nil }
+        guard let seconds, window.contains(seconds) else { return nil }
         return seconds
     }
 
@@ -726,14 +729,20 @@ struct PushEventScanner {
             case .verbatim:
                 out.put(UnsafeBufferPointer(rebasing: bytes[member.range]))
             case .date:
-                let text: String
-                if let lastDate, lastDate.seconds == member.number {
-                    text = lastDate.text
+                if !RFC3339.hasForm(member.number) {
+                    // Stored as sent where RFC 3339 has no form for it (`EventValidator.storedBody`).
+                    var number = JSONNumber(member.number).description
+                    number.withUTF8 { out.put($0) }
                 } else {
-                    text = RFC3339.format(member.number)
-                    lastDate = (member.number, text)
+                    let text: String
+                    if let lastDate, lastDate.seconds == member.number {
+                        text = lastDate.text
+                    } else {
+                        text = RFC3339.format(member.number)
+                        lastDate = (member.number, text)
+                    }
+                    out.put(quoted: text)
                 }
-                out.put(quoted: text)
             case .token:
                 out.put(quoted: fingerprint)
             case .object:
@@ -781,6 +790,7 @@ private struct ScannedFields: CheckedFields {
     }
 
     func number(_ field: EventField) -> Double? { member(field)?.number }
+    func isPresent(_ field: EventField) -> Bool { present & field.bit != 0 }
     func integer(_ field: EventField) -> Int? { member(field)?.integer }
     func choice(_ field: EventField) -> Int? { member(field)?.integer }
 

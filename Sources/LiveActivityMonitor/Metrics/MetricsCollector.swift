@@ -17,7 +17,8 @@ struct MetricsCollector: Sendable {
         // the writer applies time's transitions to the counters on its own schedule.
         let now = store.clock.now()
         var families = store.withLiveState { s in
-            [activitiesFamily(s, now: now), heavyFamily(s, now: now)]
+            [activitiesFamily(s, now: now), heavyFamily(s, now: now),
+             gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
         families.append(MetricFamily(name: M.evictedActivities.name, help: M.evictedActivities.help, type: .counter,

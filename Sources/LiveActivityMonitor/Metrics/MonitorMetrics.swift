@@ -21,6 +21,8 @@ public enum MonitorMetrics {
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
     public static let evictedActivities = family("activities_evicted_total",
         "Live activities taken out of memory since start because there were more than --max-live-activities (still stored).")
+    public static let contentShapeTypes = family("content_shape_types",
+        "Attributes types with a known content shape (learned from the app, or declared by a template).")
     public static let unrenderableSeries = family("unrenderable_series",
         "Stored series left out of this scrape because their labels do not fit their family (0 unless the counters table was damaged).")
 
@@ -85,7 +87,7 @@ public enum MonitorMetrics {
     /// push APNs refused (`failed`) is counted by its answer in `push_requests_total`, a repeated
     /// event id (`duplicate`) in `ingest_duplicates_total`.
     public static let withoutEffectReasons: [EventEffect.Why] = [
-        .supersededToken, .ended, .dismissed, .unknownActivity, .outOfOrder,
+        .supersededToken, .ended, .dismissed, .unknownActivity, .outOfOrder, .undecodableContent,
     ]
 
     /// Why an ingest request was refused (the `reason` label).
@@ -94,19 +96,10 @@ public enum MonitorMetrics {
         case malformed, invalid, unavailable
     }
 
-    /// APNs statuses reported as themselves; anything else is `other`.
-    static let knownStatuses: Set<Int> = [0, 200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
-
-    /// APNs reasons reported as themselves; anything else is `other` (labels come from closed sets).
-    static let knownReasons: Set<String> = [
-        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
-        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
-        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
-        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
-        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
-        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
-        "InternalServerError", "ServiceUnavailable", "Shutdown",
-    ]
+    /// APNs statuses and reasons reported as themselves; anything else is `other` (labels come
+    /// from closed sets). The sets are APNs' (`PushResult.knownStatuses`, `knownReasons`).
+    static var knownStatuses: Set<Int> { PushResult.knownStatuses }
+    static var knownReasons: Set<String> { PushResult.knownReasons }
 
     static func statusLabel(_ status: Int) -> String {
         knownStatuses.contains(status) ? String(status) : "other"

@@ -29,6 +29,7 @@ extension Event {
         if !same(timestamp, other.timestamp) { fields.append("timestamp") }
         if !same(dismissalDate, other.dismissalDate) { fields.append("dismissalDate") }
         if dismissalPolicy != other.dismissalPolicy { fields.append("dismissalPolicy") }
+        if hasAlert != other.hasAlert { fields.append("hasAlert") }
         switch (push, other.push) {
         case (nil, nil): break
         case (let a?, let b?):

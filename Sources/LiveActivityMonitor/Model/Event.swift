@@ -23,6 +23,11 @@ public struct Event: Sendable {
     public var dismissalDate: Double?
     public var dismissalPolicy: DismissalPolicy?
     public var push: PushResult?
+    /// Whether it carries an `alert` (a push-to-start needs one).
+    public var hasAlert = false
+    /// A replay's: the verdict the writer stored with this event when its content would not
+    /// decode (`EventEffect.detail`); nil when none was stored. Never set on an ingested event.
+    public var contentVerdict: String?
     /// The event as ingested, as the JSON object text stored and served by the read API: dates
     /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
     public var body: String

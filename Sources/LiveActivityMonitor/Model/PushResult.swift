@@ -17,6 +17,29 @@ public struct PushResult: Sendable, Equatable {
         status == 410 || PushResult.invalidatingReasons.contains(reason ?? "")
     }
 
+    /// APNs' limit on a payload (DESIGN.md section 2).
+    static let maxPayloadBytes = 4096
+
+    /// Whether the status and the reason are among APNs' answers (DESIGN.md section 2); else
+    /// the event carries the warning `unknown_reason`.
+    var isKnownAnswer: Bool {
+        Self.knownStatuses.contains(status) && (reason.map(Self.knownReasons.contains) ?? true)
+    }
+
+    /// APNs' HTTP statuses, and 0 for no answer.
+    static let knownStatuses: Set<Int> = [0, 200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
+
+    /// APNs' reasons (its documentation's table of error strings).
+    static let knownReasons: Set<String> = [
+        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
+        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
+        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
+        "InternalServerError", "ServiceUnavailable", "Shutdown",
+    ]
+
     static let invalidatingReasons: Set<String> = [
         "BadDeviceToken", "ExpiredToken", "Unregistered", "DeviceTokenNotForTopic",
     ]

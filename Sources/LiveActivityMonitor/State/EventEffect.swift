@@ -6,10 +6,14 @@ public struct EventEffect: Sendable, Hashable {
     /// Why an event changed nothing; nil when it was applied.
     public var why: Why?
     public var warnings: [Warning]
+    /// Why, in words, where the `why` alone does not say it: what would not decode in an
+    /// `undecodable_content` push ("`rating`: number where the app sends a string").
+    public var detail: String?
 
-    public init(why: Why? = nil, warnings: [Warning] = []) {
+    public init(why: Why? = nil, warnings: [Warning] = [], detail: String? = nil) {
         self.why = why
         self.warnings = warnings
+        self.detail = detail
     }
 
     public static let applied = EventEffect()
@@ -34,6 +38,9 @@ public struct EventEffect: Sendable, Hashable {
         case dismissed
         /// No activity with this id was started (yet).
         case unknownActivity = "unknown_activity"
+        /// A content-state the app's `Codable` type would not decode (a key missing, or of
+        /// another JSON kind than the type's content shape): the phone drops the push.
+        case undecodableContent = "undecodable_content"
         /// APNs did not answer 200: nothing reached the phone.
         case failed
         /// An event id already stored: stored once, applied once (the store finds these; the
@@ -55,6 +62,16 @@ public struct EventEffect: Sendable, Hashable {
         case timestampInFuture
         /// A `timestamp` more than a day before `occurred_at`.
         case timestampInPast
+        /// A `stale_date` before the event's `occurred_at`: the content is stale on arrival.
+        case staleDateInPast
+        /// A `dismissal_date` more than 4 hours after the end: the phone removes the card at 4 hours.
+        case dismissalDateBeyond4h
+        /// A push's `payload_bytes` over APNs' 4096.
+        case payloadTooLarge
+        /// A push-to-start without an `alert`: ActivityKit requires one to start the activity.
+        case startWithoutAlert
+        /// A push's `status` or `reason` outside the known APNs answers (DESIGN.md section 2).
+        case unknownReason
 
         /// Looked up, not derived each time: the writer counts every warned event by name, and
         /// deriving it (`String(describing:)`, a Unicode property per character) was half of
@@ -65,8 +82,11 @@ public struct EventEffect: Sendable, Hashable {
 
         private static func snakeCase(_ warning: Warning) -> String {
             var out = ""
+            var previous: Character = "_"
             for c in String(describing: warning) {
-                if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+                // A digit run is a word of its own (`dismissalDateBeyond4h`: `beyond_4h`).
+                if c.isUppercase || (c.isNumber && !previous.isNumber) { out += "_" + c.lowercased() } else { out.append(c) }
+                previous = c
             }
             return out
         }

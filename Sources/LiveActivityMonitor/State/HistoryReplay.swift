@@ -34,6 +34,12 @@ struct HistoryReplay {
         var contentChanges: [ContentChange] = []
         /// The token APNs invalidated with this push (its reason), if it did.
         var tokenInvalidated: String?
+        /// The event's type and push answer, for the effect's words.
+        var type: EventType
+        var push: PushResult?
+
+        /// The effect in words (`EventEffect.sentence`).
+        var sentence: String { effect.sentence(of: type, push: push) }
     }
 
     struct Passage: Equatable {
@@ -45,6 +51,8 @@ struct HistoryReplay {
     private var counters = MonitorCounters()
     private var pushes = PushTally()
     private var labels = AttributesTypeLabels()
+    /// Judges nothing: each event's stored verdict stands (`ContentShapes.recorded`).
+    private var shapes = ContentShapes.recorded
     private var timePassedTo = -Double.infinity
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
     /// every change was a tenth of a booking's answer).
@@ -106,7 +114,7 @@ struct HistoryReplay {
         var record = event.activityID.flatMap { records[$0] }
         let old = record
         let outcome = engine.apply(event, receivedAt: receivedAt, to: &record, counters: &counters, pushes: &pushes,
-                                   labels: &labels)
+                                   labels: &labels, shapes: &shapes)
         let t = outcome.at
         guard noting?.contains(seq) ?? true else {
             if let record {
@@ -115,7 +123,7 @@ struct HistoryReplay {
             }
             return
         }
-        var note = Note(effect: outcome.effect)
+        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
             if record.contentState != old?.contentState {
@@ -169,6 +177,27 @@ struct HistoryReplay {
         }
         for (key, value) in after.entries where before[key] == nil {
             out.append(ContentChange(key: key, from: nil, to: value))
+        }
+        return out
+    }
+}
+
+extension HistoryReplay {
+    /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
+    /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
+    static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
+        rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
+    }
+
+    /// The activities among a booking's that a replay of `rows` cannot rebuild: a booking's
+    /// activity whose start was pruned, and an activity of another booking that one of its events
+    /// names (`record` finds it).
+    static func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow],
+                              record: (String) throws -> ActivityRecord?) rethrows -> Set<String> {
+        var out = Set(records.filter { !startIsStored($0, in: rows) }.map(\.activityID))
+        let booked = Set(records.map(\.activityID))
+        for id in Set(rows.compactMap(\.activityID)) where !booked.contains(id) {
+            if let other = try record(id), !startIsStored(other, in: rows) { out.insert(id) }
         }
         return out
     }

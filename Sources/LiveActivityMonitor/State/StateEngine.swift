@@ -33,14 +33,32 @@ public struct StateEngine: Sendable {
     /// Applies one newly stored event, received at `receivedAt`. `record` is the activity as
     /// known before it (nil when the activity was never started); after the call it is the
     /// activity as known after it. The push families go to `pushes`, which the caller adds to
-    /// `counters` once per batch. Strange dates are applied as the rules of section 4 say, and
-    /// named in the effect's warnings.
+    /// `counters` once per batch. Strange values are applied as the rules of section 4 say (a
+    /// timestamp in milliseconds is the newest there is), and named in the effect's warnings.
+    /// App-reported content teaches `shapes` its type's content shape; a push whose content
+    /// would not decode by it is `undecodable_content`.
     func apply(_ event: Event, receivedAt: Double, to record: inout ActivityRecord?, counters: inout MonitorCounters,
-               pushes: inout PushTally, labels: inout AttributesTypeLabels) -> Outcome {
+               pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes) -> Outcome {
         let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
-        var outcome = apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels)
-        outcome.effect.warnings = warnings + outcome.effect.warnings
+        var outcome = apply(event, to: &record, counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes)
+        outcome.effect.warnings = warnings + Self.valueWarnings(event) + outcome.effect.warnings
         return outcome
+    }
+
+    /// What an event's values (as it takes effect) warn of, besides its dates' distance
+    /// (`dated`): strange but possible values, stored as sent (DESIGN.md sections 3 and 4).
+    static func valueWarnings(_ event: Event) -> [EventEffect.Warning] {
+        var warnings: [EventEffect.Warning] = []
+        if let stale = event.staleDate, stale < event.occurredAt { warnings.append(.staleDateInPast) }
+        if let dismissal = event.dismissalDate, dismissal > event.occurredAt + LockScreenRules.maxEndedVisibility {
+            warnings.append(.dismissalDateBeyond4h)
+        }
+        if let push = event.push {
+            if let bytes = push.payloadBytes, bytes > PushResult.maxPayloadBytes { warnings.append(.payloadTooLarge) }
+            if push.kind == .start, !event.hasAlert { warnings.append(.startWithoutAlert) }
+            if !push.isKnownAnswer { warnings.append(.unknownReason) }
+        }
+        return warnings
     }
 
     /// The event as it takes effect, and what its dates warn of.
@@ -64,7 +82,7 @@ public struct StateEngine: Sendable {
     }
 
     private func apply(_ event: Event, to record: inout ActivityRecord?, counters: inout MonitorCounters,
-                       pushes: inout PushTally, labels: inout AttributesTypeLabels) -> Outcome {
+                       pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes) -> Outcome {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
         if record != nil { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
@@ -72,9 +90,14 @@ public struct StateEngine: Sendable {
         let effect: EventEffect
         switch event.type {
         case .activityStarted:
+            // What the app encoded with its own type: the shape the phone decodes.
+            if event.source == .app, let content = event.contentState, let type = event.attributesType {
+                shapes.learn(content: content, of: type)
+            }
             effect = start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
         case .pushSent:
-            effect = applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels, passed: &passed)
+            effect = applyPush(event, record: &record, counters: &counters, pushes: &pushes, labels: &labels,
+                               shapes: shapes, passed: &passed)
         case .activityUpdated:
             guard let r = record else { effect = .noEffect(.unknownActivity); break }
             if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
@@ -215,10 +238,16 @@ public struct StateEngine: Sendable {
     }
 
     private func applyPush(_ event: Event, record: inout ActivityRecord?, counters: inout MonitorCounters,
-                           pushes: inout PushTally, labels: inout AttributesTypeLabels,
+                           pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: ContentShapes,
                            passed: inout [TimeTransition]) -> EventEffect {
         guard let push = event.push else { return .applied }  // the validator gives every push.sent one
         pushes.count(push)
+
+        // A push-to-start whose content the type would not decode starts nothing.
+        if record == nil, push.kind == .start, push.accepted, let type = event.attributesType,
+           let detail = Self.undecodable(event, as: type, shapes) {
+            return EventEffect(why: .undecodableContent, detail: detail)
+        }
 
         // A push-to-start creates the activity, and is then its first push (last push, priority 10).
         if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
@@ -232,11 +261,19 @@ public struct StateEngine: Sendable {
             return push.kind == .start ? .applied : .noEffect(.unknownActivity)
         }
         // Changed in place: a copy of a record (a dozen references) per event showed in profiles.
-        return applyPush(push, event, to: &record!, counters: &counters, labels: labels, passed: &passed)
+        return applyPush(push, event, to: &record!, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+    }
+
+    /// Why the event's content would not decode as `type`'s content-state, in words: the
+    /// verdict stored with it (a replay), else the shapes' (the writer); nil when it would, or
+    /// when the event carries no content.
+    private static func undecodable(_ event: Event, as type: String, _ shapes: ContentShapes) -> String? {
+        guard let content = event.contentState else { return nil }
+        return event.contentVerdict ?? shapes.verdict(on: content, of: type)
     }
 
     private func applyPush(_ push: PushResult, _ event: Event, to r: inout ActivityRecord,
-                           counters: inout MonitorCounters, labels: AttributesTypeLabels,
+                           counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
                            passed: inout [TimeTransition]) -> EventEffect {
         let t = event.occurredAt
         // The last push is the latest sent, not the latest reported.
@@ -255,6 +292,11 @@ public struct StateEngine: Sendable {
 
         if let over = Self.over(r, at: t) { return .noEffect(over) }
         if !toCurrentToken { return .noEffect(.supersededToken) }
+        // The phone decodes the content first: one it cannot read drops the whole push (an end
+        // too), whatever its timestamp.
+        if let detail = Self.undecodable(event, as: r.attributesType, shapes) {
+            return EventEffect(why: .undecodableContent, detail: detail)
+        }
         if push.kind == .update {
             return applyContent(event, to: &r)
         }

@@ -5,6 +5,11 @@
 struct CommitChanges {
     var counters: MonitorCounters
     private(set) var labels: AttributesTypeLabels
+    /// The content shapes after this commit's events (its app starts teach them).
+    private(set) var shapes: ContentShapes
+    /// The verdicts of this commit's events whose content would not decode, by `seq`: stored
+    /// with them (`event_verdicts`), for replays to honour.
+    private(set) var verdicts: [(seq: Int64, detail: String)] = []
     /// Records as the store knew them before this commit (nil: never started).
     private(set) var originals: [String: ActivityRecord?] = [:]
     private(set) var working: [String: ActivityRecord] = [:]
@@ -19,9 +24,11 @@ struct CommitChanges {
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
 
-    init(counters: MonitorCounters, labels: AttributesTypeLabels, load: @escaping (String) throws -> ActivityRecord?) {
+    init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
+         load: @escaping (String) throws -> ActivityRecord?) {
         self.counters = counters
         self.labels = labels
+        self.shapes = shapes
         self.load = load
     }
 
@@ -34,19 +41,29 @@ struct CommitChanges {
         return r
     }
 
-    /// Applies an event just stored by the commit at `receivedAt`.
-    mutating func apply(_ event: Event, receivedAt: Double) throws {
+    /// Applies an event just stored by the commit at `receivedAt`, as `seq` (nil: replayed at
+    /// start-up, with its stored verdict).
+    mutating func apply(_ event: Event, receivedAt: Double, seq: Int64?) throws {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was a measurable share of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         acceptedByType[event.type, default: 0] += 1
         let effect = engine.apply(event, receivedAt: receivedAt, to: &current, counters: &counters, pushes: &pushes,
-                                  labels: &labels).effect
+                                  labels: &labels, shapes: &shapes).effect
         counters.count(effect, of: event.type)
+        if let seq, effect.why == .undecodableContent, let detail = effect.detail, event.contentVerdict == nil {
+            verdicts.append((seq, detail))
+        }
         if let id = current?.activityID {
             changed.insert(id)
             working[id] = current.take()
         }
+    }
+
+    /// The verdicts and the learned shapes this commit must write, and forgets them.
+    mutating func takeWrites() -> (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)]) {
+        defer { verdicts = [] }
+        return (verdicts, shapes.takeChanged())
     }
 
     /// Counts an event not stored because its id already was: its effect is `duplicate`.

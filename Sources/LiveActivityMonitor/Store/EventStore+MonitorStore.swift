@@ -5,7 +5,7 @@ import Prometheus
 extension EventStore: MonitorStore {
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
         state.withLock { s in
-            body(LiveState(records: s.records, labels: s.labels, committed: s.counters,
+            body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, committed: s.counters,
                            notCommitted: s.unpersisted, committing: s.persisting))
         }
     }

@@ -74,41 +74,52 @@ extension EventStore {
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
         WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
         UNION ALL
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
         ORDER BY occurred_at, seq
         """
 
+    /// Each row also carries the verdict stored with the event (`event_verdicts`), which the
+    /// replay honours.
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
     /// and every event of the booking's activities (which inherit it without naming it), once each.
     static let bookingEventsSQL = """
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events WHERE booking_id = ?1
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events WHERE booking_id = ?1
         UNION
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
         WHERE seq IN (SELECT seq FROM activity_events
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id FROM events NOT INDEXED
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state)
           AND activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
         ORDER BY occurred_at, seq
         """
 
     private func storedEvents(sql: String, value: String) throws -> [StoredEventRow] {
-        try readers.read { db in
-            let s = try db.cached(sql)
-            defer { s.reset() }
-            try s.bind(value, at: 1)
-            var out: [StoredEventRow] = []
-            while try s.step() {
-                out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
-                                          occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6)))
-            }
-            return out
+        try readers.read { try Self.storedEvents(sql: sql, value: value, in: $0) }
+    }
+
+    /// The rows `sql` (one of the two above) selects for `value`, from `db` (also `history`'s).
+    static func storedEvents(sql: String, value: String, in db: Database) throws -> [StoredEventRow] {
+        let s = try db.cached(sql)
+        defer { s.reset() }
+        try s.bind(value, at: 1)
+        var out: [StoredEventRow] = []
+        while try s.step() {
+            out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
+                                      occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6),
+                                      verdict: s.text(7)))
         }
+        return out
     }
 
     /// True when the database is open and the last write succeeded.

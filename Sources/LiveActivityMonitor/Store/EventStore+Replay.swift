@@ -12,7 +12,8 @@ extension EventStore {
         guard case .integer(let appliedSeq)? = applied,
               try db.scalar("SELECT 1 FROM events WHERE seq > ?", [.integer(appliedSeq)]) != nil else { return }
         let rows = try db.prepare("""
-            SELECT event_id, activity_id, booking_id, occurred_at, received_at, body FROM events
+            SELECT event_id, activity_id, booking_id, occurred_at, received_at, body, seq,
+                   (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
             WHERE seq > ? ORDER BY seq
             """)
         try rows.bind(appliedSeq, at: 1)
@@ -34,15 +35,19 @@ extension EventStore {
                 let receivedAt = rows.double(4)
                 if commit?.receivedAt != receivedAt {
                     try finish()
+                    // The shapes were stored with the commits that learned them, and each event's
+                    // verdict with it: the replay judges nothing again.
                     let (counters, labels) = state.withLock { ($0.counters, $0.labels) }
-                    commit = (CommitChanges(counters: counters, labels: labels, load: recordLoader(db)), receivedAt)
+                    commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, load: recordLoader(db)),
+                              receivedAt)
                 }
-                guard let event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
+                guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {
                     unreadable += 1
                     continue
                 }
-                try commit!.changes.apply(event, receivedAt: receivedAt)
+                event.contentVerdict = rows.text(7)
+                try commit!.changes.apply(event, receivedAt: receivedAt, seq: nil)
                 replayed += 1
             }
             try finish()

@@ -41,10 +41,18 @@ public final class EventStore: Sendable {
     /// - Parameter catchUpInterval: how long live activities' rows and the counters may stay
     ///   behind memory in the tables (`DeferredWrites`); tests stretch it.
     /// - Parameter reservedTypes: attributes types that always have their own series.
-    public init(path: String, durability: Durability = .normal, clock: Clock = .system,
-                catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
-                maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
-                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public convenience init(path: String, durability: Durability = .normal, clock: Clock = .system,
+                            catchUpInterval: Double = EventStore.defaultCatchUpInterval, reservedTypes: [String] = [],
+                            maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
+                            log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        try self.init(path: path, durability: durability, clock: clock, catchUpInterval: catchUpInterval,
+                      reservedTypes: reservedTypes, declaredShapes: [:], maxLiveActivities: maxLiveActivities, log: log)
+    }
+
+    /// - Parameter declaredShapes: content shapes the templates declare, by attributes type.
+    init(path: String, durability: Durability, clock: Clock, catchUpInterval: Double, reservedTypes: [String],
+         declaredShapes: [String: ObjectShape], maxLiveActivities: Int,
+         log: @escaping @Sendable (String) -> Void) throws {
         self.path = path
         self.catchUpInterval = catchUpInterval
         self.maxLiveActivities = maxLiveActivities
@@ -54,7 +62,8 @@ public final class EventStore: Sendable {
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, maxLiveActivities: maxLiveActivities))
+        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                    maxLiveActivities: maxLiveActivities))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -240,11 +249,11 @@ public final class EventStore: Sendable {
         }
         let started = DispatchTime.now().uptimeNanoseconds
         let now = clock.now()
-        let (counters, labels, taken) = state.withLock { s in
+        let (counters, labels, shapes, taken) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
-            return (s.counters, s.labels, s.unpersisted)
+            return (s.counters, s.labels, s.shapes, s.unpersisted)
         }
-        var changes = CommitChanges(counters: counters, labels: labels, load: recordLoader(db))
+        var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes, load: recordLoader(db))
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -285,9 +294,11 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        try changes.apply(event, receivedAt: now)
+                        try changes.apply(event, receivedAt: now, seq: db.lastInsertRowID)
                     }
                 }
+                // In the commit of their events: a replay after a crash finds them.
+                try Self.write(changes.takeWrites(), db)
                 due = state.withLock { $0.deadlines.popDue(now) }
                 try changes.finish(at: now, due: due)
                 // Replay at start-up redoes commits by their events, from the tables as they were
@@ -401,10 +412,36 @@ public final class EventStore: Sendable {
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
     }
 
+    /// Stores the verdicts of events whose content would not decode, and the content shapes
+    /// the commit learned.
+    static func write(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)]),
+                      _ db: Database) throws {
+        if !writes.verdicts.isEmpty {
+            let insert = try db.cached("INSERT OR REPLACE INTO event_verdicts (seq, detail) VALUES (?, ?)")
+            for (seq, detail) in writes.verdicts {
+                try insert.bind(seq, at: 1)
+                try insert.bind(detail, at: 2)
+                _ = try insert.step()
+                insert.reset()
+            }
+        }
+        if !writes.shapes.isEmpty {
+            let upsert = try db.cached("INSERT OR REPLACE INTO content_shapes (attributes_type, shape) VALUES (?, ?)")
+            for (type, shape) in writes.shapes {
+                try upsert.bind(type, at: 1)
+                try upsert.bind(JSONValue.object(shape.text).jsonString, at: 2)
+                _ = try upsert.step()
+                upsert.reset()
+            }
+        }
+    }
+
     /// Makes a commit's changes what memory holds.
     func publish(_ changes: CommitChanges, at now: Double) {
         state.withLock { s in
             s.counters = changes.counters
+            // A replay's shapes judge nothing: memory keeps the writer's.
+            if changes.shapes.judging { s.shapes = changes.shapes }
             s.persisting = MonitorCounters()
             s.labels = changes.labels
             for record in changes.working.values { s.publish(record, now: now) }
@@ -485,8 +522,18 @@ public final class EventStore: Sendable {
     }
 
     /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
-    private static func load(_ db: Database, reservedTypes: [String], maxLiveActivities: Int) throws -> MonitorState {
+    private static func load(_ db: Database, reservedTypes: [String], declaredShapes: [String: ObjectShape],
+                             maxLiveActivities: Int) throws -> MonitorState {
         var s = MonitorState()
+        var learned: [String: ObjectShape] = [:]
+        let shapes = try db.prepare("SELECT attributes_type, shape FROM content_shapes")
+        while try shapes.step() {
+            // A row that no longer reads (edited by hand) is learned again from the next contents.
+            guard let type = shapes.text(0), case .object(let text)? = try? JSONParser.parse(shapes.text(1) ?? ""),
+                  case .success(let shape) = ObjectShape.parse(text) else { continue }
+            learned[type] = shape
+        }
+        s.shapes = ContentShapes(judging: true, declared: declaredShapes, learned: learned)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
         let liveRows = try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0
         let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL"

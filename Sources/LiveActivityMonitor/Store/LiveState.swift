@@ -8,6 +8,8 @@ struct LiveState {
     let records: ActivityTable
     /// Which attributes types have a series of their own.
     let labels: AttributesTypeLabels
+    /// Each attributes type's content shape.
+    let shapes: ContentShapes
     private let committed: MonitorCounters
     private let notCommitted: MonitorCounters
     private let committing: MonitorCounters
@@ -16,10 +18,12 @@ struct LiveState {
     ///   - committed: the counters as the last commit left them.
     ///   - notCommitted: counts kept in memory and not yet in a commit (refused requests).
     ///   - committing: such counts that a commit in progress is writing.
-    init(records: ActivityTable, labels: AttributesTypeLabels, committed: MonitorCounters,
+    init(records: ActivityTable, labels: AttributesTypeLabels, shapes: ContentShapes = ContentShapes(judging: false),
+         committed: MonitorCounters,
          notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
         self.records = records
         self.labels = labels
+        self.shapes = shapes
         self.committed = committed
         self.notCommitted = notCommitted
         self.committing = committing

@@ -7,6 +7,8 @@ struct MonitorState: Sendable {
     var records = ActivityTable()
     var counters = MonitorCounters()
     var labels = AttributesTypeLabels()
+    /// Each attributes type's content shape (declared, or learned from the app).
+    var shapes = ContentShapes(judging: true)
     var deadlines = DeadlineQueue()
     /// Counts not yet written (refused requests, which never reach the writer's transaction).
     var unpersisted = MonitorCounters()

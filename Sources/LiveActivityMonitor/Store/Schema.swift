@@ -139,5 +139,24 @@ enum Schema {
         CounterKeyMigrations.firstFormToJSON,
         // The overflow label `other` becomes `(other)` (AttributesTypeLabels.other).
         CounterKeyMigrations.overflowRenamed,
+        // Content shapes (DESIGN.md section 4): each attributes type's learned shape (the text
+        // of `ObjectShape+Text`), written in the commit that learned it; and the verdict of each
+        // push whose content would not decode, stored with the event so that every replay (the
+        // read API's, start-up's) says what the writer decided and counted, whatever was learned
+        // since. Deleting an event deletes its verdict.
+        """
+        CREATE TABLE content_shapes (
+            attributes_type TEXT PRIMARY KEY,
+            shape           TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE event_verdicts (
+            seq    INTEGER PRIMARY KEY,
+            detail TEXT NOT NULL
+        );
+        CREATE TRIGGER event_verdicts_follow_deletes AFTER DELETE ON events
+        BEGIN
+            DELETE FROM event_verdicts WHERE seq = old.seq;
+        END;
+        """,
     ]
 }

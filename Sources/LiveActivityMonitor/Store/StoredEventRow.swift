@@ -14,6 +14,8 @@ struct StoredEventRow: Sendable {
     var key: String?
     var bookingID: String?
     var activityID: String?
+    /// The verdict the writer stored with it: why its content would not decode (`event_verdicts`).
+    var verdict: String? = nil
 
     /// The stored text with `received_at` spliced in before its closing brace: the read API's
     /// event before its effect.
@@ -26,6 +28,8 @@ struct StoredEventRow: Sendable {
 
     /// The event as the writer applied it, or nil if its text no longer validates.
     var event: Event? {
-        EventValidator.stored(body: body, key: key, bookingID: bookingID, occurredAt: occurredAt)
+        var event = EventValidator.stored(body: body, key: key, bookingID: bookingID, occurredAt: occurredAt)
+        event?.contentVerdict = verdict
+        return event
     }
 }

@@ -3,7 +3,7 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// The lock-screen vectors (Fixtures/lockscreen-rules.json, cases 1–18) and the one runner that
+/// The lock-screen vectors (Fixtures/lockscreen-rules.json, cases 1–22) and the one runner that
 /// both test tiers use: a runner takes a `TestedMonitor` (in process or over HTTP) and makes the
 /// same requests and the same assertions in either.
 enum LockScreenVectors {
@@ -27,13 +27,17 @@ enum LockScreenVectors {
 
     static let timeFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
 
-    /// The case's events with every relative time turned into Unix seconds.
+    /// The case's events with every relative time turned into Unix seconds, and a timestamp
+    /// written "MS:t" into (base + t) × 1000: milliseconds, as a backend bug sends them.
     static func events(_ c: Case) -> [(at: Double, event: JSONValue)] {
         guard case .array(let events)? = c.value["events"] else { return [] }
         return events.map { e in
             guard case .object(var o) = e else { return (0, e) }
             for field in timeFields {
                 if case .number(let n)? = o[field] { o[field] = .number(JSONNumber(TestServer.base + n.doubleValue)) }
+                if case .string(let text)? = o[field], text.hasPrefix("MS:"), let t = Double(text.dropFirst(3)) {
+                    o[field] = .number(JSONNumber((TestServer.base + t) * 1000))
+                }
             }
             let at = o["occurred_at"]?.doubleValue ?? TestServer.base
             return (at, .object(o))
@@ -60,7 +64,8 @@ enum LockScreenVectors {
                 pending.removeFirst()
             }
             monitor.time.set(at)
-            try check(expect, against: try monitor.json("/api/activities/\(id)"), case: label)
+            let activity = expect["activity_id"]?.stringValue ?? id
+            try check(expect, against: try monitor.json("/api/activities/\(activity)"), case: label)
         }
         if c.expects.isEmpty {
             for (at, event) in pending {
@@ -93,7 +98,8 @@ enum LockScreenVectors {
         let id = activityID(c)
         for expect in c.expects {
             let at = TestServer.base + (expect["at"]?.doubleValue ?? 0)
-            let response = try monitor.get("/api/activities/\(id)?at=\(RFC3339.format(at))")
+            let activity = expect["activity_id"]?.stringValue ?? id
+            let response = try monitor.get("/api/activities/\(activity)?at=\(RFC3339.format(at))")
             #expect(response.status == 200, "\(label): \(response.text)")
             try check(expect, against: try JSONParser.parse(response.body), case: label)
         }

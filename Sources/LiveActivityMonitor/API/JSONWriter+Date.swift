@@ -1,0 +1,11 @@
+import JSON
+
+extension JSONWriter {
+    /// A date as the read API writes it: RFC 3339 UTC, or, for a date RFC 3339 has no form for
+    /// (a timestamp sent in milliseconds is tens of thousands of years ahead), the number of
+    /// Unix seconds as sent; null when absent.
+    mutating func date(_ seconds: Double?) {
+        guard let seconds else { return null() }
+        if RFC3339.hasForm(seconds) { string(RFC3339.format(seconds)) } else { number(JSONNumber(seconds)) }
+    }
+}

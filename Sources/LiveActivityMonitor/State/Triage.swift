@@ -1,0 +1,63 @@
+import JSON
+
+/// What is wrong with a live activity now, as on-call sorts it (`GET /api/triage`, the
+/// dashboard's "Needs a look"). The rules are here once; the page shows what they found.
+enum TriageProblem: String, CaseIterable, Sendable {
+    /// The content shown has a timestamp more than a day ahead (usually milliseconds): the phone
+    /// ignores every correct update until the activity ends.
+    case futureTimestamp = "future_timestamp"
+    /// APNs said the activity's token is dead (410, BadDeviceToken, …): no push reaches it.
+    case tokenInvalidated = "token_invalidated"
+    /// The last push was not answered 200 (and did not invalidate the token).
+    case lastPushFailed = "last_push_failed"
+    /// More priority-10 pushes in the last hour than `--priority10-budget`: iOS throttles it.
+    case priority10Heavy = "priority10_heavy"
+    case stale
+
+    /// The group's heading, one activity or many.
+    var title: (one: String, many: String) {
+        switch self {
+        case .futureTimestamp: ("card frozen by a timestamp in the future", "cards frozen by a timestamp in the future")
+        case .tokenInvalidated: ("token invalidated by APNs", "tokens invalidated by APNs")
+        case .lastPushFailed: ("last push failed", "last pushes failed")
+        case .priority10Heavy: ("over the priority-10 budget", "over the priority-10 budget")
+        case .stale: ("stale", "stale")
+        }
+    }
+
+    /// The content timestamp beyond which a card counts as frozen: the `timestamp_in_future`
+    /// warning's day.
+    static let frozenAfter = StateEngine.timestampSlack
+
+    /// The problems of `record` at `now`, in the order above; none for an activity that left
+    /// the lock screen.
+    static func of(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
+        let state = record.state(at: now)
+        guard state != .dismissed else { return [] }
+        var out: [TriageProblem] = []
+        if state != .ended, record.contentTimestamp > now + frozenAfter { out.append(.futureTimestamp) }
+        if record.tokenInvalidated { out.append(.tokenInvalidated) }
+        if let push = record.lastPush, push.status != 200, !record.tokenInvalidated { out.append(.lastPushFailed) }
+        if record.isPriority10Heavy(at: now, budget: priority10Budget) { out.append(.priority10Heavy) }
+        if state == .stale { out.append(.stale) }
+        return out
+    }
+
+    /// One line about `record` for this problem, for the row that names it.
+    func detail(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> String {
+        switch self {
+        case .futureTimestamp:
+            // A timestamp in milliseconds has no RFC 3339 form: shown as the number it was sent as.
+            "content timestamp \(RFC3339.hasForm(record.contentTimestamp) ? RFC3339.format(record.contentTimestamp) : "\(JSONNumber(record.contentTimestamp))")"
+                + ": later updates are ignored"
+        case .tokenInvalidated:
+            "APNs answered \(record.tokenInvalidReason ?? "410")"
+        case .lastPushFailed:
+            "APNs answered \(record.lastPush.map { "\($0.status)" + ($0.reason.map { " \($0)" } ?? "") } ?? "?")"
+        case .priority10Heavy:
+            "\(record.priority10Count(at: now)) priority-10 pushes in the last hour (budget \(priority10Budget))"
+        case .stale:
+            record.staleDate.map { "stale since \(RFC3339.format($0))" } ?? "reported stale by the device"
+        }
+    }
+}
