@@ -120,9 +120,9 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if let responder = context.responder {
         // Called again after MHD_resume_connection: the handler has answered, or stop() gave up.
         switch responder.afterResume() {
-        case .answer(let response):
+        case .answer(let answer):
             defer { core.watchdog.restart(connection) }
-            return core.queue(response, on: connection, closeConnection: false)
+            return core.queue(answer.response, on: connection, closeConnection: false)
         case .abandoned:
             return .NO
         case .nothing:

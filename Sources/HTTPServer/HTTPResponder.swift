@@ -15,16 +15,29 @@ import Synchronization
 /// never find a connection between the two. A connection suspended when the server stops is
 /// resumed by the server and closed unanswered (``abandon()``); a later `respond` does nothing.
 public final class HTTPResponder: Sendable {
+    /// An answer: a response, or what builds it on the polling thread that sends it.
+    enum Answer {
+        case response(HTTPResponse)
+        case builder(@Sendable () -> HTTPResponse)
+
+        var response: HTTPResponse {
+            switch self {
+            case .response(let response): response
+            case .builder(let build): build()
+            }
+        }
+    }
+
     enum State {
         /// The handler is running and has not answered.
         case handling
         /// Answered while the handler was running: queued when it returns, without suspending.
-        case answeredEarly(HTTPResponse)
+        case answeredEarly(Answer)
         /// The connection is suspended, waiting for `respond`.
         case suspended
         /// Answered after the suspend: the connection is resumed, the response waits for the
         /// access handler's next call.
-        case answered(HTTPResponse)
+        case answered(Answer)
         /// The response has been taken for queuing.
         case done
         /// The server stopped first: the connection is resumed to be closed unanswered.
@@ -56,6 +69,17 @@ public final class HTTPResponder: Sendable {
     /// Gives the request its answer. Only the first call counts; a call after the server has
     /// stopped waiting for this request does nothing.
     public func respond(_ response: HTTPResponse) {
+        answer(.response(response))
+    }
+
+    /// Gives the request its answer as a closure that builds it, run later on the polling thread
+    /// that sends it: a thread that answers many requests (the store writer) spends nothing on
+    /// their bodies. Only the first answer counts.
+    public func respond(building build: @escaping @Sendable () -> HTTPResponse) {
+        answer(.builder(build))
+    }
+
+    private func answer(_ response: Answer) {
         let resumed = state.withLock { state -> Bool in
             switch state {
             case .handling:
@@ -77,7 +101,7 @@ public final class HTTPResponder: Sendable {
     /// On the polling thread, when the handler has returned: the response if it answered already;
     /// otherwise the connection is suspended (or, if the server is stopping, left to close) and nil.
     func handlerReturned() -> HTTPResponse? {
-        state.withLock { state -> HTTPResponse? in
+        let answer = state.withLock { state -> Answer? in
             switch state {
             case .answeredEarly(let response):
                 state = .done
@@ -96,10 +120,11 @@ public final class HTTPResponder: Sendable {
                 return nil
             }
         }
+        return answer?.response
     }
 
     enum Resumed {
-        case answer(HTTPResponse)
+        case answer(Answer)
         /// Close the connection unanswered.
         case abandoned
         /// Already queued (libmicrohttpd should not call again; nothing to do if it does).

@@ -24,25 +24,31 @@ struct IngestHandler: Sendable {
     }
     private static let nextQueue = Atomic(0)
 
-    /// Answers through `answer`, from whichever thread finishes the request: at once when it is
-    /// refused or its events are decoded here and the store answers quickly, otherwise from the
-    /// store writer once the events are durable (or from a decoding queue, refused).
-    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (HTTPResponse) -> Void) {
-        if let error = refusal(request) { return answer(refused(error)) }
+    /// Answers through `answer` with what builds the response (run where it is sent), from
+    /// whichever thread finishes the request: at once when it is refused, otherwise from the
+    /// store writer once the events are durable (or from a decoding queue, refused). The writer
+    /// only hands the outcome on: the response is built on the polling thread that sends it.
+    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
+        if let error = refusal(request) {
+            let response = refused(error)
+            return answer { response }
+        }
         guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
-            return answer(refused(Self.unsupportedContentType(request)))
+            let response = refused(Self.unsupportedContentType(request))
+            return answer { response }
         }
         let work: @Sendable () -> Void = { [self] in
             let events: [Event]
             do throws(APIError) {
                 events = try decoder.decode(request.body, format: format)
             } catch {
-                return answer(refused(error))
+                let response = refused(error)
+                return answer { response }
             }
             store.ingest(events) { result in
                 switch result {
-                case .success(let summary): answer(Self.accepted(summary))
-                case .failure(let error): answer(refused(error))
+                case .success(let summary): answer { Self.accepted(summary) }
+                case .failure(let error): answer { refused(error) }
                 }
             }
         }
@@ -58,8 +64,8 @@ struct IngestHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let response = Mutex<HTTPResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        handle(request) { answer in
-            response.withLock { $0 = answer }
+        handle(request) { build in
+            response.withLock { $0 = build() }
             done.signal()
         }
         done.wait()

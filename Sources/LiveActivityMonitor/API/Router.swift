@@ -28,18 +28,28 @@ struct Router: Sendable {
     /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
     /// write; a history read replays and may queue for a slot) run on `slowReads`; every other
     /// route is answered at once, where it arrived.
-    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (HTTPResponse) -> Void) {
+    ///
+    /// `answer` takes what builds the response, run where it is sent (for an ingest, on the
+    /// polling thread after the resume, not on the writer).
+    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
         switch Self.match(request.pathSegments, path: request.path).template {
         case "/v1/events" where request.method == "POST":
             let httpRequests = httpRequests
-            ingest.handle(request) { response in
-                httpRequests.inc([String(response.status), "/v1/events"])
-                answer(response)
+            ingest.handle(request) { build in
+                answer {
+                    let response = build()
+                    httpRequests.inc([String(response.status), "/v1/events"])
+                    return response
+                }
             }
         case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}":
-            Self.slowReads.async { answer(handle(request)) }
+            Self.slowReads.async {
+                let response = handle(request)
+                answer { response }
+            }
         default:
-            answer(handle(request))
+            let response = handle(request)
+            answer { response }
         }
     }
 

@@ -49,7 +49,7 @@ public final class MonitorServer: Sendable {
         http.errorLog = { httpLog($0) }
         do {
             self.http = try HTTPServer(configuration: http, answering: { request, responder in
-                router.handle(request) { responder.respond($0) }
+                router.handle(request) { responder.respond(building: $0) }
             })
         } catch {
             store.close()
