@@ -112,6 +112,7 @@ final class Benchmark {
         var libraryRate: [Double] = [], libraryCloseRate: [Double] = [], closeRate: [Double] = [], unstartedRate: [Double] = []
         var httpCloseRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
+        var writerCPUPerEvent: [Double] = [], storageCPUPerRow: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
         var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
         var acknowledged = 0
@@ -154,10 +155,14 @@ final class Benchmark {
             peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
                 .requestsPerSecond)
             let per = options.eventsPerBatch
+            let writerBefore = batched.threadCPUSeconds(named: "store-writer")
             let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
             batchRate.append(b.requestsPerSecond * Double(per))
             acknowledged += b.requests * per
+            // The writer's CPU over the load (and the commits wrk left behind, `waitUntilIdle`).
+            writerCPUPerEvent.append((batched.threadCPUSeconds(named: "store-writer") - writerBefore) / Double(b.requests * per) * 1e6)
             storageRate.append(try storage.insertAll())
+            storageCPUPerRow.append(storage.cpuPerRow * 1e6)
             let stage = try stages.run()
             decodeRate.append(stage.decode)
             singleDecodeRate.append(stage.decodeSingle)
@@ -184,6 +189,8 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("cpu_writer_event", "store writer CPU per event, batched load", "µs", writerCPUPerEvent)
+        results.add("cpu_storage_row", "storage limit CPU per row", "µs", storageCPUPerRow)
         addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
         results.add("cpu_http", "our HTTPServer (fixed 200) CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
@@ -417,6 +424,8 @@ final class Benchmark {
             .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.70,
                   atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"
                     + perRound("batched", "storage_limit")),
+            .init(label: "writer CPU per event / storage limit CPU per row", measured: r.pairedRatio("cpu_writer_event", "cpu_storage_row"),
+                  limit: 1.3, atLeast: false, detail: against("cpu_writer_event", "cpu_storage_row", ("µs", "µs"))),
             .init(label: "p99 with \(options.idleConnections) idle connections / without", measured: r.pairedRatio("p99_idle", "p99_plain"),
                   limit: 2, atLeast: false, detail: against("p99_idle", "p99_plain", ("ms", "ms"))
                     + "; resident memory +\(Results.format(r.median("rss_idle"))) MB"),
