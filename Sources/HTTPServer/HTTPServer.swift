@@ -78,7 +78,7 @@ public final class HTTPServer: Sendable {
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_EPOLL.rawValue            // epoll: no descriptor limit, no per-call scan of idle connections
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue // deferred answers (implies MHD_USE_ITC, which MHD_quiesce_daemon needs)
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue // deferred answers (implies MHD_USE_ITC: resumes wake the threads)
             | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue        // to the logger below, which explains start-up failures
         if address.isIPv6 {
@@ -166,22 +166,22 @@ public final class HTTPServer: Sendable {
             running = nil
             core.stopping.store(true, ordering: .relaxed)
             core.watchdog.stop()
-            // Stop accepting first. MHD_quiesce_daemon only stops libmicrohttpd polling the
-            // listening socket: the kernel would go on completing handshakes into its backlog,
-            // and those clients would hang until MHD_stop_daemon. shutdown() takes the socket out
-            // of the listening state (new connections are refused, queued ones reset) while the
-            // descriptor stays open: the manual forbids closing it before MHD_stop_daemon, as the
-            // daemon's polling thread may still hold it in a poll() set (and a closed number can
-            // be reused at once).
-            let listening = MHD_quiesce_daemon(started)
-            if listening >= 0 {
-                if shutdown(listening, Int32(SHUT_RDWR)) != 0 {
-                    core.log("HTTPServer: could not stop listening (shutdown: \(String(cString: strerror(errno)))); "
-                             + "new connections wait until the server has stopped")
-                }
-            } else {
-                core.log("HTTPServer: libmicrohttpd could not stop accepting connections (MHD_quiesce_daemon failed)")
+            // Stop accepting first, so that new connections are refused at once rather than left
+            // in the backlog until MHD_stop_daemon. Not with MHD_quiesce_daemon: with a thread
+            // pool and epoll, 0.9.75 races the polling threads for the listening socket's place
+            // in their epoll sets and aborts the process when it loses ("Failed to remove listen
+            // FD from epoll set"). Instead the listening socket is closed under libmicrohttpd by
+            // putting an eventfd, which never becomes readable, in its descriptor's place
+            // (dup2): the socket goes (the kernel refuses new connections and resets queued
+            // ones), leaves every epoll set with its last reference, and its number stays taken
+            // until MHD_stop_daemon closes it, so it can never name another file meanwhile.
+            let listening = CMicroHTTPD_listen_fd(started)
+            let placeholder = CMicroHTTPD_placeholder_fd()
+            if listening < 0 || placeholder < 0 || dup2(placeholder, listening) < 0 {
+                core.log("HTTPServer: could not stop listening (\(String(cString: strerror(errno)))); "
+                         + "new connections wait until the server has stopped")
             }
+            if placeholder >= 0 { close(placeholder) }
             let deadline = Self.monotonicSeconds() + gracePeriodSeconds
             while core.inFlight.load(ordering: .acquiring) > 0 && Self.monotonicSeconds() < deadline {
                 usleep(5_000)
@@ -196,9 +196,6 @@ public final class HTTPServer: Sendable {
             // under its request's lock, so none is still under way when the daemon goes.
             for responder in core.suspended.close() { responder.abandon() }
             MHD_stop_daemon(started)
-            if listening >= 0 {
-                close(listening)
-            }
         }
     }
 
