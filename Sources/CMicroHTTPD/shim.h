@@ -7,14 +7,18 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <sys/eventfd.h>
 
 // MHD_start_daemon is variadic, which Swift cannot call. Every option goes through one
 // MHD_OPTION_ARRAY (terminated by {MHD_OPTION_END, 0, NULL}) so the Swift side builds a plain array.
+// `accept_policy` (may be NULL) is asked about each accepted connection before it is served;
+// it shares `handler_cls`.
 static inline struct MHD_Daemon *
 CMicroHTTPD_start_daemon(unsigned int flags, uint16_t port,
+                         MHD_AcceptPolicyCallback accept_policy,
                          MHD_AccessHandlerCallback handler, void *handler_cls,
                          const struct MHD_OptionItem *options) {
-  return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+  return MHD_start_daemon(flags, port, accept_policy, handler_cls, handler, handler_cls,
                           MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
@@ -24,6 +28,21 @@ static inline uint16_t
 CMicroHTTPD_bind_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
+}
+
+// A descriptor that never becomes readable or writable (an eventfd at 0), to stand in the
+// listening socket's place while the daemon stops (HTTPServer.stop). Glibc's Swift module does
+// not export eventfd.
+static inline int
+CMicroHTTPD_placeholder_fd(void) {
+  return eventfd(0, EFD_CLOEXEC);
+}
+
+// MHD_get_daemon_info is variadic. The daemon's listening socket, or -1.
+static inline int
+CMicroHTTPD_listen_fd(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+  return info == NULL ? -1 : info->listen_fd;
 }
 
 // MHD_get_connection_info is variadic. Returns the peer's address (owned by libmicrohttpd,

@@ -2,12 +2,13 @@ import CMicroHTTPD
 import Glibc
 
 // The C callbacks given to libmicrohttpd. They are global functions, hence nonisolated:
-// libmicrohttpd calls them synchronously on its own threads. `cls` is always the daemon's
+// libmicrohttpd calls them synchronously on its polling threads (a connection always on the same one). `cls` is always the daemon's
 // ServerCore (retained by HTTPServer until MHD_stop_daemon has returned).
 
 /// `MHD_AccessHandlerCallback`. libmicrohttpd calls it at least twice per request:
 /// first when the headers are in (set up the context), then once per piece of body
-/// (`*uploadDataSize > 0`), and finally with `*uploadDataSize == 0` (run the handler, queue).
+/// (`*uploadDataSize > 0`), and finally with `*uploadDataSize == 0` (run the handler, queue its
+/// answer, or suspend the connection until it answers); after a resume, once more (queue it).
 func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                    url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                    version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
@@ -73,6 +74,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
             defer { core.watchdog.restart(connection) }
             return core.queueOverBudget(on: connection, path: path)
         }
+        context.chunked = framing.chunked
         context.body.reserveCapacity(declared)
         return .YES
     }
@@ -115,26 +117,48 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         return .YES
     }
 
+    if let responder = context.responder {
+        // Called again after MHD_resume_connection: the handler has answered, or stop() gave up.
+        switch responder.afterResume() {
+        case .answer(let answer):
+            defer { core.watchdog.restart(connection) }
+            return core.queue(answer.response, on: connection, closeConnection: false)
+        case .abandoned:
+            return .NO
+        case .nothing:
+            return .YES
+        }
+    }
     // Final call: the whole request is in.
     if context.responded { return .YES }
     context.responded = true
+    context.bodyComplete = true
     // The response's own deadline starts once it is queued; none while the handler runs.
-    defer { core.watchdog.restart(connection) }
     if context.bodyTooLarge {
+        defer { core.watchdog.restart(connection) }
         return core.queueBodyTooLarge(on: connection, path: context.path(decodedURL: url))
     }
     if context.bodyOverBudget {
+        defer { core.watchdog.restart(connection) }
         return core.queueOverBudget(on: connection, path: context.path(decodedURL: url))
     }
     core.watchdog.handling(connection)
-    let response = core.run(connection: connection,
-                            method: method.map { String(cString: $0) } ?? "",
-                            context: context,
-                            path: context.path(decodedURL: url),
-                            body: context.body)
+    // The request's body budget goes with the responder: given back when the answer is given.
+    let responder = HTTPResponder(connection: connection, core: core, reservedBodyBytes: context.reservedBodyBytes)
+    context.reservedBodyBytes = 0
+    context.responder = responder
+    core.run(connection: connection,
+             method: method.map { String(cString: $0) } ?? "",
+             context: context,
+             path: context.path(decodedURL: url),
+             body: context.body,
+             responder: responder)
     context.body = []
-    // The request's memory is gone with the handler's return (the response is a copy).
-    core.releaseBody(of: context)
+    guard let response = responder.handlerReturned() else {
+        // Suspended: resumed when the handler answers (the deadline stays off meanwhile).
+        return .YES
+    }
+    defer { core.watchdog.restart(connection) }
     return core.queue(response, on: connection, closeConnection: false)
 }
 
@@ -150,11 +174,12 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
 func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
                     connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
     let context = RequestContext(target: uri.map { String(cString: $0) }, targetByteCount: uri.map { strlen($0) })
-    if let cls, let connection {
-        // The first callback on the connection's thread: from now on the log callback can
-        // tell which connection libmicrohttpd's own error answers are for.
-        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        ConnectionThread.serving(connection, core: core).path = context.path(decodedURL: nil)
+    if cls != nil, let connection {
+        // For the log callback, which must tell which connection libmicrohttpd's own error
+        // answers are for (`WorkerThread.libraryErrorConnection`).
+        let record = WorkerThread.current.record(connection)
+        record.context = context
+        context.connection = record
     }
     return Unmanaged.passRetained(context).toOpaque()
 }
@@ -168,8 +193,10 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     if let cls, let connection {
         // The response is sent: the next request is due within the limit.
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
-        if let thread = ConnectionThread.current, thread.connection == connection {
-            thread.path = nil
+        if let existing = requestContext?.pointee {
+            Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue().connection?.context = nil
+        } else {
+            WorkerThread.current.connections[connection]?.context = nil
         }
     }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
@@ -184,17 +211,35 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     }
 }
 
+/// `MHD_AcceptPolicyCallback`: refuses (closes at once) a connection accepted beyond
+/// `maxConnections`. libmicrohttpd's own limit is split between the polling threads, and a
+/// thread at its share stops accepting, leaving further clients in the listen backlog until it
+/// times out; it is therefore set above ours (`HTTPServer.init`), and this one closes the extras.
+/// Threads accepting at the same instant may each let one more in.
+func acceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t) -> MHD_Result {
+    guard let cls else { return .YES }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if core.openConnections.load(ordering: .relaxed) < core.maxConnections { return .YES }
+    core.log("HTTPServer: connection limit (\(core.maxConnections)) reached: closing an inbound connection")
+    return .NO
+}
+
 /// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds
 /// what the watchdog keeps for it, from start to close.
 func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                         socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                         code: MHD_ConnectionNotificationCode) {
     guard let cls, let connection, let socketContext else { return }
-    let watchdog = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let watchdog = core.watchdog
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
+        core.openConnections.wrappingAdd(1, ordering: .relaxed)
+        WorkerThread.current.opened(connection)
         socketContext.pointee = watchdog.opened(connection)
     case .CONNECTION_NOTIFY_CLOSED:
+        core.openConnections.wrappingSubtract(1, ordering: .relaxed)
+        WorkerThread.current.closed(connection, core: core)
         if let watched = socketContext.pointee {
             watchdog.closed(watched)
             socketContext.pointee = nil
@@ -206,14 +251,14 @@ func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer
 
 /// `MHD_LogCallback`: formats libmicrohttpd's printf-style message and hands it to the core.
 /// libmicrohttpd announces each error answer of its own here, just before it builds it, on the
-/// connection's thread: the core then answers in its place (`ServerCore.answerLibraryError`).
+/// connection's polling thread: the core then answers in its place (`ServerCore.answerLibraryError`).
 func logMessage(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
     guard let cls, let format, let arguments else { return }
     var buffer = [CChar](repeating: 0, count: 1024)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     while message.last == "\n" { message.removeLast() }
-    if let thread = ConnectionThread.current, thread.answeredDirectly {
+    if WorkerThread.current.hasDirectAnswer {
         // libmicrohttpd failing to send on the socket the server shut, and closing: expected.
         return
     }

@@ -17,8 +17,8 @@ let sendWithoutSignal = Int32(MSG_NOSIGNAL)
 ///
 /// The answer has the server's default headers, a JSON body and `Connection: close`; the
 /// socket is then shut down for writing, so whatever libmicrohttpd tries to send afterwards
-/// fails and it closes the connection. Only ever called on the connection's own thread, while
-/// libmicrohttpd is inside a callback for it and writes nothing itself.
+/// fails and it closes the connection. Only ever called on the polling thread that serves the
+/// connection, while libmicrohttpd is inside a callback for it and writes nothing itself.
 enum DirectAnswer {
     /// Writes the answer to `fd` and shuts writing down. Gives up (the connection is closed
     /// all the same) if the client takes none of it for a second.
@@ -75,57 +75,99 @@ enum DirectAnswer {
     }
 }
 
-/// What the server knows of the connection a libmicrohttpd thread serves, kept in the thread's
-/// own storage: libmicrohttpd's log callback, where its own error answers show up, is told
-/// nothing of the connection, but runs on the connection's thread.
-///
-/// Sound only in thread-per-connection mode, where a thread serves one connection for its whole
-/// life (the state is made by the first request's URI callback and dies with the thread). With
-/// a thread pool a thread moves between connections, and this would name the wrong one.
-final class ConnectionThread {
-    let connection: OpaquePointer
-    let core: ServerCore
-    /// The path of the request being read (as sent), once its request line is in; nil between
-    /// requests.
-    var path: String?
-    /// The server has answered on the socket itself and shut it for writing: libmicrohttpd's
-    /// messages about failing to send, and closing, are expected and not logged.
-    var answeredDirectly = false
-    /// This connection is counted in the core's `inFlight` until its thread ends: the server
-    /// answered in libmicrohttpd's place, and libmicrohttpd is still finishing its own answer.
-    /// `stop()` waits for that: libmicrohttpd 0.9.75 crashes when the daemon is stopped while
-    /// it queues an error answer (`MHD_queue_response` then queues nothing, and the answer's
-    /// head is built from no response).
-    var holdsInFlight = false
+/// What one polling thread knows of the connections it serves, kept in the thread's own storage:
+/// libmicrohttpd's log callback, where its own error answers show up, is told nothing of the
+/// connection, but runs on the thread that serves it. In the thread-pool mode a connection stays
+/// with the thread that accepted it for its whole life (its open and close are both reported
+/// there), and the thread serves one connection at a time, so the connection a message is about
+/// is one of this thread's: ``libraryErrorConnection(page:)`` finds it when only one can be.
+final class WorkerThread {
+    /// One connection of this thread.
+    final class Connection {
+        let connection: OpaquePointer
+        /// The request being read or answered (from its request line until it completes), if any.
+        var context: RequestContext?
+        /// The server has answered on the socket itself and shut it for writing: libmicrohttpd's
+        /// messages about failing to send, and closing, are expected and not logged.
+        var answeredDirectly = false
+        /// This connection is counted in the core's `inFlight` until it closes: the server
+        /// answered in libmicrohttpd's place, and libmicrohttpd is still finishing its own answer.
+        /// `stop()` waits for that: libmicrohttpd 0.9.75 crashes when the daemon is stopped while
+        /// it queues an error answer (`MHD_queue_response` then queues nothing, and the answer's
+        /// head is built from no response).
+        var holdsInFlight = false
+        /// The peer's address as text, made on the first request that asks (once per connection).
+        private var remote: String??
 
-    private init(connection: OpaquePointer, core: ServerCore) {
-        self.connection = connection
-        self.core = core
+        init(_ connection: OpaquePointer) { self.connection = connection }
+
+        func remoteAddress(of connection: OpaquePointer) -> String? {
+            if let remote { return remote }
+            let text = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
+            remote = .some(text)
+            return text
+        }
     }
 
-    deinit {
-        if holdsInFlight { core.inFlight.wrappingSubtract(1, ordering: .releasing) }
+    private(set) var connections: [OpaquePointer: Connection] = [:]
+
+    /// A connection of this thread opened.
+    func opened(_ connection: OpaquePointer) {
+        connections[connection] = Connection(connection)
     }
 
-    /// This thread's state, if a request of its connection has been seen.
-    static var current: ConnectionThread? {
-        pthread_getspecific(key).map { Unmanaged<ConnectionThread>.fromOpaque($0).takeUnretainedValue() }
+    /// A connection of this thread closed: what it held of `inFlight` is given back.
+    func closed(_ connection: OpaquePointer, core: ServerCore) {
+        guard let record = connections.removeValue(forKey: connection) else { return }
+        if record.holdsInFlight { core.inFlight.wrappingSubtract(1, ordering: .releasing) }
     }
 
-    /// This thread's state for `connection`, made (or remade, for another connection) if needed.
-    static func serving(_ connection: OpaquePointer, core: ServerCore) -> ConnectionThread {
-        if let current, current.connection == connection { return current }
-        if let old = pthread_getspecific(key) { Unmanaged<ConnectionThread>.fromOpaque(old).release() }
-        let state = ConnectionThread(connection: connection, core: core)
+    /// The record of `connection`, made if libmicrohttpd reported its opening elsewhere.
+    func record(_ connection: OpaquePointer) -> Connection {
+        if let record = connections[connection] { return record }
+        let record = Connection(connection)
+        connections[connection] = record
+        return record
+    }
+
+    /// Whether a connection of this thread was answered on its socket and is not closed yet.
+    var hasDirectAnswer: Bool { connections.values.contains { $0.answeredDirectly } }
+
+    /// The connection libmicrohttpd is refusing (its error answer logged just before it queues
+    /// it), when only one connection of this thread can be it, or nil. The one refused has no
+    /// response queued and is in one of three stages: between requests or reading its request
+    /// line (no request yet, or one whose head the access handler has not seen: a request line
+    /// or a header line refused, a head too large) or receiving a chunked body (a chunk or a
+    /// trailer refused). If exactly one connection of this thread is in any of them, it is the
+    /// one; with more (idle keep-alive connections count), libmicrohttpd's own page stays.
+    func libraryErrorConnection() -> Connection? {
+        var found: Connection?
+        for record in connections.values where !record.answeredDirectly {
+            let candidate: Bool
+            switch record.context {
+            case nil: candidate = true
+            case let context? where !context.started: candidate = true
+            case let context?: candidate = context.chunked && !context.bodyComplete && !context.responded
+            }
+            guard candidate, CMicroHTTPD_has_response(record.connection) == 0 else { continue }
+            if found != nil { return nil }
+            found = record
+        }
+        return found
+    }
+
+    /// This thread's state, made on first use and released when the thread ends.
+    static var current: WorkerThread {
+        if let state = pthread_getspecific(key) { return Unmanaged<WorkerThread>.fromOpaque(state).takeUnretainedValue() }
+        let state = WorkerThread()
         pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
         return state
     }
 
-    /// Released when the thread ends.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { state in
-            if let state { Unmanaged<ConnectionThread>.fromOpaque(state).release() }
+            if let state { Unmanaged<WorkerThread>.fromOpaque(state).release() }
         }
         return key
     }()

@@ -1,3 +1,5 @@
+import Glibc
+
 extension HTTPServer {
     /// How an ``HTTPServer`` binds, and the limits it enforces. The defaults suit a
     /// local service; libmicrohttpd's own defaults have no timeout, so one is always set.
@@ -25,7 +27,15 @@ extension HTTPServer {
         /// up to `maxBodyBytes`. Bounds the memory of many large requests at once.
         public var maxInflightBodyBytes: Int = 0
         /// Most connections open at once; further ones are closed as soon as they are accepted.
+        /// An idle connection holds no thread, only its socket and buffers; the soft limit on
+        /// open files is raised to fit, within the hard limit.
         public var maxConnections: Int = 256
+        /// libmicrohttpd polling threads (each serves its share of the connections with epoll);
+        /// one per processor by default. Capped at `maxConnections`.
+        public var threadPoolSize: Int = HTTPServer.Configuration.processorCount
+
+        /// Processors this process may run on.
+        public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
         /// Most connections open at once from one IP address; 0 means no per-address limit.
         public var maxConnectionsPerIP: Int = 0
         /// Seconds a connection may stay silent (idle keep-alive, or a client sending nothing)
@@ -46,8 +56,9 @@ extension HTTPServer {
         /// alone is refused for (400 for ambiguous framing or a missing `Host`, 501 for a
         /// transfer coding other than chunked, 415 for a content coding, 431 for headers over
         /// 48 KiB); and libmicrohttpd's own refusals (400, 413, 431, 505), which the server answers
-        /// in its place. Each such answer is JSON (`{"error": …}`) with the default headers and
-        /// closes the connection. Called on a libmicrohttpd thread.
+        /// in its place when it can tell the connection (not told otherwise). Each such answer is
+        /// JSON (`{"error": …}`) with the default headers and closes the connection. Called on a
+        /// libmicrohttpd thread.
         public var serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)? = nil
         /// Called when a request asks for `100 Continue` (`Expect: 100-continue`), once its
         /// headers are in and found sound, before `100 Continue` is sent or any of the body read,

@@ -6,17 +6,21 @@ import Synchronization
 /// ``HTTPHandler`` and sends back the ``HTTPResponse`` it returns.
 ///
 /// ## Threading model
-/// The daemon runs in libmicrohttpd's thread-per-connection mode
-/// (`MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL`):
-/// one internal thread accepts connections and each connection gets its own thread, which
-/// reads the request, calls the handler **synchronously**, and writes the response. So:
+/// The daemon is event-driven: libmicrohttpd's internal thread pool with epoll
+/// (`MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL`, `threadPoolSize` threads, one per core by
+/// default), never a thread per connection. Each connection stays with the polling thread that
+/// accepted it, which reads its requests, calls the handler, and writes its responses. So:
 /// - the handler runs on a libmicrohttpd thread, never on the main actor or a Swift
-///   concurrency executor, and may run on many threads at once: it keeps shared state
+///   concurrency executor, and may run on several threads at once: it keeps shared state
 ///   behind a `Mutex`, and its type is `@Sendable` so that it is never main-actor isolated
 ///   (a main-actor closure, e.g. one written at the top level of `main.swift`, would trap);
-/// - the handler may block (e.g. until a database commit is durable): that holds only its
-///   own connection; other connections keep being served, up to `maxConnections`;
-/// - keep-alive is supported: a connection's thread serves its requests one after another.
+/// - the handler must not block: while it runs, no other connection of its thread is served.
+///   Work that waits (a durable commit) takes an ``HTTPDeferringHandler``: it answers through
+///   an ``HTTPResponder`` from any thread, later; the connection is suspended meanwhile
+///   (`MHD_suspend_connection`, `MHD_ALLOW_SUSPEND_RESUME`) and holds no thread, then resumed
+///   (`MHD_resume_connection`) by the answer;
+/// - keep-alive is supported: a connection's requests are served one after another;
+/// - thousands of idle connections cost their sockets and buffers only.
 ///
 /// The handler is called once the whole body is in memory (at most `maxBodyBytes`; a larger
 /// one is answered 413 and the connection closed, without buffering it: see
@@ -25,8 +29,9 @@ import Synchronization
 /// refusals from the head alone are the exception, and close the connection on purpose: an
 /// ambiguous body length (request smuggling), a transfer or content coding the server does not
 /// decode, HTTP/1.1 without `Host`, a head over 48 KiB or with bytes libmicrohttpd does not
-/// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, so every
-/// answer is JSON with the default headers (`ServerCore.answerLibraryError`).
+/// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, as JSON
+/// with the default headers, whenever the polling thread can tell which connection it refuses
+/// (`ServerCore.answerLibraryError`); otherwise its HTML page goes out.
 ///
 /// ## Lifetime
 /// `init` binds and starts serving; ``stop()`` stops listening (new connections are refused
@@ -35,7 +40,9 @@ import Synchronization
 /// calls `stop()`, but a handler that captures its own server keeps it alive: call `stop()`.
 /// `stop()` may be called from any thread, e.g. one that waits for SIGTERM with a
 /// `DispatchSourceSignal` or `sigwait`, but not from inside a handler (it would wait for that
-/// handler's own thread) nor from an asynchronous signal handler (it takes locks).
+/// handler's own thread) nor from an asynchronous signal handler (it takes locks). Requests
+/// still suspended when the grace period ends are resumed and closed unanswered (libmicrohttpd
+/// refuses to stop with suspended connections); a later answer to them is dropped.
 public final class HTTPServer: Sendable {
     /// The port the server is bound to; the real one even when configured as 0.
     public let port: Int
@@ -50,15 +57,30 @@ public final class HTTPServer: Sendable {
     /// - Throws: ``HTTPServerError`` when the host is not an address literal, a limit is out
     ///   of range, or the address cannot be bound (e.g. "cannot bind 127.0.0.1:8080: …
     ///   Address already in use").
-    public init(configuration: Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+    ///
+    /// `handler` may block (it waits, say, for a lock or a slow resource): each request runs it
+    /// on a thread of its own, off the polling threads, and its connection is suspended until it
+    /// returns, so a blocked handler holds only its own request. Quick handlers that must not pay
+    /// for a thread take ``init(configuration:answering:)`` and answer inline.
+    public convenience init(configuration: Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+        try self.init(configuration: configuration, answering: { request, responder in
+            DetachedThread.start { responder.respond(handler(request)) }
+        })
+    }
+
+    /// Binds `configuration.host`:`configuration.port` and starts serving with `handler`, which
+    /// answers each request through its ``HTTPResponder``, at once or later.
+    public init(configuration: Configuration, answering handler: @escaping HTTPDeferringHandler) throws(HTTPServerError) {
         try Self.validate(configuration)
         let address = try SocketAddress(host: configuration.host, port: configuration.port)
         let core = ServerCore(configuration: configuration, handler: handler)
+        Self.raiseDescriptorLimit(toAtLeast: configuration.maxConnections + Self.spareDescriptors)
 
-        var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_USE_POLL.rawValue      // poll(), not select(): file descriptors above 1024 work
-            | MHD_USE_ITC.rawValue       // MHD_quiesce_daemon needs it with an internal thread
-            | MHD_USE_ERROR_LOG.rawValue // to the logger below, which explains start-up failures
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_USE_EPOLL.rawValue            // epoll: no descriptor limit, no per-call scan of idle connections
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue // deferred answers (implies MHD_USE_ITC: resumes wake the threads)
+            | MHD_USE_ITC.rawValue
+            | MHD_USE_ERROR_LOG.rawValue        // to the logger below, which explains start-up failures
         if address.isIPv6 {
             flags |= MHD_USE_DUAL_STACK.rawValue
         }
@@ -73,13 +95,18 @@ public final class HTTPServer: Sendable {
                                ptr_value: UnsafeMutableRawPointer(mutating: sockaddr)),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT,
                                value: configuration.connectionTimeoutSeconds, ptr_value: nil),
+                // libmicrohttpd splits its limit between the polling threads, and a thread at its
+                // share stops accepting: each may hold all of ours plus one, and `acceptPolicy`
+                // closes the connections beyond `maxConnections` as soon as they are accepted.
                 MHD_OptionItem(option: .CONNECTION_LIMIT,
-                               value: configuration.maxConnections, ptr_value: nil),
+                               value: min((configuration.maxConnections + 1) * configuration.threadPoolSize, Int(UInt32.max)),
+                               ptr_value: nil),
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil),
                 MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
                                value: configuration.maxConnectionsPerIP, ptr_value: nil),
                 // Per-connection pool for headers and read/write buffers (default 32 KiB).
-                // 64 KiB admits long cookies/URLs and larger read chunks; 256 connections
-                // then cost at most 16 MiB. Heads over 48 KiB are answered 431 by the server
+                // 64 KiB admits long cookies/URLs and larger read chunks; an idle connection
+                // touches only the pages it used. Heads over 48 KiB are answered 431 by the server
                 // itself, so that a response always has room (RequestHead.maxBytes).
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: RequestHead.connectionMemory, ptr_value: nil),
                 // The request target as sent, before libmicrohttpd decodes it (see requestStarted).
@@ -95,7 +122,7 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
             return options.withUnsafeBufferPointer { items in
-                CMicroHTTPD_start_daemon(flags, UInt16(configuration.port), accessHandler, coreAddress,
+                CMicroHTTPD_start_daemon(flags, UInt16(configuration.port), acceptPolicy, accessHandler, coreAddress,
                                          items.baseAddress)
             }
         }
@@ -118,6 +145,13 @@ public final class HTTPServer: Sendable {
         stop()
     }
 
+    /// Requests presented to a handler and not completed yet (for tests).
+    var requestsInFlight: Int { core.inFlight.load(ordering: .acquiring) }
+    /// Requests whose connection is suspended waiting for their answer (for tests).
+    var suspendedRequests: Int { core.suspended.count }
+    /// Connections open (for tests).
+    var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+
     /// Stops the server: it stops listening at once (new connections are refused, not left
     /// waiting), requests already being handled are answered (for up to
     /// `shutdownGracePeriodSeconds`; their responses carry `Connection: close`), then every
@@ -132,22 +166,22 @@ public final class HTTPServer: Sendable {
             running = nil
             core.stopping.store(true, ordering: .relaxed)
             core.watchdog.stop()
-            // Stop accepting first. MHD_quiesce_daemon only stops libmicrohttpd polling the
-            // listening socket: the kernel would go on completing handshakes into its backlog,
-            // and those clients would hang until MHD_stop_daemon. shutdown() takes the socket out
-            // of the listening state (new connections are refused, queued ones reset) while the
-            // descriptor stays open: the manual forbids closing it before MHD_stop_daemon, as the
-            // daemon's polling thread may still hold it in a poll() set (and a closed number can
-            // be reused at once).
-            let listening = MHD_quiesce_daemon(started)
-            if listening >= 0 {
-                if shutdown(listening, Int32(SHUT_RDWR)) != 0 {
-                    core.log("HTTPServer: could not stop listening (shutdown: \(String(cString: strerror(errno)))); "
-                             + "new connections wait until the server has stopped")
-                }
-            } else {
-                core.log("HTTPServer: libmicrohttpd could not stop accepting connections (MHD_quiesce_daemon failed)")
+            // Stop accepting first, so that new connections are refused at once rather than left
+            // in the backlog until MHD_stop_daemon. Not with MHD_quiesce_daemon: with a thread
+            // pool and epoll, 0.9.75 races the polling threads for the listening socket's place
+            // in their epoll sets and aborts the process when it loses ("Failed to remove listen
+            // FD from epoll set"). Instead the listening socket is closed under libmicrohttpd by
+            // putting an eventfd, which never becomes readable, in its descriptor's place
+            // (dup2): the socket goes (the kernel refuses new connections and resets queued
+            // ones), leaves every epoll set with its last reference, and its number stays taken
+            // until MHD_stop_daemon closes it, so it can never name another file meanwhile.
+            let listening = CMicroHTTPD_listen_fd(started)
+            let placeholder = CMicroHTTPD_placeholder_fd()
+            if listening < 0 || placeholder < 0 || dup2(placeholder, listening) < 0 {
+                core.log("HTTPServer: could not stop listening (\(String(cString: strerror(errno)))); "
+                         + "new connections wait until the server has stopped")
             }
+            if placeholder >= 0 { close(placeholder) }
             let deadline = Self.monotonicSeconds() + gracePeriodSeconds
             while core.inFlight.load(ordering: .acquiring) > 0 && Self.monotonicSeconds() < deadline {
                 usleep(5_000)
@@ -157,11 +191,31 @@ public final class HTTPServer: Sendable {
                 core.log("HTTPServer: shutdown grace period (\(Self.seconds(gracePeriodSeconds))) over: "
                          + "closing \(unanswered) connection\(unanswered == 1 ? "" : "s") whose request was not answered")
             }
+            // libmicrohttpd aborts the process if it is stopped with connections suspended: resume
+            // the ones still waiting for their answer, to be closed unanswered. Each resume is made
+            // under its request's lock, so none is still under way when the daemon goes.
+            for responder in core.suspended.close() { responder.abandon() }
             MHD_stop_daemon(started)
-            if listening >= 0 {
-                close(listening)
-            }
         }
+    }
+
+    /// Raises the open-files soft limit as a server of `maxConnections` would (for benchmarks
+    /// that run libmicrohttpd directly beside it).
+    public static func raiseDescriptorLimitForBench(_ maxConnections: Int) {
+        raiseDescriptorLimit(toAtLeast: maxConnections + spareDescriptors)
+    }
+
+    /// Descriptors kept beyond one per connection: listening socket, epoll and event descriptors
+    /// of each polling thread, the database, logs.
+    static let spareDescriptors = 256
+
+    /// Raises the soft limit on open files (`ulimit -n`, often 1,024) toward `wanted`, within the
+    /// hard limit: each connection is a descriptor, and `maxConnections` may be thousands.
+    static func raiseDescriptorLimit(toAtLeast wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private static func validate(_ configuration: Configuration) throws(HTTPServerError) {
@@ -176,6 +230,7 @@ public final class HTTPServer: Sendable {
         try check((1...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds),
                   "connectionTimeoutSeconds must be at least 1 (0 would mean no timeout)")
         try check(configuration.shutdownGracePeriodSeconds >= 0, "shutdownGracePeriodSeconds must not be negative")
+        try check((1...1024).contains(configuration.threadPoolSize), "threadPoolSize must be in 1…1024")
     }
 
     /// "10 s", "0.5 s".
@@ -187,6 +242,32 @@ public final class HTTPServer: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// Runs a closure on a new detached thread (for handlers that may block).
+enum DetachedThread {
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let created = pthread_create(&thread, &attributes, { box in
+            let body = Unmanaged<Box>.fromOpaque(box!).takeRetainedValue().body
+            body()
+            return nil
+        }, box)
+        if created != 0 {
+            // No thread to be had: run it here rather than never answer.
+            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 ///
 /// Created by the URI log callback, when the request line is in, and stored in `*con_cls` as
 /// a retained `Unmanaged` reference; released by the request-completed callback. Only the
-/// connection's own thread touches it (thread-per-connection), so it needs no lock and is
-/// deliberately not `Sendable`.
+/// polling thread that serves the connection touches it (a connection never changes thread),
+/// so it needs no lock and is deliberately not `Sendable`; what other threads reach is its
+/// ``responder``.
 final class RequestContext {
     /// The request target exactly as sent (query string included, nothing decoded); nil if
     /// libmicrohttpd did not report it.
@@ -32,6 +33,14 @@ final class RequestContext {
     var bodyOverBudget = false
     /// A response has been queued; later calls only discard upload data.
     var responded = false
+    /// The body is chunked (its end is known only when it comes).
+    var chunked = false
+    /// The access handler's final call has come: the whole body is in.
+    var bodyComplete = false
+    /// Set when the handler has been called: the answer it owes, now or after a suspend.
+    var responder: HTTPResponder?
+    /// What the polling thread keeps for the request's connection (set with the request line).
+    var connection: WorkerThread.Connection?
 
     init(target: String?, targetByteCount: Int? = nil) {
         self.target = target

@@ -2,11 +2,13 @@ import CMicroHTTPD
 import Synchronization
 
 /// The part of a server that libmicrohttpd's callbacks reach through their `cls` pointer,
-/// on its connection threads: the handler, the limits, and the counters `stop()` waits on.
+/// on its polling threads: the handler, the limits, and the counters `stop()` waits on.
 ///
 /// Plain `Sendable`: every stored property is immutable or a `Mutex`/`Atomic`.
 final class ServerCore: Sendable {
-    let handler: HTTPHandler
+    let handler: HTTPDeferringHandler
+    /// Requests whose connections are suspended until their handler answers (for `stop()`).
+    let suspended = SuspendedRequests()
     let maxBodyBytes: Int
     /// How much of an over-limit chunked body, counted from the limit, is read and discarded,
     /// hoping to reach its end and answer 413, before the connection is closed without an answer.
@@ -15,19 +17,17 @@ final class ServerCore: Sendable {
     /// Body bytes the requests in flight hold (`reserveBody`).
     let inflightBodyBytes = Atomic(0)
     let defaultHeaders: [(name: String, value: String)]
+    /// `defaultHeaders`' names, lowercased once.
+    let defaultHeaderNames: [String]
     let errorLog: (@Sendable (String) -> Void)?
     let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
     let checkBeforeContinue: (@Sendable (HTTPRequest) -> HTTPResponse?)?
-    /// Whether libmicrohttpd's own error answers are replaced by the server's (see
-    /// `answerLibraryError`). That finds the connection through `ConnectionThread`, which is
-    /// sound only while each connection has a thread of its own, as in the daemon's
-    /// thread-per-connection mode: turn it off (or rework it) with any other threading model.
-    let answersLibraryErrors = true
     /// Requests presented to the access handler whose completion has not been reported yet.
-    /// An atomic, not a `Mutex`: every request of every connection thread changes it twice, and
-    /// with 64 threads on 2 processors a preempted lock holder left the others spinning in
-    /// `_MutexHandle._lockSlow`, a large share of the HTTP limit's CPU in its slow rounds.
+    /// An atomic, not a `Mutex`: every request changes it twice, on every polling thread.
     let inFlight = Atomic(0)
+    /// Connections open (reported started and not yet closed), for `maxConnections`.
+    let openConnections = Atomic(0)
+    let maxConnections: Int
     /// Set by `stop()`: responses then carry `Connection: close` so keep-alive connections drain.
     let stopping = Atomic(false)
     /// Closes connections too slow to send a request or take a response (slowloris).
@@ -35,12 +35,14 @@ final class ServerCore: Sendable {
     /// libmicrohttpd's messages while the daemon starts (nil once started), for the thrown error.
     private let startupLog = Mutex<[String]?>([])
 
-    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler) {
+    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPDeferringHandler) {
         self.handler = handler
         self.maxBodyBytes = configuration.maxBodyBytes
+        self.maxConnections = configuration.maxConnections
         self.maxDiscardedBytes = max(configuration.maxBodyBytes, 64 << 10)
         self.maxInflightBodyBytes = configuration.maxInflightBodyBytes
         self.defaultHeaders = configuration.defaultHeaders
+        self.defaultHeaderNames = configuration.defaultHeaders.map { $0.name.lowercased() }
         self.errorLog = configuration.errorLog
         self.serverAnswered = configuration.serverAnswered
         self.checkBeforeContinue = configuration.checkBeforeContinue
@@ -135,8 +137,7 @@ final class ServerCore: Sendable {
     /// then closed the connection unanswered). The caller returns `.NO`, and libmicrohttpd
     /// closes the connection.
     func answerHeadTooLarge(on connection: OpaquePointer, path: String, method: String) {
-        let thread = ConnectionThread.serving(connection, core: self)
-        thread.answeredDirectly = true
+        WorkerThread.current.record(connection).answeredDirectly = true
         serverAnswered?(path, 431)
         DirectAnswer.send(status: 431, message: RequestHead.tooLargeMessage, defaultHeaders: defaultHeaders,
                           includeBody: method != "HEAD", to: CMicroHTTPD_connection_fd(connection))
@@ -148,19 +149,20 @@ final class ServerCore: Sendable {
     /// unsupported HTTP version on a connection already used). Its page cannot be given the
     /// default headers, and for a bad `Content-Length` 0.9.75 even writes its head twice, so
     /// the server answers first, on the socket (`DirectAnswer`), and libmicrohttpd's own answer
-    /// then fails to send. Nothing is done when this thread knows no connection (a connection's
-    /// first request refused before its request line was parsed: libmicrohttpd's page stays)
-    /// or a response is already queued (the server's own, perhaps being sent).
+    /// then fails to send. The message names no connection: the server answers only when one
+    /// connection of this polling thread alone can be the one refused
+    /// (``WorkerThread/libraryErrorConnection()``); otherwise libmicrohttpd's page stays,
+    /// as it does for a connection's first request refused before its request line was parsed.
     func answerLibraryError(status: Int, page: String) {
-        guard answersLibraryErrors, let thread = ConnectionThread.current, !thread.answeredDirectly,
-              CMicroHTTPD_has_response(thread.connection) == 0 else { return }
-        let fd = CMicroHTTPD_connection_fd(thread.connection)
+        let thread = WorkerThread.current
+        guard let record = thread.libraryErrorConnection() else { return }
+        let fd = CMicroHTTPD_connection_fd(record.connection)
         guard fd >= 0 else { return }
-        thread.answeredDirectly = true
+        record.answeredDirectly = true
         inFlight.wrappingAdd(1, ordering: .relaxed)
-        thread.holdsInFlight = true
-        let (answer, message) = libraryErrorAnswer(status: status, page: page, on: thread.connection)
-        if let path = thread.path { serverAnswered?(path, answer) }
+        record.holdsInFlight = true
+        let (answer, message) = libraryErrorAnswer(status: status, page: page, on: record.connection)
+        if let path = record.context?.sentPath { serverAnswered?(path, answer) }
         DirectAnswer.send(status: answer, message: message, defaultHeaders: defaultHeaders, includeBody: true, to: fd)
     }
 
@@ -185,10 +187,11 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Builds the request from what libmicrohttpd parsed and runs the handler.
+    /// Builds the request from what libmicrohttpd parsed and runs the handler, which answers
+    /// through `responder` now or later.
     func run(connection: OpaquePointer, method: String, context: RequestContext, path: String,
-             body: [UInt8]) -> HTTPResponse {
-        handler(request(connection: connection, method: method, context: context, path: path, body: body))
+             body: [UInt8], responder: HTTPResponder) {
+        handler(request(connection: connection, method: method, context: context, path: path, body: body), responder)
     }
 
     /// The request as a handler sees it: the header fields collected on the first call, the
@@ -204,9 +207,9 @@ final class ServerCore: Sendable {
             // RFC 9112 section 3.2.2: the target's authority, not a Host field, names the host.
             headers["host"] = authority
         }
-        let remote = CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) }
         return HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
-                           body: body, remoteAddress: remote)
+                           body: body, remoteAddress: context.connection.map { $0.remoteAddress(of: connection) }
+                               ?? CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) })
     }
 
     /// Queues `response` plus the default headers; `closeConnection` adds `Connection: close`
@@ -227,14 +230,17 @@ final class ServerCore: Sendable {
         }
         defer { MHD_destroy_response(mhdResponse) }
 
-        var names = Set<String>()
+        // A handler's headers are few: a small array, not a set, of their lowercased names.
+        var names: [String] = []
+        names.reserveCapacity(response.headers.count)
         for header in response.headers {
+            let name = header.name.lowercased()
             // libmicrohttpd computes Content-Length itself and refuses one set by hand.
-            if header.name.lowercased() == "content-length" { continue }
-            names.insert(header.name.lowercased())
+            if name == "content-length" { continue }
+            names.append(name)
             add(header, to: mhdResponse)
         }
-        for header in defaultHeaders where !names.contains(header.name.lowercased()) {
+        for (i, header) in defaultHeaders.enumerated() where !names.contains(defaultHeaderNames[i]) {
             add(header, to: mhdResponse)
         }
         if (closeConnection || stopping.load(ordering: .relaxed)) && !names.contains("connection") {

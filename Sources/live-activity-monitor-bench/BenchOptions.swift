@@ -4,7 +4,8 @@ struct BenchOptions {
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
 
-        Measures the monitor against the HTTP limit (a fixed-200 server on our HTTPServer), the
+        Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
+        beside our HTTPServer doing the same), the
         storage limit (prepared inserts into our schema) and Prometheus Pushgateway, in one run;
         prints a table and writes it as JSON (default .build/bench/results.json).
         Needs wrk and prometheus-pushgateway: Tests/install-dependencies.sh bench
@@ -15,7 +16,8 @@ struct BenchOptions {
           --out FILE            where to write the JSON
           --no-full-durability  skip the extra single-event run with --durability full
           --keep                keep the databases (printed), e.g. to profile a server on them
-          --only PHASES         run only these phases: throughput,growth,scrape (comma-separated), or
+          --only PHASES         run only these phases: throughput,connections,growth,scrape
+                                (comma-separated; connections: 10,000 idle connections beside the load), or
                                 stages: the ingest stages without HTTP and the storage limit, or
                                 decode: single-object decoding alone (quick to profile)
 
@@ -27,7 +29,9 @@ struct BenchOptions {
     var output: String?
     var fullDurability = true
     var keep = false
-    var phases: Set<String> = ["throughput", "growth", "scrape"]
+    var phases: Set<String> = ["throughput", "connections", "growth", "scrape"]
+    /// Idle keep-alive connections held open beside the posting clients (`connections`).
+    var idleConnections = 10_000
 
     /// Live activities at the three growth checkpoints; each has a start and `pushesPerActivity` updates.
     var liveCheckpoints = [1_000, 10_000, 100_000]
@@ -67,8 +71,8 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--only":
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "growth", "scrape", "stages", "decode"]) else {
-                    throw BenchError("--only takes throughput, growth, scrape, stages, decode")
+                guard phases.isSubset(of: ["throughput", "connections", "growth", "scrape", "stages", "decode"]) else {
+                    throw BenchError("--only takes throughput, connections, growth, scrape, stages, decode")
                 }
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
@@ -84,6 +88,7 @@ struct BenchOptions {
             storageRows = 5_000
             eventsPerBatch = 50
             probes = 5
+            idleConnections = 1_000
         }
         if let rounds { self.rounds = rounds }
         if let seconds { self.seconds = seconds }

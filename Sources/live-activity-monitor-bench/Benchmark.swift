@@ -23,6 +23,10 @@ final class Benchmark {
             log("throughput: \(options.rounds) rounds of \(options.seconds) s per server")
             try throughput()
         }
+        if options.phases.contains("connections") {
+            log("connections: \(options.idleConnections) idle keep-alive connections while 64 others post")
+            try manyConnections()
+        }
         if options.phases.contains("stages") {
             try stagesOnly()
         }
@@ -52,11 +56,12 @@ final class Benchmark {
 
     // MARK: Servers
 
-    private func monitor(_ name: String, database: String, durability: Durability = .normal) throws -> ChildProcess {
+    private func monitor(_ name: String, database: String, durability: Durability = .normal,
+                         extra: [String] = []) throws -> ChildProcess {
         let child = try ChildProcess.bench(name, arguments: [
             "serve", "--port", "0", "--db", directory + "/" + database, "--web-root", directory + "/no-web",
             "--durability", durability.rawValue,
-        ])
+        ] + extra)
         children.append(child)
         return child
     }
@@ -80,6 +85,8 @@ final class Benchmark {
         // grow their databases alike and compare with each other.
         let batched = try monitor("monitor-batched", database: "batched.sqlite")
         let full = options.fullDurability ? try monitor("monitor-full", database: "throughput-full.sqlite", durability: .full) : nil
+        let library = try ChildProcess.bench("library-baseline", arguments: ["library-baseline"])
+        children.append(library)
         let http = try ChildProcess.bench("http-baseline", arguments: ["http-baseline"])
         children.append(http)
         let peer = try Pushgateway.start()
@@ -102,7 +109,10 @@ final class Benchmark {
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
         var httpRate: [Double] = [], singleRate: [Double] = [], fullRate: [Double] = [], peerRate: [Double] = []
+        var libraryRate: [Double] = [], libraryCloseRate: [Double] = [], closeRate: [Double] = [], unstartedRate: [Double] = []
+        var httpCloseRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
+        var writerCPUPerEvent: [Double] = [], storageCPUPerRow: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
         var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
         var acknowledged = 0
@@ -123,25 +133,43 @@ final class Benchmark {
                 return result
             }
             var unused: [Double] = []
-            httpRate.append(try load(http, single, ["h\(round)", "wa", String(activities), base], cpu: &httpCPU).requestsPerSecond)
-            let s = try load(ours, single, ["s\(round)", "wa", String(activities), base], cpu: &singleCPU)
+            let wa = ["wa", String(activities), base]
+            libraryRate.append(try load(library, single, ["l\(round)"] + wa, cpu: &unused).requestsPerSecond)
+            httpRate.append(try load(http, single, ["h\(round)"] + wa, cpu: &httpCPU).requestsPerSecond)
+            let s = try load(ours, single, ["s\(round)"] + wa, cpu: &singleCPU)
             singleRate.append(s.requestsPerSecond)
             acknowledged += s.requests
+            // Activities never started ("wn…": no start was posted for them).
+            let u = try load(ours, single, ["u\(round)", "wn", String(activities), base], cpu: &unused)
+            unstartedRate.append(u.requestsPerSecond)
+            acknowledged += u.requests
+            // A connection per request, the library's own rate in the same round beside it.
+            libraryCloseRate.append(try load(library, single, ["lc\(round)"] + wa + ["close"], cpu: &unused).requestsPerSecond)
+            httpCloseRate.append(try load(http, single, ["hc\(round)"] + wa + ["close"], cpu: &unused).requestsPerSecond)
+            let c = try load(ours, single, ["c\(round)"] + wa + ["close"], cpu: &unused)
+            closeRate.append(c.requestsPerSecond)
+            acknowledged += c.requests
             if let full {
                 fullRate.append(try load(full, single, ["f\(round)", "wa", String(activities), base], cpu: &unused).requestsPerSecond)
             }
             peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
                 .requestsPerSecond)
             let per = options.eventsPerBatch
+            let writerBefore = batched.threadCPUSeconds(named: "store-writer")
             let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
             batchRate.append(b.requestsPerSecond * Double(per))
             acknowledged += b.requests * per
+            // The writer's CPU over the load (and the commits wrk left behind, `waitUntilIdle`).
+            writerCPUPerEvent.append((batched.threadCPUSeconds(named: "store-writer") - writerBefore) / Double(b.requests * per) * 1e6)
             storageRate.append(try storage.insertAll())
+            storageCPUPerRow.append(storage.cpuPerRow * 1e6)
             let stage = try stages.run()
             decodeRate.append(stage.decode)
             singleDecodeRate.append(stage.decodeSingle)
             storeRate.append(stage.store)
-            log("round \(round): http \(Int(httpRate.last!)) req/s, single \(Int(singleRate.last!)) ev/s"
+            log("round \(round): libmicrohttpd \(Int(libraryRate.last!)) req/s, our HTTPServer \(Int(httpRate.last!)) req/s, "
+                + "single \(Int(singleRate.last!)) ev/s, never started \(Int(unstartedRate.last!)) ev/s, "
+                + "Connection: close \(Int(closeRate.last!)) ev/s (libmicrohttpd \(Int(libraryCloseRate.last!)) req/s)"
                 + (full != nil ? " (full \(Int(fullRate.last!)))" : "")
                 + ", pushgateway \(Int(peerRate.last!)) push/s, batched \(Int(batchRate.last!)) ev/s, storage \(Int(storageRate.last!)) rows/s")
         }
@@ -150,14 +178,21 @@ final class Benchmark {
         guard stored >= acknowledged else {
             throw BenchError("the monitor acknowledged \(acknowledged) events but stored \(stored)")
         }
-        results.add("http_limit", "HTTP limit (fixed 200, same HTTPServer)", "req/s", httpRate)
+        results.add("http_limit", "HTTP limit: libmicrohttpd alone (fixed 200, epoll, same thread pool)", "req/s", libraryRate)
+        results.add("http_server", "our HTTPServer (fixed 200, same settings)", "req/s", httpRate)
         results.add("single", "single-event ingest (durability normal)", "events/s", singleRate)
+        results.add("single_unstarted", "single-event ingest, never-started activities", "events/s", unstartedRate)
+        results.add("http_limit_close", "HTTP limit, Connection: close on every request", "req/s", libraryCloseRate)
+        results.add("http_server_close", "our HTTPServer (fixed 200), Connection: close on every request", "req/s", httpCloseRate)
+        results.add("single_close", "single-event ingest, Connection: close on every request", "events/s", closeRate)
         if full != nil { results.add("single_full", "single-event ingest (durability full)", "events/s", fullRate) }
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("cpu_writer_event", "store writer CPU per event, batched load", "µs", writerCPUPerEvent)
+        results.add("cpu_storage_row", "storage limit CPU per row", "µs", storageCPUPerRow)
         addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
-        results.add("cpu_http", "HTTP-limit server CPU under load", "% of 1 core", httpCPU)
+        results.add("cpu_http", "our HTTPServer (fixed 200) CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
         results.add("cpu_pushgateway", "Pushgateway CPU under load", "% of 1 core", peerCPU)
@@ -168,7 +203,7 @@ final class Benchmark {
         results.add("cpu_machine_single", "machine busy, single-event load", "% of all CPUs", machineCPU["monitor " + single] ?? [])
         results.add("cpu_machine_batched", "machine busy, batched load", "% of all CPUs", machineCPU["monitor-batched " + batch] ?? [])
         results.notes.append("acknowledged \(acknowledged) events in the normal-durability runs; \(stored) stored")
-        if let slowest = httpRate.min(), let fastest = httpRate.max(), slowest > 0, fastest / slowest > 1.5 {
+        if let slowest = libraryRate.min(), let fastest = libraryRate.max(), slowest > 0, fastest / slowest > 1.5 {
             // Seen on shared VMs: whole rounds where the fixed-200 server idles part of the machine.
             let againstFastest = Stats.median(singleRate) / fastest
             results.notes.append("the HTTP limit varied \(Int(slowest))–\(Int(fastest)) req/s between rounds: "
@@ -176,7 +211,51 @@ final class Benchmark {
                                  + "against the fastest round the single-event median is "
                                  + String(format: "%.2f", againstFastest))
         }
-        for child in [ours, full, batched, http, peer].compactMap({ $0 }) { stop(child) }
+        for child in [ours, full, batched, library, http, peer].compactMap({ $0 }) { stop(child) }
+    }
+
+    // MARK: Many connections
+
+    /// Item 4 of issue 23: the single-event load (64 keep-alive connections) round by round
+    /// without, then with `idleConnections` idle keep-alive connections held open beside it:
+    /// no error, the posting clients' p99 latency with against without, and the server's
+    /// resident memory growth for the idle ones.
+    private func manyConnections() throws {
+        let idleCount = options.idleConnections
+        let server = try monitor("monitor-connections", database: "connections.sqlite",
+                                 extra: ["--max-connections", String(idleCount + 512)])
+        defer { stop(server) }
+        let data = Dataset(prefix: "w", now: unixNow)
+        let activities = options.wrkActivities
+        try Populator(port: server.port).post(batches: (activities + 999) / 1000) { j in
+            (j * 1000..<min(j * 1000 + 1000, activities)).map { data.start($0, age: 3600) }
+        }
+        let wrk = Wrk(seconds: options.seconds)
+        let single = Wrk.script("single-event.lua")
+        var plain: [Double] = [], withIdle: [Double] = [], growth: [Double] = []
+        for round in 1...options.rounds {
+            let base = String(Int(unixNow) + round * 600)
+            func load(_ run: String) throws -> Double {
+                let result = try wrk.run(url: "http://127.0.0.1:\(server.port)", script: single, [run, "wa", String(activities), base])
+                server.waitUntilIdle()
+                guard result.failures == 0, let p99 = result.p99Seconds else {
+                    throw BenchError("\(server.name): \(result.failures) failed requests\n\(result.output)")
+                }
+                return p99 * 1000
+            }
+            plain.append(try load("cp\(round)"))
+            let before = Double(server.memoryBytes("VmRSS") ?? 0)
+            let idle = try IdleConnections(count: idleCount, port: server.port)
+            growth.append((Double(server.memoryBytes("VmRSS") ?? 0) - before) / 1e6)
+            withIdle.append(try load("ci\(round)"))
+            try idle.probe(every: 250)   // still open, still served
+            idle.close()
+            log("round \(round): p99 \(Results.format(plain.last!)) ms, with \(idleCount) idle \(Results.format(withIdle.last!)) ms; "
+                + "resident memory +\(Results.format(growth.last!)) MB")
+        }
+        results.add("p99_plain", "single-event p99 latency, 64 connections", "ms", plain)
+        results.add("p99_idle", "same, \(idleCount) idle keep-alive connections open beside", "ms", withIdle)
+        results.add("rss_idle", "resident memory growth for \(idleCount) idle connections", "MB", growth)
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
@@ -326,15 +405,30 @@ final class Benchmark {
             let ratios = r.roundRatios(a, b)
             return ratios.isEmpty ? "" : "; rounds " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
         }
+        func against(_ a: String, _ b: String, _ units: (String, String)) -> String {
+            "\(Results.format(r.median(a))) \(units.0) vs \(Results.format(r.median(b))) \(units.1)" + perRound(a, b)
+        }
         r.targets = [
+            .init(label: "our HTTPServer fixed 200 / libmicrohttpd fixed 200", measured: r.pairedRatio("http_server", "http_limit"),
+                  limit: 0.90, atLeast: true, detail: against("http_server", "http_limit", ("req/s", "req/s"))),
             .init(label: "single-event ingest / HTTP limit", measured: r.pairedRatio("single", "http_limit"), limit: 0.30,
-                  atLeast: true, detail: "\(Results.format(r.median("single"))) ev/s vs \(Results.format(r.median("http_limit"))) req/s"
-                    + perRound("single", "http_limit")),
-            .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 5,
+                  atLeast: true, detail: against("single", "http_limit", ("ev/s", "req/s"))),
+            .init(label: "single-event ingest, never-started activities / HTTP limit",
+                  measured: r.pairedRatio("single_unstarted", "http_limit"), limit: 0.28,
+                  atLeast: true, detail: against("single_unstarted", "http_limit", ("ev/s", "req/s"))),
+            .init(label: "Connection: close ingest / HTTP limit with Connection: close",
+                  measured: r.pairedRatio("single_close", "http_limit_close"), limit: 0.85,
+                  atLeast: true, detail: against("single_close", "http_limit_close", ("ev/s", "req/s"))),
+            .init(label: "single-event ingest / Pushgateway", measured: r.pairedRatio("single", "pushgateway"), limit: 20,
                   atLeast: true, detail: "vs \(Results.format(r.median("pushgateway"))) pushes/s"),
-            .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.50,
+            .init(label: "batched ingest / storage limit", measured: r.pairedRatio("batched", "storage_limit"), limit: 0.70,
                   atLeast: true, detail: "\(Results.format(r.median("batched"))) ev/s vs \(Results.format(r.median("storage_limit"))) rows/s"
                     + perRound("batched", "storage_limit")),
+            .init(label: "writer CPU per event / storage limit CPU per row", measured: r.pairedRatio("cpu_writer_event", "cpu_storage_row"),
+                  limit: 1.3, atLeast: false, detail: against("cpu_writer_event", "cpu_storage_row", ("µs", "µs"))),
+            .init(label: "p99 with \(options.idleConnections) idle connections / without", measured: r.pairedRatio("p99_idle", "p99_plain"),
+                  limit: 2, atLeast: false, detail: against("p99_idle", "p99_plain", ("ms", "ms"))
+                    + "; resident memory +\(Results.format(r.median("rss_idle"))) MB"),
             .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
                   detail: "median of \(options.probes)"),
             .init(label: "/metrics at 1M events / at 10k events", measured: r.pairedRatio("scrape_large", "scrape_small"),

@@ -53,6 +53,9 @@ final class StorageBaseline {
     var count: Int { rows.count }
 
     /// Inserts every row once more (under new event ids) and returns rows per second.
+    /// CPU seconds of this thread in the last `insertAll`, per row.
+    private(set) var cpuPerRow = Double.nan
+
     func insertAll() throws -> Double {
         round += 1
         let prefix = "r\(round)-"
@@ -64,6 +67,7 @@ final class StorageBaseline {
         // The monitor's store copies its log into the file on another thread: so does this.
         let checkpointer = try Checkpointer(path: path)
         defer { checkpointer.stop() }
+        let cpuBefore = Self.threadCPUSeconds()
         let (seconds, _) = try Stopwatch.time {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
                 try db.transaction(.immediate) {
@@ -83,6 +87,14 @@ final class StorageBaseline {
                 }
             }
         }
+        cpuPerRow = (Self.threadCPUSeconds() - cpuBefore) / Double(rows.count)
         return Double(rows.count) / seconds
+    }
+
+    /// CPU seconds the calling thread has used.
+    static func threadCPUSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 }

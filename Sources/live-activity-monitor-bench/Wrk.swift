@@ -15,13 +15,15 @@ struct Wrk {
         var failures: Int
         /// CPU seconds wrk itself used (it shares the machine with the server it loads).
         var cpuSeconds: Double
+        /// The 99th percentile of request latency, in seconds (wrk's `--latency` distribution).
+        var p99Seconds: Double?
         var output: String
     }
 
     func run(url: String, script: String, _ scriptArguments: [String] = []) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "30s",
+        process.arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "30s", "--latency",
                              "-s", script, url, "--"] + scriptArguments
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -40,7 +42,24 @@ struct Wrk {
         if let line = output.split(separator: "\n").first(where: { $0.contains("Socket errors:") }) {
             failures += line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }.reduce(0, +)
         }
-        return Result(requests: Int(requests), requestsPerSecond: rate, failures: failures, cpuSeconds: cpu, output: output)
+        return Result(requests: Int(requests), requestsPerSecond: rate, failures: failures, cpuSeconds: cpu,
+                      p99Seconds: Self.p99(in: output), output: output)
+    }
+
+    /// "     99%    5.67ms" in the latency distribution, in seconds.
+    static func p99(in output: String) -> Double? {
+        guard let line = output.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("99%") })
+        else { return nil }
+        let text = line.trimmingCharacters(in: .whitespaces).dropFirst(3).trimmingCharacters(in: .whitespaces)
+        let number = Double(text.prefix { $0.isNumber || $0 == "." }) ?? .nan
+        let unit = text.drop { $0.isNumber || $0 == "." }
+        switch unit {
+        case "us": return number / 1e6
+        case "ms": return number / 1e3
+        case "s": return number
+        case "m": return number * 60
+        default: return nil
+        }
     }
 
     /// CPU seconds of this process's finished children (wrk, once waited for; servers still run).

@@ -110,7 +110,7 @@ import Testing
         (["--port", "0x50"], [:], "--port must be an integer from 0 to 65535, not '0x50'"),
         (["--port=-0"], [:], "--port must be an integer from 0 to 65535, not '-0'"),
         ([], ["LAM_PORT": "+80"], "LAM_PORT (--port) must be an integer from 0 to 65535, not '+80'"),
-        (["--max-connections", "+5"], [:], "--max-connections must be an integer from 1 to 10000, not '+5'"),
+        (["--max-connections", "+5"], [:], "--max-connections must be an integer from 1 to 100000, not '+5'"),
         (["--max-body-bytes", "+2048"], [:], "--max-body-bytes must be an integer from 1024 to 67108864, not '+2048'"),
         ([], ["LAM_CONNECTION_TIMEOUT": "+30"], "LAM_CONNECTION_TIMEOUT (--connection-timeout) must be an integer from 1 to 3600, not '+30'"),
     ] as [([String], [String: String], String)])

@@ -1,5 +1,7 @@
 -- wrk script: one push.sent event per POST /v1/events (the fleet's APNs results, one at a time).
--- Arguments after `--`: <run prefix> <activity prefix> <activities> <base unix time>.
+-- Arguments after `--`: <run prefix> <activity prefix> <activities> <base unix time> [close].
+-- With "close", every request carries `Connection: close` (a new connection per request, as a
+-- backend that opens one per push does).
 -- Every request has a new event id, so every one is stored (no duplicates).
 local threads = {}
 
@@ -15,6 +17,7 @@ function init(args)
   base = tonumber(args[4] or "1800000000")
   counter = 0
   headers = { ["Content-Type"] = "application/json" }
+  if args[5] == "close" then headers["Connection"] = "close" end
 end
 
 function request()

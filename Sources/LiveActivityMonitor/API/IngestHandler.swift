@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import HTTPServer
 import JSON
+import Synchronization
 
 /// `POST /v1/events` (DESIGN.md section 3): authenticate, decode, validate, store durably, answer.
 struct IngestHandler: Sendable {
@@ -8,23 +11,82 @@ struct IngestHandler: Sendable {
     let token: String?
     /// Bound to a loopback address: with no token, only requests for loopback names (`LoopbackHost`).
     let boundToLoopback: Bool
-    let decoding = ConcurrencyLimit.decoding()
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        switch ingest(request) {
-        case .success(let summary):
-            return .json { w in
-                w.beginObject()
-                w.key("accepted"); w.number(Int64(summary.accepted))
-                w.key("duplicates"); w.number(Int64(summary.duplicates))
-                // Only when there are any: answers of earlier versions had no such member.
-                if summary.conflicts > 0 { w.key("conflicts"); w.number(Int64(summary.conflicts)) }
-                w.endObject()
-            }
-        case .failure(let error):
-            store.countRejection(Self.rejection(for: error))
-            return error.response
+    /// Bodies up to this size are decoded where they arrive, on the HTTP polling thread (one
+    /// event takes microseconds); larger ones on `decodingQueues`, so that a flood of large
+    /// batches never holds the polling threads.
+    static let inlineDecodeBytes = 16 << 10
+
+    /// Where large bodies are decoded: one serial queue per processor but one, which leaves a
+    /// processor to the store writer that every request waits for, taken in turn.
+    static let decodingQueues: [DispatchQueue] = (0..<max(1, ProcessInfo.processInfo.activeProcessorCount - 1)).map {
+        DispatchQueue(label: "ingest-decode-\($0)", qos: .userInitiated)
+    }
+    private static let nextQueue = Atomic(0)
+
+    /// Answers through `answer` with what builds the response (run where it is sent), from
+    /// whichever thread finishes the request: at once when it is refused, otherwise from the
+    /// store writer once the events are durable (or from a decoding queue, refused). The writer
+    /// only hands the outcome on: the response is built on the polling thread that sends it.
+    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
+        if let error = refusal(request) {
+            let response = refused(error)
+            return answer { response }
         }
+        guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
+            let response = refused(Self.unsupportedContentType(request))
+            return answer { response }
+        }
+        let work: @Sendable () -> Void = { [self] in
+            let events: [Event]
+            do throws(APIError) {
+                events = try decoder.decode(request.body, format: format)
+            } catch {
+                let response = refused(error)
+                return answer { response }
+            }
+            store.ingest(events) { result in
+                switch result {
+                case .success(let summary): answer { Self.accepted(summary) }
+                case .failure(let error): answer { refused(error) }
+                }
+            }
+        }
+        if request.body.count <= Self.inlineDecodeBytes {
+            work()
+        } else {
+            let queues = Self.decodingQueues
+            queues[Self.nextQueue.wrappingAdd(1, ordering: .relaxed).oldValue % queues.count].async(execute: work)
+        }
+    }
+
+    /// The same, waiting for the answer (in-process callers and tests).
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let response = Mutex<HTTPResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        handle(request) { build in
+            response.withLock { $0 = build() }
+            done.signal()
+        }
+        done.wait()
+        return response.withLock { $0! }
+    }
+
+    static func accepted(_ summary: IngestSummary) -> HTTPResponse {
+        .json { w in
+            w.beginObject()
+            w.key("accepted"); w.number(Int64(summary.accepted))
+            w.key("duplicates"); w.number(Int64(summary.duplicates))
+            // Only when there are any: answers of earlier versions had no such member.
+            if summary.conflicts > 0 { w.key("conflicts"); w.number(Int64(summary.conflicts)) }
+            w.endObject()
+        }
+    }
+
+    /// The answer to a refused request, counted.
+    private func refused(_ error: APIError) -> HTTPResponse {
+        store.countRejection(Self.rejection(for: error))
+        return error.response
     }
 
     /// What the request is refused for from its headers alone (credentials, host, content type),
@@ -51,20 +113,6 @@ struct IngestHandler: Sendable {
         guard let error = refusal(request) else { return nil }
         store.countRejection(Self.rejection(for: error))
         return error.response
-    }
-
-    private func ingest(_ request: HTTPRequest) -> Result<IngestSummary, APIError> {
-        if let error = refusal(request) { return .failure(error) }
-        guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
-            return .failure(Self.unsupportedContentType(request))
-        }
-        let events: [Event]
-        do {
-            events = try decoding.run { () throws(APIError) in try decoder.decode(request.body, format: format) }
-        } catch {
-            return .failure(error)
-        }
-        return store.ingest(events)
     }
 
     static func rejection(for error: APIError) -> MonitorMetrics.Rejection {

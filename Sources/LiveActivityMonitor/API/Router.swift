@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPServer
 import JSON
 import Prometheus
@@ -21,6 +22,39 @@ struct Router: Sendable {
         httpRequests.inc([String(response.status), handler])
         return response
     }
+
+    /// What the HTTP server calls, on a polling thread that must never wait: an ingest is
+    /// answered once its events are durable, from the store writer (the request's connection
+    /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
+    /// write; a history read replays and may queue for a slot) run on `slowReads`; every other
+    /// route is answered at once, where it arrived.
+    ///
+    /// `answer` takes what builds the response, run where it is sent (for an ingest, on the
+    /// polling thread after the resume, not on the writer).
+    func handle(_ request: HTTPRequest, answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
+        switch Self.match(request.pathSegments, path: request.path).template {
+        case "/v1/events" where request.method == "POST":
+            let httpRequests = httpRequests
+            ingest.handle(request) { build in
+                answer {
+                    let response = build()
+                    httpRequests.inc([String(response.status), "/v1/events"])
+                    return response
+                }
+            }
+        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}":
+            Self.slowReads.async {
+                let response = handle(request)
+                answer { response }
+            }
+        default:
+            let response = handle(request)
+            answer { response }
+        }
+    }
+
+    /// Where reads that may wait run, off the HTTP polling threads.
+    static let slowReads = DispatchQueue(label: "slow-reads", qos: .userInitiated, attributes: .concurrent)
 
     /// Counts an answer the HTTP layer gave without calling `handle`: a body over the size cap
     /// (413) is a refused ingest like one with too many events; so is a content coding (415),

@@ -1,3 +1,4 @@
+import HTTPServer
 /// Everything `serve` needs, as one value (no globals): see `live-activity-monitor serve --help`.
 public struct MonitorConfiguration: Sendable {
     public static let defaultPort = 9464
@@ -22,7 +23,11 @@ public struct MonitorConfiguration: Sendable {
     /// Request-body bytes held at once by all requests (`--max-inflight-bytes`); beyond it, 503.
     public var maxInflightBytes = 64 << 20
     public var maxEventsPerRequest = 1000
-    public var maxConnections = 512
+    /// Connections open at once (`--max-connections`): an idle one holds a socket and its
+    /// buffers, no thread.
+    public var maxConnections = 8192
+    /// libmicrohttpd polling threads (`--http-threads`); one per processor by default.
+    public var httpThreads = HTTPServer.Configuration.processorCount
     /// Connections one client address may hold at once; 0 = no per-address limit.
     public var maxConnectionsPerAddress = 0
     public var connectionTimeoutSeconds = 30

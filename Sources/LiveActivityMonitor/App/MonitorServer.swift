@@ -39,6 +39,7 @@ public final class MonitorServer: Sendable {
         http.maxInflightBodyBytes = configuration.maxInflightBytes
         http.maxConnections = configuration.maxConnections
         http.maxConnectionsPerIP = configuration.maxConnectionsPerAddress
+        http.threadPoolSize = configuration.httpThreads
         http.connectionTimeoutSeconds = configuration.connectionTimeoutSeconds
         http.defaultHeaders = Self.securityHeaders
         http.serverAnswered = { path, status in router.countServerAnswer(path: path, status: status) }
@@ -47,7 +48,9 @@ public final class MonitorServer: Sendable {
         self.httpLog = httpLog
         http.errorLog = { httpLog($0) }
         do {
-            self.http = try HTTPServer(configuration: http) { request in router.handle(request) }
+            self.http = try HTTPServer(configuration: http, answering: { request, responder in
+                router.handle(request) { responder.respond(building: $0) }
+            })
         } catch {
             store.close()
             throw error

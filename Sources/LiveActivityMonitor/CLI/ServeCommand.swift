@@ -44,7 +44,9 @@ enum ServeCommand {
             .init(name: "max-inflight-bytes", environment: "LAM_MAX_INFLIGHT_BYTES", valueName: "N",
                   help: "Request-body bytes all requests may hold at once; beyond it a request gets 503 and Retry-After, 0 for no limit (default 67108864 = 64 MiB)."),
             .init(name: "max-connections", environment: "LAM_MAX_CONNECTIONS", valueName: "N",
-                  help: "Concurrent connections accepted, 1 to 10000 (default 512)."),
+                  help: "Concurrent connections accepted, 1 to 100000 (default 8192); the open-files limit is raised to fit, within its hard limit."),
+            .init(name: "http-threads", environment: "LAM_HTTP_THREADS", valueName: "N",
+                  help: "HTTP polling threads (event-driven, epoll), 1 to 256 (default: one per processor)."),
             .init(name: "max-connections-per-address", environment: "LAM_MAX_CONNECTIONS_PER_ADDRESS", valueName: "N",
                   help: "Connections one client address may hold at once, 0 to 10000 (default 0 = no limit)."),
             .init(name: "connection-timeout", environment: "LAM_CONNECTION_TIMEOUT", valueName: "SECONDS",
@@ -95,7 +97,8 @@ enum ServeCommand {
         c.maxLiveActivities = try CommandLineTool.integer(parsed, "max-live-activities", range: 1000...100_000_000)
             ?? c.maxLiveActivities
         c.maxInflightBytes = try CommandLineTool.integer(parsed, "max-inflight-bytes", range: 0...(16 << 30)) ?? c.maxInflightBytes
-        c.maxConnections = try CommandLineTool.integer(parsed, "max-connections", range: 1...10_000) ?? c.maxConnections
+        c.maxConnections = try CommandLineTool.integer(parsed, "max-connections", range: 1...100_000) ?? c.maxConnections
+        c.httpThreads = try CommandLineTool.integer(parsed, "http-threads", range: 1...256) ?? c.httpThreads
         c.maxConnectionsPerAddress = try CommandLineTool.integer(parsed, "max-connections-per-address", range: 0...10_000)
             ?? c.maxConnectionsPerAddress
         c.connectionTimeoutSeconds = try CommandLineTool.integer(parsed, "connection-timeout", range: 1...3600) ?? c.connectionTimeoutSeconds

@@ -94,10 +94,17 @@ public struct EventEffect: Sendable, Hashable {
         /// A push's `status` or `reason` outside the known APNs answers (DESIGN.md section 2).
         case unknownReason
 
-        public var name: String {
+        /// Looked up, not derived each time: the writer counts every warned event by name, and
+        /// deriving it (`String(describing:)`, a Unicode property per character) was half of
+        /// its CPU per event when every event of a load was warned.
+        public var name: String { Self.names[self]! }
+
+        private static let names = Dictionary(uniqueKeysWithValues: allCases.map { ($0, snakeCase($0)) })
+
+        private static func snakeCase(_ warning: Warning) -> String {
             var out = ""
             var previous: Character = "_"
-            for c in String(describing: self) {
+            for c in String(describing: warning) {
                 // A digit run is a word of its own (`dismissalDateBeyond4h`: `beyond_4h`).
                 if c.isUppercase || (c.isNumber && !previous.isNumber) { out += "_" + c.lowercased() } else { out.append(c) }
                 previous = c

@@ -90,6 +90,20 @@ public final class EventStore: Sendable {
         submit(.ingest(events))
     }
 
+    /// Stores a request's events whole or not at all, and returns at once: `then` is told the
+    /// outcome on the writer's thread once they are durable (or failed), in commit order. Keep
+    /// it short: the writer waits for it.
+    public func ingest(_ events: [Event], then: @escaping @Sendable (Result<IngestSummary, APIError>) -> Void) {
+        let job = WriteJob(.ingest(events), then: then)
+        let accepted = queue.withLock { q in
+            if q.stopping { return false }
+            q.jobs.append(job)
+            return true
+        }
+        guard accepted else { return then(.failure(.unavailable("the server is shutting down"))) }
+        wake.signal()
+    }
+
     /// Applies and persists what time alone changed, if anything is due; returns once written.
     /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {

@@ -5,9 +5,9 @@ import Prometheus
 /// router over it. `EventStore` (SQLite, embedded) implements it today; PostgreSQL is planned
 /// behind the same protocol, so nothing here names a storage engine.
 ///
-/// Safe for concurrent use: libmicrohttpd calls handlers on a thread per connection, so every
-/// requirement may be called from many threads at once, and some block (an ingest returns once
-/// its events are durable). An implementation does its own locking; no caller holds a lock
+/// Safe for concurrent use: libmicrohttpd calls handlers on each of its polling threads, so every
+/// requirement may be called from several threads at once; the HTTP path never blocks on a
+/// write (it ingests with a completion), though in-process callers may. An implementation does its own locking; no caller holds a lock
 /// across calls, and nothing a caller does inside `withLiveState` may call the store again.
 /// Handlers call it a few times per request, never per event: the events of a request go in
 /// one `ingest` call.
@@ -23,6 +23,10 @@ protocol MonitorStore: Sendable {
     /// (`StateEngine`); returns once they are durable, with what was new and what duplicated.
     /// A store that cannot write answers `.unavailable` (503) and keeps nothing of the request.
     func ingest(_ events: [Event]) -> Result<IngestSummary, APIError>
+
+    /// The same, without waiting: `then` is told the outcome, in commit order, from the writer
+    /// once the events are durable (or refused). It must be short and must not call the store.
+    func ingest(_ events: [Event], then: @escaping @Sendable (Result<IngestSummary, APIError>) -> Void)
 
     /// Counts a request refused before its events reached the store
     /// (`liveactivity_ingest_rejected_total`). Must not wait for a write: refusals come in floods.

@@ -25,18 +25,32 @@ final class WriteJob: Sendable {
 
     let kind: Kind
     private let outcome = Mutex<Result<IngestSummary, APIError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+    private let done: DispatchSemaphore?
+    /// Told the outcome on the writer's thread, for a submitter that does not wait (`wait` then
+    /// must not be called): the HTTP layer resumes the suspended request from there.
+    private let then: (@Sendable (Result<IngestSummary, APIError>) -> Void)?
 
-    init(_ kind: Kind) { self.kind = kind }
-
-    func finish(_ result: Result<IngestSummary, APIError>) {
-        outcome.withLock { $0 = result }
-        done.signal()
+    init(_ kind: Kind) {
+        self.kind = kind
+        done = DispatchSemaphore(value: 0)
+        then = nil
     }
 
-    /// Blocks the calling (request) thread until the writer has committed or failed this job.
+    init(_ kind: Kind, then: @escaping @Sendable (Result<IngestSummary, APIError>) -> Void) {
+        self.kind = kind
+        done = nil
+        self.then = then
+    }
+
+    func finish(_ result: Result<IngestSummary, APIError>) {
+        if let then { return then(result) }
+        outcome.withLock { $0 = result }
+        done?.signal()
+    }
+
+    /// Blocks the calling thread until the writer has committed or failed this job.
     func wait() -> Result<IngestSummary, APIError> {
-        done.wait()
+        done?.wait()
         return outcome.withLock { $0! }
     }
 }

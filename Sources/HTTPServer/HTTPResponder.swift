@@ -1,0 +1,188 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The one answer a request is owed, given once from any thread by ``respond(_:)``.
+///
+/// Answered while the handler is still running, the response is queued as soon as it returns.
+/// Otherwise the connection is suspended when the handler returns (`MHD_suspend_connection`: it
+/// leaves the polling thread's set, and no thread waits for it) and resumed by `respond`
+/// (`MHD_resume_connection`), after which libmicrohttpd calls the access handler once more and
+/// the response is queued there, on the final call, so keep-alive is kept.
+///
+/// The state sits behind one lock that is also held across the suspend and the resume: an answer
+/// can never reach a connection that is not suspended yet (libmicrohttpd 0.9.75 would take a
+/// resume before the suspend as cancelling it, and the request would hang), and `stop()` can
+/// never find a connection between the two. A connection suspended when the server stops is
+/// resumed by the server and closed unanswered (``abandon()``); a later `respond` does nothing.
+public final class HTTPResponder: Sendable {
+    /// An answer: a response, or what builds it on the polling thread that sends it.
+    enum Answer {
+        case response(HTTPResponse)
+        case builder(@Sendable () -> HTTPResponse)
+
+        var response: HTTPResponse {
+            switch self {
+            case .response(let response): response
+            case .builder(let build): build()
+            }
+        }
+    }
+
+    enum State {
+        /// The handler is running and has not answered.
+        case handling
+        /// Answered while the handler was running: queued when it returns, without suspending.
+        case answeredEarly(Answer)
+        /// The connection is suspended, waiting for `respond`.
+        case suspended
+        /// Answered after the suspend: the connection is resumed, the response waits for the
+        /// access handler's next call.
+        case answered(Answer)
+        /// The response has been taken for queuing.
+        case done
+        /// The server stopped first: the connection is resumed to be closed unanswered.
+        case abandoned
+    }
+
+    /// The connection, used only while the state says it is suspended (it cannot be freed then).
+    /// A bit pattern rather than a pointer: it is only ever handed back to libmicrohttpd.
+    private let connection: UInt
+    private let core: ServerCore
+    /// Bytes of the in-flight body budget the request holds, given back with its answer.
+    private let reservedBodyBytes: Int
+    let state = Mutex<State>(.handling)
+
+    init(connection: OpaquePointer, core: ServerCore, reservedBodyBytes: Int) {
+        self.connection = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        self.core = core
+        self.reservedBodyBytes = reservedBodyBytes
+    }
+
+    /// Gives the request's body budget back (once: called where the state leaves `handling` or
+    /// `suspended` for good).
+    private func releaseBody() {
+        if reservedBodyBytes > 0 { core.inflightBodyBytes.wrappingSubtract(reservedBodyBytes, ordering: .relaxed) }
+    }
+
+    private var mhdConnection: OpaquePointer { OpaquePointer(bitPattern: connection)! }
+
+    /// Gives the request its answer. Only the first call counts; a call after the server has
+    /// stopped waiting for this request does nothing.
+    public func respond(_ response: HTTPResponse) {
+        answer(.response(response))
+    }
+
+    /// Gives the request its answer as a closure that builds it, run later on the polling thread
+    /// that sends it: a thread that answers many requests (the store writer) spends nothing on
+    /// their bodies. Only the first answer counts.
+    public func respond(building build: @escaping @Sendable () -> HTTPResponse) {
+        answer(.builder(build))
+    }
+
+    private func answer(_ response: Answer) {
+        let resumed = state.withLock { state -> Bool in
+            switch state {
+            case .handling:
+                state = .answeredEarly(response)
+                releaseBody()
+                return false
+            case .suspended:
+                state = .answered(response)
+                releaseBody()
+                MHD_resume_connection(mhdConnection)
+                return true
+            case .answeredEarly, .answered, .done, .abandoned:
+                return false
+            }
+        }
+        if resumed { core.suspended.forget(self) }
+    }
+
+    /// On the polling thread, when the handler has returned: the response if it answered already;
+    /// otherwise the connection is suspended (or, if the server is stopping, left to close) and nil.
+    func handlerReturned() -> HTTPResponse? {
+        let answer = state.withLock { state -> Answer? in
+            switch state {
+            case .answeredEarly(let response):
+                state = .done
+                return response
+            case .handling:
+                MHD_suspend_connection(mhdConnection)
+                state = .suspended
+                if !core.suspended.add(self) {
+                    // stop() has taken its list of suspended requests already: it will not see this one.
+                    state = .abandoned
+                    releaseBody()
+                    MHD_resume_connection(mhdConnection)
+                }
+                return nil
+            case .suspended, .answered, .done, .abandoned:
+                return nil
+            }
+        }
+        return answer?.response
+    }
+
+    enum Resumed {
+        case answer(Answer)
+        /// Close the connection unanswered.
+        case abandoned
+        /// Already queued (libmicrohttpd should not call again; nothing to do if it does).
+        case nothing
+    }
+
+    /// On the polling thread, when libmicrohttpd calls the access handler after a resume.
+    func afterResume() -> Resumed {
+        state.withLock { state -> Resumed in
+            switch state {
+            case .answered(let response):
+                state = .done
+                return .answer(response)
+            case .abandoned:
+                return .abandoned
+            case .handling, .answeredEarly, .suspended, .done:
+                return .nothing
+            }
+        }
+    }
+
+    /// `stop()`, once the grace period is over: a connection still suspended is resumed so that
+    /// libmicrohttpd can close it (it refuses to stop with suspended connections).
+    func abandon() {
+        state.withLock { state in
+            guard case .suspended = state else { return }
+            state = .abandoned
+            releaseBody()
+            MHD_resume_connection(mhdConnection)
+        }
+    }
+}
+
+/// The requests whose connections are suspended, for `stop()`: once closed, nothing more is let in.
+final class SuspendedRequests: Sendable {
+    private let requests = Mutex<(byID: [ObjectIdentifier: HTTPResponder], closed: Bool)>(([:], false))
+
+    /// Registers `responder`; false once `close()` has run.
+    func add(_ responder: HTTPResponder) -> Bool {
+        requests.withLock { requests in
+            if requests.closed { return false }
+            requests.byID[ObjectIdentifier(responder)] = responder
+            return true
+        }
+    }
+
+    func forget(_ responder: HTTPResponder) {
+        _ = requests.withLock { $0.byID.removeValue(forKey: ObjectIdentifier(responder)) }
+    }
+
+    /// Lets nothing more in; returns the requests still registered.
+    func close() -> [HTTPResponder] {
+        requests.withLock { requests in
+            requests.closed = true
+            defer { requests.byID = [:] }
+            return Array(requests.byID.values)
+        }
+    }
+
+    var count: Int { requests.withLock { $0.byID.count } }
+}
