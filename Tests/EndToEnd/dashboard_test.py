@@ -562,6 +562,10 @@ def triage_checks(chrome):
             ])
             chrome.navigate(server.base + "/#/")
             chrome.wait_for("document.querySelector('#attention').textContent.includes('start push that started nothing')", timeout=10)
+            for activity, words in (("tri-u", "cannot decode the last push: `rating`: number where the app sends a string"),
+                                    ("tri-m", "1 push accepted by APNs not shown")):
+                text = text_of(chrome, card(activity))
+                check(f"{activity}'s card says what the phone made of its pushes", text and words in text, repr(text))
             chrome.evaluate("document.querySelector('#attention a.attention-label').click()")
             chrome.wait_for("location.hash === '#/triage' && document.querySelectorAll('.triage-group').length >= 3", timeout=8)
             groups = chrome.evaluate("[...document.querySelectorAll('.triage-group')].map(g => [g.dataset.problem, [...g.querySelectorAll('.triage-row a')].map(a => [a.textContent, a.getAttribute('href')])])")

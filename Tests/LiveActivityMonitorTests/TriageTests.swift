@@ -113,9 +113,11 @@ import Testing
             if round == "before" { try server.restart() }
         }
 
+        #expect(try server.json("/api/activities/U1")["undecodable"]?["detail"] == "`rating`: number where the app sends a string")
         // A decodable push newer than the bad one puts the card right: the problem is gone.
         #expect(try server.post(events: [D.update("U1", at: t0 + 902, progress: 0.9)]).status == 200)
         #expect(Self.groups(try server.json("/api/triage"))["undecodable_push"]?.count == 0)
+        #expect(try server.json("/api/activities/U1")["undecodable"] == .null)
         // A day after its window, a start push that started nothing leaves the list.
         server.time.set(t0 + 901 + 86_400)
         #expect(Self.groups(try server.json("/api/triage"))["start_not_started"]?.count == 0)

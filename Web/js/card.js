@@ -140,12 +140,25 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
       activity.source === "push_to_start" ? h("span", { class: "muted", text: " · push-to-start" }) : null),
     row("Content", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.content_timestamp), { withSeconds: true }) }), rel(fmt.toSeconds(activity.content_timestamp))),
     row("Last push", h("span", { class: ["push", pushClass], text: pushText(p) }), p ? rel(pushAt) : null),
+    deliveryRow(activity, row, rel),
     row("Token", tok.fingerprint ? h("span", { class: "mono", title: "SHA-256 fingerprint (first 16 hex)", text: tok.fingerprint }) : h("span", { class: "muted", text: "none" }),
       tok.rotations ? h("span", { class: "muted", text: ` · ${tok.rotations} rotation${tok.rotations > 1 ? "s" : ""}${tok.rotated_at ? ` (${fmt.clock(fmt.toSeconds(tok.rotated_at))})` : ""}` }) : null,
       tok.invalidated ? h("span", { class: "bad", text: ` · invalid: ${tok.invalid_reason ?? "APNs"}` }) : null),
     row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", over ? "bad" : null], text: budget === null ? ` ${p10}` : ` ${p10} / ${budget}`,
       title: budget === null ? "Priority-10 pushes in the last hour" : `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }),
     h("span", { class: "muted", text: " last hour" })));
+}
+
+/** What the phone made of the pushes, as the server judged it: the latest push it could not
+ *  decode, pushes its own report showed missed, or when it last confirmed one. */
+function deliveryRow(activity, row, rel) {
+  const bad = activity.undecodable;
+  const missed = activity.delivery?.missed ?? 0;
+  const confirmed = fmt.toSeconds(activity.delivery?.last_confirmed_at ?? null);
+  if (bad) return row("Phone", h("span", { class: "bad", text: `cannot decode the last push: ${bad.detail}` }), rel(fmt.toSeconds(bad.at)));
+  if (missed) return row("Phone", h("span", { class: "bad", text: `${missed} push${missed === 1 ? "" : "es"} accepted by APNs not shown` }));
+  if (confirmed !== null) return row("Phone", h("span", { class: "ok", text: "showed the pushed content" }), rel(confirmed));
+  return null;
 }
 
 /** `#/booking/<id>` (optionally at an instant, Unix seconds, kept to the millisecond). */

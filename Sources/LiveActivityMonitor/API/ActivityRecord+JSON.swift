@@ -60,6 +60,15 @@ extension ActivityRecord {
         date("last_confirmed_at", delivery.lastConfirmedAt)
         w.key("missed"); w.number(Int64(delivery.missed))
         w.endObject()
+        w.key("undecodable")
+        if let undecodable {
+            w.beginObject()
+            date("at", undecodable.at)
+            w.key("detail"); w.string(undecodable.detail)
+            w.endObject()
+        } else {
+            w.null()
+        }
     }
 
     /// The dashboard's order, which is the phone's: relevance score (highest first), then the
