@@ -6,12 +6,7 @@ import SQLiteDB
 /// as of `applied_seq`; read whole at start-up.
 extension EventStore {
     static func loadStarts(_ db: Database) throws -> PushToStartBook {
-        var pending: [PushToStartBook.Pending] = []
-        let p = try db.prepare("SELECT seq, booking_id, attributes_type, sent_at, deadline FROM pending_start_pushes ORDER BY seq")
-        while try p.step() {
-            pending.append(.init(seq: p.int64(0), bookingID: p.text(1) ?? "", attributesType: p.text(2),
-                                 sentAt: p.double(3), deadline: p.double(4)))
-        }
+        let pending = try readStartPushes("pending_start_pushes", order: "seq", db)
         var tokens: [PushToStartBook.DeviceType: PushToStartBook.Token] = [:]
         let t = try db.prepare("SELECT device_id, attributes_type, fingerprint, at FROM push_to_start_tokens")
         while try t.step() {
@@ -21,30 +16,13 @@ extension EventStore {
         var superseded = Set<String>()
         let s = try db.prepare("SELECT fingerprint FROM superseded_push_to_start_tokens")
         while try s.step() { if let f = s.text(0) { superseded.insert(f) } }
-        var unstarted: [PushToStartBook.Pending] = []
-        let u = try db.prepare("SELECT seq, booking_id, attributes_type, sent_at, deadline FROM unstarted_start_pushes ORDER BY deadline, seq")
-        while try u.step() {
-            unstarted.append(.init(seq: u.int64(0), bookingID: u.text(1) ?? "", attributesType: u.text(2),
-                                   sentAt: u.double(3), deadline: u.double(4)))
-        }
+        let unstarted = try readStartPushes("unstarted_start_pushes", order: "deadline, seq", db)
         return PushToStartBook(pending: pending, tokens: tokens, superseded: superseded, unstarted: unstarted)
     }
 
     static func write(_ changes: PushToStartBook.Changes, _ db: Database) throws {
         guard !changes.isEmpty else { return }
-        let add = try db.cached("""
-            INSERT OR REPLACE INTO pending_start_pushes (seq, booking_id, attributes_type, sent_at, deadline)
-            VALUES (?, ?, ?, ?, ?)
-            """)
-        for p in changes.added {
-            try add.bind(p.seq, at: 1)
-            try add.bind(p.bookingID, at: 2)
-            try add.bind(p.attributesType, at: 3)
-            try add.bind(p.sentAt, at: 4)
-            try add.bind(p.deadline, at: 5)
-            _ = try add.step()
-            add.reset()
-        }
+        try writeStartPushes(changes.added, "pending_start_pushes", db)
         let resolve = try db.cached("DELETE FROM pending_start_pushes WHERE seq = ?")
         for seq in changes.resolved {
             try resolve.bind(seq, at: 1)
@@ -81,22 +59,37 @@ extension EventStore {
             _ = try verdict.step()
             verdict.reset()
         }
-        let unstarted = try db.cached("""
-            INSERT OR REPLACE INTO unstarted_start_pushes (seq, booking_id, attributes_type, sent_at, deadline)
-            VALUES (?, ?, ?, ?, ?)
-            """)
-        for p in changes.unstarted {
-            try unstarted.bind(p.seq, at: 1)
-            try unstarted.bind(p.bookingID, at: 2)
-            try unstarted.bind(p.attributesType, at: 3)
-            try unstarted.bind(p.sentAt, at: 4)
-            try unstarted.bind(p.deadline, at: 5)
-            _ = try unstarted.step()
-            unstarted.reset()
-        }
+        try writeStartPushes(changes.unstarted, "unstarted_start_pushes", db)
         if let latest = changes.unstarted.map(\.deadline).max() {
             try db.run("DELETE FROM unstarted_start_pushes WHERE deadline <= ?",
                        [.real(latest - PushToStartBook.unstartedKept)])
+        }
+    }
+
+    /// The start pushes of `table` (`pending_start_pushes` or `unstarted_start_pushes`, one shape).
+    private static func readStartPushes(_ table: String, order: String, _ db: Database) throws -> [PushToStartBook.Pending] {
+        let s = try db.prepare("SELECT seq, booking_id, attributes_type, sent_at, deadline FROM \(table) ORDER BY \(order)")
+        var out: [PushToStartBook.Pending] = []
+        while try s.step() {
+            out.append(.init(seq: s.int64(0), bookingID: s.text(1) ?? "", attributesType: s.text(2),
+                             sentAt: s.double(3), deadline: s.double(4)))
+        }
+        return out
+    }
+
+    private static func writeStartPushes(_ pushes: [PushToStartBook.Pending], _ table: String, _ db: Database) throws {
+        guard !pushes.isEmpty else { return }
+        let s = try db.cached("""
+            INSERT OR REPLACE INTO \(table) (seq, booking_id, attributes_type, sent_at, deadline) VALUES (?, ?, ?, ?, ?)
+            """)
+        for p in pushes {
+            try s.bind(p.seq, at: 1)
+            try s.bind(p.bookingID, at: 2)
+            try s.bind(p.attributesType, at: 3)
+            try s.bind(p.sentAt, at: 4)
+            try s.bind(p.deadline, at: 5)
+            _ = try s.step()
+            s.reset()
         }
     }
 
