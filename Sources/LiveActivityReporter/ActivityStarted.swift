@@ -24,10 +24,12 @@ public struct ActivityStarted: EventPayload, Hashable {
     public var source: Source?
     /// Your app's installation id (the one its `device.push_to_start_token` events carry).
     public var deviceID: String?
+    /// A scheduled start (iOS 26): the activity is `pending` until then.
+    public var startDate: Date?
 
     public init(contentState: JSONContent, attributes: JSONContent? = nil, staleDate: Date? = nil,
                 relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil,
-                deviceID: String? = nil) {
+                deviceID: String? = nil, startDate: Date? = nil) {
         self.contentState = contentState
         self.attributes = attributes
         self.staleDate = staleDate
@@ -35,6 +37,7 @@ public struct ActivityStarted: EventPayload, Hashable {
         self.pushToken = pushToken
         self.source = source
         self.deviceID = deviceID
+        self.startDate = startDate
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -45,6 +48,7 @@ public struct ActivityStarted: EventPayload, Hashable {
         case pushToken = "push_token"
         case source
         case deviceID = "device_id"
+        case startDate = "start_date"
     }
     typealias Field = CodingKeys
 }

@@ -148,6 +148,7 @@ import Testing
             DROP TRIGGER start_push_verdicts_follow_deletes;
             ALTER TABLE activities DROP COLUMN undecodable_at; ALTER TABLE activities DROP COLUMN undecodable_detail;
             DROP TRIGGER unstarted_start_pushes_follow_deletes; DROP TABLE unstarted_start_pushes;
+            ALTER TABLE activities DROP COLUMN start_date;
             """)
         try db.setUserVersion(6)
 

@@ -6,7 +6,7 @@ enum EventField: UInt8, CaseIterable, Sendable {
     case type, event, occurredAt, id, activityID, bookingID, attributesType, app
     case contentState, attributes, staleDate, dismissalDate, relevanceScore, timestamp, source, dismissalPolicy
     case alert, pushToken, status, latencyMs, priority, payloadBytes, reason, apnsID, apnsUniqueID
-    case deviceID, pushToStartToken, inputPushChannel
+    case deviceID, pushToStartToken, inputPushChannel, startDate
 
     /// Its row in the schema.
     var spec: FieldSpec { EventSchema.fields[Int(rawValue)] }
@@ -101,6 +101,8 @@ enum EventSchema {
                   .token(.init(minLength: 16, maxLength: 1024, storedName: "push_to_start_token_fingerprint")),
                   allowed: .pushSent),
         FieldSpec(.inputPushChannel, "input_push_channel", .identifier(maxLength: 256), allowed: .pushSent),
+        // Version 2: a scheduled start (iOS 26): the activity is `pending` until it.
+        FieldSpec(.startDate, "start_date", .date(dateWindow), allowed: .activityStarted),
     ])
 
     /// Finds a field by its member name's bytes.

@@ -37,7 +37,7 @@ struct MetricsCollector: Sendable {
         // comparing by identity beats hashing every record's type into the label set.
         var tallies: [(type: String, counts: [Int])] = []
         var counts: [ExactString: [Int]] = [:]
-        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0] }
+        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0, 0] }
         s.records.withRecords { records in
             for i in records.indices {
                 let index: Int
@@ -45,28 +45,29 @@ struct MetricsCollector: Sendable {
                 case .active: index = 0
                 case .stale: index = 1
                 case .ended: index = 2
+                case .pending: index = 3
                 default: continue
                 }
                 if let k = tallies.firstIndex(where: { ExactText.equal($0.type, records[i].attributesType) }) {
                     tallies[k].counts[index] += 1
                 } else if tallies.count < Self.maxTallies {
-                    var fresh = [0, 0, 0]
+                    var fresh = [0, 0, 0, 0]
                     fresh[index] = 1
                     tallies.append((records[i].attributesType, fresh))
                 } else {
-                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0]][index] += 1
+                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0, 0]][index] += 1
                 }
             }
         }
         for (type, tally) in tallies {
             let label = ExactString(s.labels.label(for: type))
-            var total = counts[label] ?? [0, 0, 0]
-            for i in 0..<3 { total[i] += tally[i] }
+            var total = counts[label] ?? [0, 0, 0, 0]
+            for i in 0..<4 { total[i] += tally[i] }
             counts[label] = total
         }
         var samples: [Sample] = []
         for (type, values) in counts {
-            for (i, state) in ActivityState.visible.enumerated() {
+            for (i, state) in ActivityState.counted.enumerated() {
                 samples.append(Sample(labels: Labels([("attributes_type", type.text), ("state", state.rawValue)]),
                                       value: .number(Double(values[i]))))
             }

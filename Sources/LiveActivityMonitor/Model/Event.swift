@@ -32,6 +32,8 @@ public struct Event: Sendable {
     public var deviceID: String?
     /// A start push's `input_push_channel`, stored and kept as sent.
     public var inputPushChannel: String?
+    /// An `activity.started`'s scheduled start (iOS 26): `pending` until then.
+    public var startDate: Double?
     /// The event as ingested, as the JSON object text stored and served by the read API: dates
     /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
     public var body: String

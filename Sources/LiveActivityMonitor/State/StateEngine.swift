@@ -382,6 +382,7 @@ public struct StateEngine: Sendable {
         r.contentTimestamp = event.timestamp
         r.staleDate = event.staleDate
         r.relevanceScore = event.relevanceScore
+        r.startDate = event.startDate
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
         if let content = event.contentState { r.delivery.remember(content, timestamp: event.timestamp, push: nil) }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)

@@ -205,5 +205,9 @@ enum Schema {
             DELETE FROM unstarted_start_pushes WHERE seq = old.seq;
         END;
         """,
+        // A scheduled start (`activity.started` `start_date`): `pending` until then.
+        """
+        ALTER TABLE activities ADD COLUMN start_date REAL;
+        """,
     ]
 }

@@ -17,7 +17,8 @@ enum Samples {
         [
             .started(activityID: activityID, bookingID: booking, attributesType: "LiveActivityAttributes",
                      ActivityStarted(contentState: ride, attributes: attributes, staleDate: at(900),
-                                     relevanceScore: 50, pushToken: token, source: .app, deviceID: "device-7"),
+                                     relevanceScore: 50, pushToken: token, source: .app, deviceID: "device-7",
+                                     startDate: at(0)),
                      occurredAt: at(0), app: "com.example.ride", id: "ev-started"),
             .tokenUpdated(activityID: activityID, pushToken: rotatedToken, occurredAt: at(1.5),
                           app: "com.example.ride", id: "ev-token"),
