@@ -26,10 +26,12 @@ public struct ActivityStarted: EventPayload, Hashable {
     public var deviceID: String?
     /// A scheduled start (iOS 26): the activity is `pending` until then.
     public var startDate: Date?
+    /// The broadcast channel the activity receives (`pushType: .channel(id)`).
+    public var channelID: String?
 
     public init(contentState: JSONContent, attributes: JSONContent? = nil, staleDate: Date? = nil,
                 relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil,
-                deviceID: String? = nil, startDate: Date? = nil) {
+                deviceID: String? = nil, startDate: Date? = nil, channelID: String? = nil) {
         self.contentState = contentState
         self.attributes = attributes
         self.staleDate = staleDate
@@ -38,6 +40,7 @@ public struct ActivityStarted: EventPayload, Hashable {
         self.source = source
         self.deviceID = deviceID
         self.startDate = startDate
+        self.channelID = channelID
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -49,6 +52,7 @@ public struct ActivityStarted: EventPayload, Hashable {
         case source
         case deviceID = "device_id"
         case startDate = "start_date"
+        case channelID = "channel_id"
     }
     typealias Field = CodingKeys
 }

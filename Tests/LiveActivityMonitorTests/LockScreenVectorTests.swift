@@ -12,7 +12,7 @@ import Testing
     /// Cases 1–18 (version 1), 19–22 (content shapes, a timestamp in milliseconds), 23 (a
     /// scheduled start) and 26–30 (delivery evidence, push-to-start), copies of docs/vectors/lockscreen-rules.json, unchanged.
     @Test func fixtureCasesAreReferenceCases() {
-        #expect(LockScreenVectors.cases.count == 28)
+        #expect(LockScreenVectors.cases.count == 30)
         let reference = Dictionary(LockScreenVectors.referenceCases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         for c in LockScreenVectors.cases {
             #expect(reference[c.name] == c.value, "\(c.name) differs from docs/vectors/lockscreen-rules.json")

@@ -45,6 +45,8 @@ extension Event {
         event.deviceID = fields.text(.deviceID)
         event.inputPushChannel = fields.text(.inputPushChannel)
         event.startDate = fields.number(.startDate)
+        event.channelID = fields.text(.channelID)
+        event.expiration = fields.number(.expiration)
         let kind = fields.choice(.event).map({ PushKind.allCases[$0] })
         // A start push's token: `push_to_start_token`, or `push_token` (which keeps working for it).
         event.tokenFingerprint = (kind == .start ? fields.fingerprint(.pushToStartToken) : nil) ?? fields.fingerprint(.pushToken)

@@ -18,6 +18,7 @@ struct MetricsCollector: Sendable {
         let now = store.clock.now()
         var families = store.withLiveState { s in
             [activitiesFamily(s, now: now), heavyFamily(s, now: now), pushToStartTokensFamily(s),
+             subscriptionsFamily(s, now: now),
              gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
@@ -81,6 +82,20 @@ struct MetricsCollector: Sendable {
             for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
+    }
+
+    /// Live activities subscribed to a channel, by label (every known type from zero).
+    private func subscriptionsFamily(_ s: LiveState, now: Double) -> MetricFamily {
+        var counts: [ExactString: Int] = [:]
+        for type in s.labels.known { counts[ExactString(type)] = 0 }
+        s.records.withRecords { records in
+            for i in records.indices where records[i].channelID != nil && records[i].isSubscribed(at: now) {
+                counts[ExactString(s.labels.label(for: records[i].attributesType)), default: 0] += 1
+            }
+        }
+        return gauge(M.channelSubscriptions, counts.map { type, count in
+            Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
+        })
     }
 
     /// Devices with a current push-to-start token, by label (every known type from zero).

@@ -11,6 +11,8 @@ public struct ActivityRecord: Sendable, Equatable {
     public var startedAt: Double
     /// A scheduled start (iOS 26 `start_date`): `pending` until then, its 8 hours counted from it.
     public var startDate: Double?
+    /// The broadcast channel it receives (`activity.started` `channel_id`).
+    public var channelID: String?
     /// As the app gave them (JSON object text).
     public var attributes: JSONText?
 
@@ -103,6 +105,13 @@ public struct ActivityRecord: Sendable, Equatable {
         if reportedStale { return .stale }
         if let staleDate, now >= staleDate { return .stale }
         return .active
+    }
+
+    /// Whether it counts in `liveactivity_channel_subscriptions` at `now`: subscribed and live.
+    public func isSubscribed(at now: Double) -> Bool {
+        guard channelID != nil else { return false }
+        let state = state(at: now)
+        return state == .pending || state == .active || state == .stale
     }
 
     public func isEnded(at now: Double) -> Bool {
