@@ -1,4 +1,6 @@
+import Foundation
 import JSON
+import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor
 
@@ -119,6 +121,33 @@ import Testing
             #expect(try server.json("/api/activities/r2")["content_state"]?["startedAt"] == 5)
             #expect(try server.json("/api/activities/r3")["content_state"]?["startedAt"] == .number(JSONNumber(t0)))
         }
+    }
+
+    /// After a crash, start-up replays the broadcast's commit as the writer made it: the same
+    /// subscribers' records and counters, and its filing under them stored once.
+    @Test func aCrashAfterABroadcastReplaysItToTheSameSubscribers() throws {
+        let server = try TestServer { $0.catchUpInterval = 3600 }   // rows behind until told
+        defer { server.stop() }
+        let t0 = TestServer.base - 600
+        let ids = ["c1", "c2", "c3"]
+        #expect(try server.post(events: ids.map { Self.subscriber($0, at: t0) }).status == 200)
+        server.server.store.catchUp()
+        #expect(try server.post(events: [Self.broadcast(at: t0 + 60, content: 8, id: "bc-1")]).status == 200)
+        #expect(try server.post(events: [Self.broadcast("end", at: t0 + 120, content: 9, id: "bc-2")]).status == 200)
+
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let image = directory + "/monitor.sqlite"
+        let expected = try ReplayTests.crashImage(of: server, to: image, ids: ids)
+        #expect(expected.records.allSatisfy { $0.endedBy == .push && $0.contentState?.text == "{\"startedAt\":9}" })
+        let (clock, _) = Clock.manual(server.time.value)
+        let copy = try EventStore(path: image, clock: clock) { _ in }
+        let replayed = try ReplayTests.state(of: copy, ids: ids)
+        copy.close()
+        #expect(replayed.records == expected.records)
+        #expect(replayed.counters == expected.counters)
+        let filed = try Database(path: image, mode: .readOnly).scalar("SELECT count(*) FROM broadcast_receivers")
+        #expect(filed == .integer(6), "two broadcasts, three subscribers each")
     }
 
     @Test func aFailedBroadcastAppliesToNoneAndIsCountedByItsAnswer() throws {
