@@ -24,10 +24,14 @@ public struct ActivityStarted: EventPayload, Hashable {
     public var source: Source?
     /// Your app's installation id (the one its `device.push_to_start_token` events carry).
     public var deviceID: String?
+    /// A scheduled start (iOS 26): the activity is `pending` until then.
+    public var startDate: Date?
+    /// The broadcast channel the activity receives (`pushType: .channel(id)`).
+    public var channelID: String?
 
     public init(contentState: JSONContent, attributes: JSONContent? = nil, staleDate: Date? = nil,
                 relevanceScore: Double? = nil, pushToken: PushToken? = nil, source: Source? = nil,
-                deviceID: String? = nil) {
+                deviceID: String? = nil, startDate: Date? = nil, channelID: String? = nil) {
         self.contentState = contentState
         self.attributes = attributes
         self.staleDate = staleDate
@@ -35,6 +39,8 @@ public struct ActivityStarted: EventPayload, Hashable {
         self.pushToken = pushToken
         self.source = source
         self.deviceID = deviceID
+        self.startDate = startDate
+        self.channelID = channelID
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -45,6 +51,8 @@ public struct ActivityStarted: EventPayload, Hashable {
         case pushToken = "push_token"
         case source
         case deviceID = "device_id"
+        case startDate = "start_date"
+        case channelID = "channel_id"
     }
     typealias Field = CodingKeys
 }

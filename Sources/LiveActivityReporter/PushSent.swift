@@ -12,6 +12,8 @@ public struct PushSent: EventPayload, Hashable {
 
     /// `apns-priority`.
     public enum Priority: Int, Sendable, Hashable, Encodable, CaseIterable {
+        /// 1: broadcast only (a channel's lowest priority).
+        case broadcastLowest = 1
         /// 5: delivered when power allows; not budgeted.
         case low = 5
         /// 10: delivered at once; spends the device's undocumented budget (the default).
@@ -23,8 +25,8 @@ public struct PushSent: EventPayload, Hashable {
     public var status: Int
     /// From sending the request to APNs' answer (or to giving up), in milliseconds.
     public var latencyMs: Double
-    /// The token the request was sent to (`/3/device/<token>`).
-    public var pushToken: PushToken
+    /// The token the request was sent to (`/3/device/<token>`); nil for a broadcast.
+    public var pushToken: PushToken?
     /// `high` (10) when absent.
     public var priority: Priority?
     /// APNs' `reason` on an error answer, e.g. `BadDeviceToken`, `TooManyRequests`.
@@ -53,6 +55,12 @@ public struct PushSent: EventPayload, Hashable {
     public var pushToStartToken: PushToken?
     /// For `event: start`: the payload's `input-push-channel`.
     public var inputPushChannel: String?
+    /// A broadcast's channel (`apns-channel-id`, `/4/broadcasts/apps/<bundle>`), instead of a token.
+    public var channelID: String?
+    /// A broadcast's `apns-request-id` response header.
+    public var apnsRequestID: String?
+    /// The `apns-expiration` header: Unix seconds, 0 for none.
+    public var expiration: Int?
 
     public init(event: Event, status: Int, latencyMs: Double, pushToken: PushToken, priority: Priority? = nil,
                 reason: String? = nil, apnsID: String? = nil, apnsUniqueID: String? = nil,
@@ -80,6 +88,30 @@ public struct PushSent: EventPayload, Hashable {
         self.inputPushChannel = inputPushChannel
     }
 
+    /// A broadcast: one request to a channel, and APNs' answer (`update` or `end`).
+    public init(broadcast event: Event, channelID: String, status: Int, latencyMs: Double, priority: Priority? = nil,
+                reason: String? = nil, apnsRequestID: String? = nil, apnsUniqueID: String? = nil,
+                expiration: Int? = nil, payloadBytes: Int? = nil, timestamp: Date? = nil,
+                contentState: JSONContent? = nil, staleDate: Date? = nil, dismissalDate: Date? = nil,
+                relevanceScore: Double? = nil, alert: ActivityAlert? = nil) {
+        self.event = event
+        self.status = status
+        self.latencyMs = latencyMs
+        self.channelID = channelID
+        self.priority = priority
+        self.reason = reason
+        self.apnsRequestID = apnsRequestID
+        self.apnsUniqueID = apnsUniqueID
+        self.expiration = expiration
+        self.payloadBytes = payloadBytes
+        self.timestamp = timestamp
+        self.contentState = contentState
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.relevanceScore = relevanceScore
+        self.alert = alert
+    }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case event, status
         case latencyMs = "latency_ms"
@@ -96,6 +128,9 @@ public struct PushSent: EventPayload, Hashable {
         case alert, attributes
         case pushToStartToken = "push_to_start_token"
         case inputPushChannel = "input_push_channel"
+        case channelID = "channel_id"
+        case apnsRequestID = "apns_request_id"
+        case expiration
     }
     typealias Field = CodingKeys
 }

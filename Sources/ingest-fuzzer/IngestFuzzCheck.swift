@@ -113,6 +113,7 @@ enum IngestFuzzCheck {
 
     static func check(_ event: Event) {
         require(dates.contains(event.occurredAt), "occurred_at \(event.occurredAt) accepted outside the window")
+        if let start = event.startDate { require(dates.contains(start), "start_date \(start) accepted outside the window") }
         for (name, seconds) in [("occurred_at", event.occurredAt), ("timestamp", event.timestamp)]
             + [("stale_date", event.staleDate), ("dismissal_date", event.dismissalDate)].compactMap({ n, s in s.map { (n, $0) } }) {
             require(valueDates.contains(seconds), "\(name) \(seconds) accepted outside the window")

@@ -9,10 +9,10 @@ import Testing
 /// - metrics from a fresh monitor that took all events at time 0;
 /// - each expectation asked with `?at=` after all events (server-side replay).
 @Suite struct LockScreenVectorTests {
-    /// Cases 1–18 (version 1), 19–22 (content shapes, a timestamp in milliseconds) and 26–30
-    /// (delivery evidence, push-to-start), copies of docs/vectors/lockscreen-rules.json, unchanged.
+    /// Cases 1–18 (version 1), 19–22 (content shapes, a timestamp in milliseconds), 23 (a
+    /// scheduled start) and 26–30 (delivery evidence, push-to-start), copies of docs/vectors/lockscreen-rules.json, unchanged.
     @Test func fixtureCasesAreReferenceCases() {
-        #expect(LockScreenVectors.cases.count == 27)
+        #expect(LockScreenVectors.cases.count == 30)
         let reference = Dictionary(LockScreenVectors.referenceCases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         for c in LockScreenVectors.cases {
             #expect(reference[c.name] == c.value, "\(c.name) differs from docs/vectors/lockscreen-rules.json")

@@ -114,13 +114,14 @@ import Testing
 
     /// The scanner's rules are the schema's `push.sent` rows, compiled: every row the schema
     /// allows on a push is one the scanner reads, and no other; it declines only a second token
-    /// (`push_to_start_token`: the event keeps one fingerprint, so the general path reads it).
+    /// (`push_to_start_token`: the event keeps one fingerprint, so the general path reads it)
+    /// and a broadcast's channel (`channel_id`: another kind of push, with other requirements).
     @Test func theRulesAreTheSchemasPushRows() {
         let rules = PushEventScanner.rules
         let read = EventField.allCases.filter { rules.byField[Int($0.rawValue)].kind != .notAllowed }
         #expect(Set(read.map(\.spec.label)) == EventSchema.names(allowedOn: .pushSent))
         let declined = EventField.allCases.filter { rules.byField[Int($0.rawValue)].kind == .unsupported }
-        #expect(declined == [.pushToStartToken])
+        #expect(declined == [.pushToStartToken, .channelID])
         #expect(rules.byField.map { "\($0.name)" } == EventSchema.fields.map(\.label))
     }
 

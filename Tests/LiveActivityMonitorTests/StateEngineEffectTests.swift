@@ -172,7 +172,7 @@ import Testing
         #expect(EventEffect.Warning.allCases.map(\.name)
                 == ["occurred_at_in_future", "ended_before_start", "timestamp_in_future", "timestamp_in_past",
                     "stale_date_in_past", "dismissal_date_beyond_4h", "payload_too_large", "start_without_alert",
-                    "unknown_reason"])
+                    "unknown_reason", "priority1_on_token"])
     }
 
     @Test func timeReportsWhatItChanged() {

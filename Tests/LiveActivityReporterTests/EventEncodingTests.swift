@@ -11,7 +11,7 @@ struct EventEncodingTests {
 
     /// Every sample that sets all its type's fields, with every common field set too.
     static var fullyPopulated: [LiveActivityEvent] {
-        Samples.everyKind().filter { $0.id != "ev-push-start" }.map { event in
+        Samples.everyKind().filter { $0.id != "ev-push-start" && $0.id != "ev-broadcast" }.map { event in
             var e = event
             e.bookingID = e.bookingID ?? "BK-1042"
             e.attributesType = e.attributesType ?? "LiveActivityAttributes"
@@ -26,7 +26,9 @@ struct EventEncodingTests {
         let keys = Set(try Self.object(event).keys)
         // An update push has no use for the start push's own fields (the schema allows them on
         // every push.sent): the start sample carries those (`theStartPushCarriesItsFields`).
-        let startOnly: Set = event.kind == .pushSent ? ["push_to_start_token", "input_push_channel"] : []
+        // Nor a broadcast's (`theBroadcastCarriesItsFields`).
+        let startOnly: Set = event.kind == .pushSent
+            ? ["push_to_start_token", "input_push_channel", "channel_id", "apns_request_id", "expiration"] : []
         #expect(keys == EventSchema.names(allowedOn: EventKinds(type)).subtracting(startOnly))
     }
 
@@ -34,6 +36,13 @@ struct EventEncodingTests {
         let start = try #require(Samples.everyKind().first { $0.id == "ev-push-start" })
         let keys = Set(try Self.object(start).keys)
         #expect(keys.isSuperset(of: ["push_to_start_token", "input_push_channel", "attributes", "attributes_type", "booking_id"]))
+    }
+
+    @Test func theBroadcastCarriesItsFields() throws {
+        let broadcast = try #require(Samples.everyKind().first { $0.id == "ev-broadcast" })
+        let keys = Set(try Self.object(broadcast).keys)
+        #expect(keys.isSuperset(of: ["channel_id", "apns_request_id", "expiration", "priority"]))
+        #expect(!keys.contains("push_token") && !keys.contains("activity_id"))
     }
 
     @Test func theDecoderAcceptsEverySample() throws {

@@ -31,7 +31,10 @@ struct RoundTripTests {
             if let token = expected.removeValue(forKey: "push_to_start_token")?.stringValue {
                 expected["push_to_start_token_fingerprint"] = .string(TokenFingerprint.of(token))
             }
-            if expected["booking_id"] == nil { expected["booking_id"] = "BK-1042" }
+            // A broadcast names no activity: it inherits no booking (its subscribers' reads find it).
+            if expected["booking_id"] == nil, expected["channel_id"] == nil || event.kind != .pushSent {
+                expected["booking_id"] = "BK-1042"
+            }
             var echoed = try #require(stored[event.id], "\(event.kind.rawValue) not stored")
             #expect(echoed.removeValue(forKey: "received_at") != nil)
             // What the monitor's engine made of it (the values: HistoryReplayTests).

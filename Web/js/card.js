@@ -77,6 +77,11 @@ export function badges(activity, { at = null, budget = null } = {}) {
   };
   const contentAt = fmt.toSeconds(activity.content_timestamp);
   if (st === "active") out.push(badge("badge-active", "Active"));
+  if (st === "pending") {
+    // A scheduled start (iOS 26): not on the lock screen until its start date.
+    const start = fmt.toSeconds(activity.start_date);
+    out.push(badge("badge-pending", `Pending — starts ${fmt.clock(start)}`, `Scheduled to start at ${fmt.fullDate(start)}; not on the lock screen until then`));
+  }
   if (st === "stale") {
     out.push(badge("badge-stale", null, `Stale since ${fmt.fullDate(fmt.toSeconds(activity.stale_date))}; content from ${fmt.fullDate(contentAt)}`,
       (n) => `Stale · content ${fmt.duration(n - (contentAt ?? n))} old`));

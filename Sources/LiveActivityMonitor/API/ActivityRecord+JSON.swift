@@ -24,6 +24,8 @@ extension ActivityRecord {
         w.key("source"); w.string(source.rawValue)
         w.key("state"); w.string(state.rawValue)
         date("started_at", startedAt)
+        date("start_date", startDate)
+        w.key("channel_id"); w.string(channelID)
         date("ended_at", endedAt ?? (now >= systemEndAt ? systemEndAt : nil))
         w.key("ended_by"); w.string(endedBy?.rawValue ?? (now >= systemEndAt ? EndedBy.system.rawValue : nil))
         date("stale_date", staleDate)

@@ -27,8 +27,8 @@ struct ReadHandlers: Sendable {
 
         init(_ query: [String: String]) throws(APIError) {
             if let s = query["state"], !s.isEmpty {
-                guard let parsed = ActivityState(rawValue: s), parsed != .pending else {
-                    throw .badRequest("state must be one of active, stale, ended, dismissed")
+                guard let parsed = ActivityState(rawValue: s) else {
+                    throw .badRequest("state must be one of active, stale, ended, dismissed, pending")
                 }
                 state = parsed
             }
@@ -94,7 +94,7 @@ struct ReadHandlers: Sendable {
     func list(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try ListQuery(request.query)
         let now = store.clock.now()
-        var counts = [0, 0, 0]
+        var counts = [0, 0, 0, 0]
         // Records are read in place (indexing the buffer copies none) and only the page is copied out.
         var page = store.withLiveState { s in
             s.records.withRecords { records in
@@ -105,6 +105,7 @@ struct ReadHandlers: Sendable {
                     case .active: counts[0] += 1
                     case .stale: counts[1] += 1
                     case .ended: counts[2] += 1
+                    case .pending: counts[3] += 1
                     default: continue
                     }
                     if let wanted = query.state, wanted != state { continue }
@@ -136,6 +137,7 @@ struct ReadHandlers: Sendable {
             w.key("active"); w.number(Int64(counts[0]))
             w.key("stale"); w.number(Int64(counts[1]))
             w.key("ended"); w.number(Int64(counts[2]))
+            w.key("pending"); w.number(Int64(counts[3]))
             w.endObject()
             w.key("priority10_budget"); w.number(Int64(priority10Budget))
             w.endObject()

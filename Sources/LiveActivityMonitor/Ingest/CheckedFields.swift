@@ -44,6 +44,9 @@ extension Event {
         event.hasAlert = fields.isPresent(.alert)
         event.deviceID = fields.text(.deviceID)
         event.inputPushChannel = fields.text(.inputPushChannel)
+        event.startDate = fields.number(.startDate)
+        event.channelID = fields.text(.channelID)
+        event.expiration = fields.number(.expiration)
         let kind = fields.choice(.event).map({ PushKind.allCases[$0] })
         // A start push's token: `push_to_start_token`, or `push_token` (which keeps working for it).
         event.tokenFingerprint = (kind == .start ? fields.fingerprint(.pushToStartToken) : nil) ?? fields.fingerprint(.pushToken)

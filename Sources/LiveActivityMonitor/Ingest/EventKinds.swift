@@ -18,8 +18,11 @@ struct EventKinds: OptionSet, Sendable, Hashable {
     static let pushToStart = EventKinds(rawValue: 1 << 7)
     static let activityObserved = EventKinds(rawValue: 1 << 8)
     static let devicePushToStartToken = EventKinds(rawValue: 1 << 9)
+    /// A `push.sent` to a channel (`channel_id`, version 2): an update or an end broadcast to
+    /// the activities subscribed to it, naming no activity and no token.
+    static let pushBroadcast = EventKinds(rawValue: 1 << 10)
 
-    static let pushSent: EventKinds = [.pushUpdateOrEnd, .pushToStart]
+    static let pushSent: EventKinds = [.pushUpdateOrEnd, .pushToStart, .pushBroadcast]
     static let all: EventKinds = [.activityStarted, .activityUpdated, .activityTokenUpdated, .activityStale,
                                   .activityEnded, .activityDismissed, .pushSent, .activityObserved,
                                   .devicePushToStartToken]
@@ -39,10 +42,11 @@ struct EventKinds: OptionSet, Sendable, Hashable {
         }
     }
 
-    /// The one kind of an event of `type` whose `event` field reads `push` (nil: absent or invalid).
-    init(_ type: EventType, push: PushKind?) {
+    /// The one kind of an event of `type` whose `event` field reads `push` (nil: absent or
+    /// invalid), `broadcast` when it names a channel.
+    init(_ type: EventType, push: PushKind?, broadcast: Bool = false) {
         if type == .pushSent {
-            self = push == .start ? .pushToStart : .pushUpdateOrEnd
+            self = push == .start ? .pushToStart : broadcast ? .pushBroadcast : .pushUpdateOrEnd
         } else {
             self.init(type)
         }

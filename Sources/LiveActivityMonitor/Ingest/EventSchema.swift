@@ -6,7 +6,8 @@ enum EventField: UInt8, CaseIterable, Sendable {
     case type, event, occurredAt, id, activityID, bookingID, attributesType, app
     case contentState, attributes, staleDate, dismissalDate, relevanceScore, timestamp, source, dismissalPolicy
     case alert, pushToken, status, latencyMs, priority, payloadBytes, reason, apnsID, apnsUniqueID
-    case deviceID, pushToStartToken, inputPushChannel
+    case deviceID, pushToStartToken, inputPushChannel, startDate
+    case channelID, apnsRequestID, expiration
 
     /// Its row in the schema.
     var spec: FieldSpec { EventSchema.fields[Int(rawValue)] }
@@ -54,7 +55,7 @@ enum EventSchema {
         FieldSpec(.occurredAt, "occurred_at", .date(dateWindow), allowed: .all, required: .all),
         FieldSpec(.id, "id", .identifier(maxLength: maxIDLength), allowed: .all),
         FieldSpec(.activityID, "activity_id", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: EventKinds.all.subtracting([.pushToStart, .devicePushToStartToken])),
+                  allowed: .all, required: EventKinds.all.subtracting([.pushToStart, .pushBroadcast, .devicePushToStartToken])),
         FieldSpec(.bookingID, "booking_id", .identifier(maxLength: maxIDLength),
                   allowed: .all, required: [.activityStarted, .pushToStart], nullLeftOut: true),
         FieldSpec(.attributesType, "attributes_type", .identifier(maxLength: maxIDLength),
@@ -86,7 +87,8 @@ enum EventSchema {
                   allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
         FieldSpec(.latencyMs, "latency_ms", .number(0...3_600_000),
                   allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
-        FieldSpec(.priority, "priority", .integer(.init(5...10, refusing: 6...9, "must be 5 or 10")),
+        // 1 only for a broadcast: on a token push it is stored with a warning (`priority1_on_token`).
+        FieldSpec(.priority, "priority", .integer(.init(1...10, refusing: 2...4, and: 6...9, "must be 1, 5 or 10")),
                   allowed: .pushSent, checked: .withValid(.event)),
         FieldSpec(.payloadBytes, "payload_bytes", .integer(.init(0...1_048_576)),
                   allowed: .pushSent, checked: .withValid(.event)),
@@ -101,6 +103,15 @@ enum EventSchema {
                   .token(.init(minLength: 16, maxLength: 1024, storedName: "push_to_start_token_fingerprint")),
                   allowed: .pushSent),
         FieldSpec(.inputPushChannel, "input_push_channel", .identifier(maxLength: 256), allowed: .pushSent),
+        // Version 2: a scheduled start (iOS 26): the activity is `pending` until it.
+        FieldSpec(.startDate, "start_date", .date(dateWindow), allowed: .activityStarted),
+        // Version 2: broadcasts. A `push.sent` with `channel_id` is a broadcast (`EventKinds.pushBroadcast`):
+        // it names no activity and no token. On `activity.started`, the channel it subscribes to.
+        FieldSpec(.channelID, "channel_id", .identifier(maxLength: 256), allowed: [.activityStarted, .pushSent]),
+        FieldSpec(.apnsRequestID, "apns_request_id", .identifier(maxLength: 64), allowed: .pushSent,
+                  checked: .withValid(.event)),
+        // `apns-expiration`: Unix seconds, 0 for none.
+        FieldSpec(.expiration, "expiration", .number(0...9e15), allowed: .pushSent, checked: .withValid(.event)),
     ])
 
     /// Finds a field by its member name's bytes.

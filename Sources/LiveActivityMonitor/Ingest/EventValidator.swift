@@ -80,6 +80,7 @@ public enum EventValidator {
             }
         }
 
+        func given(_ field: EventField) -> Bool { value(field).map { $0 != .null } ?? false }
         let typeKinds = EventKinds(type)
         var kinds = EventKinds(type, push: nil)
         for row in rows where row.field != .type {
@@ -93,7 +94,8 @@ public enum EventValidator {
             let read = reader.read(row, value(row.field), required: !row.required.isDisjoint(with: kinds))
             values.set(row.field, read)
             if row.field == .event {
-                kinds = EventKinds(type, push: values.choice(.event).map { PushKind.allCases[$0] })
+                kinds = EventKinds(type, push: values.choice(.event).map { PushKind.allCases[$0] },
+                                   broadcast: given(.channelID))
             }
             if case .enumeration(let choices) = row.kind, let requiring = choices.requiring,
                case .choice(let chosen) = read, choices.values[chosen] == requiring.value, values.isAbsent(requiring.field) {
@@ -101,9 +103,18 @@ public enum EventValidator {
             }
         }
         // A start push names the token it went to in either field (DESIGN.md section 3).
-        func given(_ field: EventField) -> Bool { value(field).map { $0 != .null } ?? false }
         if kinds == .pushToStart, !given(.pushToken), !given(.pushToStartToken) {
             reader.fail(EventField.pushToken.spec, "required (or push_to_start_token)")
+        }
+        // A broadcast goes to a channel, instead of an activity's token: naming both is not
+        // understood. A start push names its channel in `input_push_channel`.
+        if kinds == .pushBroadcast, !values.isAbsent(.channelID) {
+            for field in [EventField.activityID, .pushToken, .pushToStartToken] where given(field) {
+                reader.fail(field.spec, "not allowed on a broadcast (a push.sent with channel_id)")
+            }
+        }
+        if kinds == .pushToStart, given(.channelID) {
+            reader.fail(EventField.channelID.spec, "not allowed on a start push (its channel is input_push_channel)")
         }
         return reader.errors.isEmpty ? .valid(type) : .invalid(reader.errors)
     }

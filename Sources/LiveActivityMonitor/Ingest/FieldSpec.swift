@@ -117,8 +117,9 @@ struct FieldSpec: Sendable {
         let bounds: IntegerBounds
         let refusedMessage: String
 
-        init(_ range: ClosedRange<Int>, refusing refused: ClosedRange<Int>? = nil, _ refusedMessage: String = "") {
-            bounds = IntegerBounds(range: range, refused: refused)
+        init(_ range: ClosedRange<Int>, refusing refused: ClosedRange<Int>? = nil, and refusedToo: ClosedRange<Int>? = nil,
+             _ refusedMessage: String = "") {
+            bounds = IntegerBounds(range: range, refused: refused, refusedToo: refusedToo)
             self.refusedMessage = refusedMessage
         }
     }
@@ -128,10 +129,12 @@ struct FieldSpec: Sendable {
     struct IntegerBounds: Sendable {
         let range: ClosedRange<Int>
         let refused: ClosedRange<Int>?
+        /// A second refused part (priorities 2–4 as well as 6–9).
+        var refusedToo: ClosedRange<Int>? = nil
 
         @inline(__always)
         func accepts(_ value: Int) -> Bool {
-            range.contains(value) && !(refused?.contains(value) ?? false)
+            range.contains(value) && !(refused?.contains(value) ?? false) && !(refusedToo?.contains(value) ?? false)
         }
     }
 

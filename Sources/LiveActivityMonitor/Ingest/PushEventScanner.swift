@@ -129,6 +129,9 @@ struct PushEventScanner {
                     tokenField = tokenField ?? row.field
                     growth += max(0, token.storedName.utf8CodeUnitCount - row.name.utf8CodeUnitCount)
                 }
+                // A broadcast (`channel_id`) is another kind of push.sent, with other requirements:
+                // the general path reads it.
+                if row.field == .channelID { rule.kind = .unsupported }
                 // A row checked only once another field is valid is the same here only if that
                 // field is always there.
                 if case .withValid(let other) = row.checked, !other.spec.required.isSuperset(of: .pushSent) {

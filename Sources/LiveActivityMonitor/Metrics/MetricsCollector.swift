@@ -18,6 +18,7 @@ struct MetricsCollector: Sendable {
         let now = store.clock.now()
         var families = store.withLiveState { s in
             [activitiesFamily(s, now: now), heavyFamily(s, now: now), pushToStartTokensFamily(s),
+             subscriptionsFamily(s, now: now),
              gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
@@ -37,7 +38,7 @@ struct MetricsCollector: Sendable {
         // comparing by identity beats hashing every record's type into the label set.
         var tallies: [(type: String, counts: [Int])] = []
         var counts: [ExactString: [Int]] = [:]
-        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0] }
+        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0, 0] }
         s.records.withRecords { records in
             for i in records.indices {
                 let index: Int
@@ -45,28 +46,29 @@ struct MetricsCollector: Sendable {
                 case .active: index = 0
                 case .stale: index = 1
                 case .ended: index = 2
+                case .pending: index = 3
                 default: continue
                 }
                 if let k = tallies.firstIndex(where: { ExactText.equal($0.type, records[i].attributesType) }) {
                     tallies[k].counts[index] += 1
                 } else if tallies.count < Self.maxTallies {
-                    var fresh = [0, 0, 0]
+                    var fresh = [0, 0, 0, 0]
                     fresh[index] = 1
                     tallies.append((records[i].attributesType, fresh))
                 } else {
-                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0]][index] += 1
+                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0, 0]][index] += 1
                 }
             }
         }
         for (type, tally) in tallies {
             let label = ExactString(s.labels.label(for: type))
-            var total = counts[label] ?? [0, 0, 0]
-            for i in 0..<3 { total[i] += tally[i] }
+            var total = counts[label] ?? [0, 0, 0, 0]
+            for i in 0..<4 { total[i] += tally[i] }
             counts[label] = total
         }
         var samples: [Sample] = []
         for (type, values) in counts {
-            for (i, state) in ActivityState.visible.enumerated() {
+            for (i, state) in ActivityState.counted.enumerated() {
                 samples.append(Sample(labels: Labels([("attributes_type", type.text), ("state", state.rawValue)]),
                                       value: .number(Double(values[i]))))
             }
@@ -80,6 +82,20 @@ struct MetricsCollector: Sendable {
             for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
         }
         return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
+    }
+
+    /// Live activities subscribed to a channel, by label (every known type from zero).
+    private func subscriptionsFamily(_ s: LiveState, now: Double) -> MetricFamily {
+        var counts: [ExactString: Int] = [:]
+        for type in s.labels.known { counts[ExactString(type)] = 0 }
+        s.records.withRecords { records in
+            for i in records.indices where records[i].channelID != nil && records[i].isSubscribed(at: now) {
+                counts[ExactString(s.labels.label(for: records[i].attributesType)), default: 0] += 1
+            }
+        }
+        return gauge(M.channelSubscriptions, counts.map { type, count in
+            Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
+        })
     }
 
     /// Devices with a current push-to-start token, by label (every known type from zero).

@@ -19,6 +19,8 @@ public enum MonitorMetrics {
         "Live activities sent more priority-10 pushes in the last hour than the budget.")
     public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+    public static let channelSubscriptions = family("channel_subscriptions",
+        "Live activities (pending, active or stale) subscribed to a broadcast channel.", ["attributes_type"])
     public static let pushToStartTokens = family("push_to_start_tokens",
         "Devices with a current push-to-start token, by attributes type.", ["attributes_type"])
     public static let evictedActivities = family("activities_evicted_total",
@@ -63,6 +65,10 @@ public enum MonitorMetrics {
         "From a start push to the activity.started it caused.", buckets: evidenceBuckets)
     public static let pushToStartTokenRotations = family("push_to_start_token_rotations_total",
         "Push-to-start tokens devices replaced with a new one.", ["attributes_type"])
+    public static let broadcastPushes = family("broadcast_pushes_total",
+        "APNs broadcast requests (push.sent to a channel) reported, by APNs answer.", ["event", "priority", "reason", "status"])
+    public static let broadcastLatency = family("broadcast_latency_seconds",
+        "APNs broadcast request latency reported by the backend.", ["event", "priority"], buckets: pushLatency.buckets)
     public static let ingestEvents = family("ingest_events_total", "Events stored, by type.", ["type"])
     public static let ingestRejected = family("ingest_rejected_total", "Ingest requests refused, by reason.", ["reason"])
     public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
@@ -85,8 +91,10 @@ public enum MonitorMetrics {
     public static let persistedCounters = [started, ended, dismissed, staleTransitions, pushRequests,
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
                                            ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts,
-                                           pushWarnings, pushDeliveries, pushToStart, pushToStartTokenRotations]
-    public static let persistedHistograms = [pushLatency, pushPayload, pushDeliverySeconds, pushToStartSeconds]
+                                           pushWarnings, pushDeliveries, pushToStart, pushToStartTokenRotations,
+                                           broadcastPushes]
+    public static let persistedHistograms = [pushLatency, pushPayload, pushDeliverySeconds, pushToStartSeconds,
+                                             broadcastLatency]
 
     /// The persisted family named `name`, counter or histogram.
     static func persistedFamily(named name: String) -> Family? {

@@ -32,6 +32,9 @@ extension Event {
         if hasAlert != other.hasAlert { fields.append("hasAlert") }
         if !same(deviceID, other.deviceID) { fields.append("deviceID") }
         if !same(inputPushChannel, other.inputPushChannel) { fields.append("inputPushChannel") }
+        if !same(startDate, other.startDate) { fields.append("startDate") }
+        if !same(channelID, other.channelID) { fields.append("channelID") }
+        if !same(expiration, other.expiration) { fields.append("expiration") }
         switch (push, other.push) {
         case (nil, nil): break
         case (let a?, let b?):

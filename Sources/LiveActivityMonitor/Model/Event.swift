@@ -32,6 +32,14 @@ public struct Event: Sendable {
     public var deviceID: String?
     /// A start push's `input_push_channel`, stored and kept as sent.
     public var inputPushChannel: String?
+    /// An `activity.started`'s scheduled start (iOS 26): `pending` until then.
+    public var startDate: Double?
+    /// A broadcast's channel (`push.sent`), or the channel an `activity.started` subscribes to.
+    public var channelID: String?
+    /// A push's `apns-expiration` (Unix seconds, 0 for none).
+    public var expiration: Double?
+    /// A `push.sent` to a channel rather than to an activity's token.
+    public var isBroadcast: Bool { type == .pushSent && channelID != nil }
     /// The event as ingested, as the JSON object text stored and served by the read API: dates
     /// as RFC 3339, `push_token` replaced by `token_fingerprint`, a null `booking_id` left out.
     public var body: String

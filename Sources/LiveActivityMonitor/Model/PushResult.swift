@@ -38,6 +38,8 @@ public struct PushResult: Sendable, Equatable {
         "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
         "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests",
         "InternalServerError", "ServiceUnavailable", "Shutdown",
+        // Broadcast (DESIGN.md section 2; the others it names are above).
+        "BadChannelId", "ChannelNotRegistered", "MissingChannelId", "CannotCreateChannelConfig", "FeatureNotEnabled",
     ]
 
     static let invalidatingReasons: Set<String> = [

@@ -9,6 +9,10 @@ public struct ActivityRecord: Sendable, Equatable {
     public var app: String?
     public var source: StartSource
     public var startedAt: Double
+    /// A scheduled start (iOS 26 `start_date`): `pending` until then, its 8 hours counted from it.
+    public var startDate: Double?
+    /// The broadcast channel it receives (`activity.started` `channel_id`).
+    public var channelID: String?
     /// As the app gave them (JSON object text).
     public var attributes: JSONText?
 
@@ -69,30 +73,45 @@ public struct ActivityRecord: Sendable, Equatable {
 
     public var tokenInvalidated: Bool { tokenInvalidReason != nil }
 
+    /// When its life on the lock screen begins: the scheduled start, when later than the start.
+    public var liveFrom: Double {
+        guard let startDate, startDate > startedAt else { return startedAt }
+        return startDate
+    }
+
     /// When the system ends it if nothing else does.
-    public var systemEndAt: Double { startedAt + LockScreenRules.maxActiveDuration }
+    public var systemEndAt: Double { liveFrom + LockScreenRules.maxActiveDuration }
 
     /// When an ended activity leaves the lock screen: at once for `immediate`, at its dismissal
     /// date if given (held to 4 h after the end and 12 h after the start), else 4 h after the end.
     public var visibleUntil: Double? {
         guard let endedAt else { return nil }
-        let latest = min(endedAt + LockScreenRules.maxEndedVisibility, startedAt + LockScreenRules.maxLifetime)
+        let latest = min(endedAt + LockScreenRules.maxEndedVisibility, liveFrom + LockScreenRules.maxLifetime)
         if let dismissedAt { return min(dismissedAt, latest) }
         if dismissalPolicy == .immediate { return endedAt }
         if let dismissalDate { return min(dismissalDate, latest) }
         return latest
     }
 
-    /// The state at `now`, by DESIGN.md section 4's order: dismissed, ended, stale, active.
+    /// The state at `now`, by DESIGN.md section 4's order: dismissed, ended, pending (before a
+    /// scheduled start: time alone makes it active, no deadline needed), stale, active.
     public func state(at now: Double) -> ActivityState {
         if let dismissedAt, now >= dismissedAt { return .dismissed }
         if isEnded(at: now) {
             let until = visibleUntil ?? (systemEndAt + LockScreenRules.maxEndedVisibility)
             return now >= until ? .dismissed : .ended
         }
+        if now < liveFrom { return .pending }
         if reportedStale { return .stale }
         if let staleDate, now >= staleDate { return .stale }
         return .active
+    }
+
+    /// Whether it counts in `liveactivity_channel_subscriptions` at `now`: subscribed and live.
+    public func isSubscribed(at now: Double) -> Bool {
+        guard channelID != nil else { return false }
+        let state = state(at: now)
+        return state == .pending || state == .active || state == .stale
     }
 
     public func isEnded(at now: Double) -> Bool {

@@ -93,13 +93,17 @@ public struct EventEffect: Sendable, Hashable {
         case startWithoutAlert
         /// A push's `status` or `reason` outside the known APNs answers (DESIGN.md section 2).
         case unknownReason
+        /// Priority 1 on a push to a token: APNs takes it only for a broadcast.
+        case priority1OnToken
 
         /// Looked up, not derived each time: the writer counts every warned event by name, and
         /// deriving it (`String(describing:)`, a Unicode property per character) was half of
         /// its CPU per event when every event of a load was warned.
         public var name: String { Self.names[self]! }
 
-        private static let names = Dictionary(uniqueKeysWithValues: allCases.map { ($0, snakeCase($0)) })
+        private static let names = Dictionary(uniqueKeysWithValues: allCases.map { ($0, spelled[$0] ?? snakeCase($0)) })
+        /// Names whose digits belong to the word before them.
+        private static let spelled: [Warning: String] = [.priority1OnToken: "priority1_on_token"]
 
         private static func snakeCase(_ warning: Warning) -> String {
             var out = ""

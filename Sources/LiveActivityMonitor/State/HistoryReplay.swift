@@ -127,6 +127,7 @@ struct HistoryReplay {
     }
 
     private mutating func apply(_ event: Event, receivedAt: Double, seq: Int64) {
+        if event.isBroadcast { return broadcast(event, receivedAt: receivedAt, seq: seq) }
         var record = event.activityID.flatMap { records[$0] }
         let old = record
         let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &record, counters: &counters,
@@ -154,6 +155,42 @@ struct HistoryReplay {
             passages += outcome.passed.map { Passage(activityID: record.activityID, transition: $0) }
         }
         notes[seq] = note
+    }
+
+    /// A broadcast, as the writer applied it: counted once, then taken by each activity of the
+    /// replay subscribed to its channel (the reads bring a broadcast only to the activities the
+    /// writer filed it under). Its note is what it did to the first of them, by id (an
+    /// activity's answer has one), else the broadcast's own effect.
+    private mutating func broadcast(_ event: Event, receivedAt: Double, seq: Int64) {
+        var none: ActivityRecord?
+        let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &none, counters: &counters,
+                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts)
+        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
+        guard outcome.effect.why == nil, let channel = event.channelID else {
+            if noting?.contains(seq) ?? true { notes[seq] = note }
+            return
+        }
+        var first = true
+        for id in records.keys.sorted() where records[id]!.channelID == channel {
+            let old = records[id]!
+            var record = old
+            let received = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &record, counters: &counters,
+                                          labels: labels, shapes: shapes)
+            records[id] = record
+            passages += received.passed.map { Passage(activityID: id, transition: $0) }
+            guard first else { continue }
+            first = false
+            var effect = received.effect
+            effect.warnings = outcome.effect.warnings + effect.warnings
+            note.effect = effect
+            note.before = Before(state: old.state(at: received.at), contentTimestamp: old.contentTimestamp,
+                                 tokenFingerprint: old.tokenFingerprint)
+            if record.contentState != old.contentState {
+                let before = content(old.contentState, of: id)
+                note.contentChanges = Self.changes(from: before, to: content(record.contentState, of: id))
+            }
+        }
+        if noting?.contains(seq) ?? true { notes[seq] = note }
     }
 
     /// Adds later verdicts to the notes of the events they judge.

@@ -93,6 +93,7 @@ public struct StateEngine: Sendable {
             if let bytes = push.payloadBytes, bytes > PushResult.maxPayloadBytes { warnings.append(.payloadTooLarge) }
             if push.kind == .start, !event.hasAlert { warnings.append(.startWithoutAlert) }
             if !push.isKnownAnswer { warnings.append(.unknownReason) }
+            if push.priority == 1, !event.isBroadcast { warnings.append(.priority1OnToken) }
         }
         return warnings
     }
@@ -147,6 +148,9 @@ public struct StateEngine: Sendable {
             if event.source == .pushToStart, let booking = event.bookingID, let type = event.attributesType {
                 verdicts = started(booking: booking, type: type, at: t, starts: &starts, counters: &counters)
             }
+        case .pushSent where event.isBroadcast:
+            // The broadcast itself: counted once; each subscriber takes it (`receive`).
+            effect = broadcast(event, counters: &counters)
         case .pushSent:
             if event.push?.kind == .start, event.push?.accepted == true {
                 // The funnel's part of a start push, whatever the activity's (DESIGN.md section 4).
@@ -371,6 +375,7 @@ public struct StateEngine: Sendable {
             existing.attributes = existing.attributes ?? event.attributes
             existing.tokenFingerprint = existing.tokenFingerprint ?? event.tokenFingerprint
             existing.app = existing.app ?? event.app
+            existing.channelID = existing.channelID ?? event.channelID
             record = existing
             return .applied
         }
@@ -382,6 +387,8 @@ public struct StateEngine: Sendable {
         r.contentTimestamp = event.timestamp
         r.staleDate = event.staleDate
         r.relevanceScore = event.relevanceScore
+        r.startDate = event.startDate
+        r.channelID = event.channelID
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
         if let content = event.contentState { r.delivery.remember(content, timestamp: event.timestamp, push: nil) }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
@@ -445,6 +452,46 @@ public struct StateEngine: Sendable {
 
         if let over = Self.over(r, at: t) { return .noEffect(over) }
         if !toCurrentToken { return .noEffect(.supersededToken) }
+        return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+    }
+
+    /// A broadcast as such (DESIGN.md sections 2 and 4): counted in the broadcast families,
+    /// once whatever the subscribers; applied (to be taken by each subscriber) when APNs took it.
+    private func broadcast(_ event: Event, counters: inout MonitorCounters) -> EventEffect {
+        guard let push = event.push else { return .applied }  // the validator gives every push.sent one
+        let priority = String(push.priority)
+        counters.inc(M.broadcastPushes, push.kind.rawValue, priority, push.accepted ? "none" : M.reasonLabel(push.reason),
+                     M.statusLabel(push.status))
+        var latency = HistogramValue(upperBounds: M.broadcastLatency.buckets)
+        latency.observe(push.latencyMs / 1000)
+        counters.merge(M.broadcastLatency, push.kind.rawValue, priority, histogram: latency)
+        return push.accepted ? .applied : .noEffect(.failed)
+    }
+
+    /// One subscriber's part of a 200 broadcast (`event`, stored as `seq`, received at
+    /// `receivedAt`): the activity takes it as it would take a push to its own token, by the
+    /// newest-timestamp rule; one that had ended or left the lock screen is untouched. Its
+    /// effect is that activity's (the broadcast's own is `apply`'s). Called by the writer for
+    /// every activity subscribed to the channel, and by the replay for those it holds.
+    func receive(_ event: Event, seq: Int64, receivedAt: Double, on r: inout ActivityRecord,
+                 counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes) -> Outcome {
+        let (event, _) = Self.dated(event, receivedAt: receivedAt, record: r)
+        let t = event.occurredAt
+        var passed = advance(&r, to: t, counters: &counters, labels: labels)
+        guard let push = event.push, push.accepted, push.kind != .start else {
+            return Outcome(effect: .noEffect(.failed), passed: passed, at: t)
+        }
+        if let over = Self.over(r, at: t) { return Outcome(effect: .noEffect(over), passed: passed, at: t) }
+        let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        return Outcome(effect: effect, passed: passed, at: t)
+    }
+
+    /// What an accepted update or end does to a live activity that receives it (through its
+    /// token or a channel).
+    private func deliver(_ push: PushResult, _ event: Event, seq: Int64, to r: inout ActivityRecord,
+                         counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
+                         passed: inout [TimeTransition]) -> EventEffect {
+        let t = event.occurredAt
         // The phone decodes the content first: one it cannot read drops the whole push (an end
         // too), whatever its timestamp.
         if let detail = Self.undecodable(event, as: r.attributesType, shapes) {

@@ -10,6 +10,7 @@ extension ActivityRecord {
         "token_fingerprint", "token_rotations", "token_rotated_at", "token_invalid_reason",
         "last_push_status", "last_push_reason", "last_push_latency_ms", "last_push_priority",
         "last_push_at", "priority10_times", "delivery", "undecodable_at", "undecodable_detail",
+        "start_date", "channel_id",
     ]
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
     static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
@@ -63,6 +64,8 @@ extension ActivityRecord {
         try s.bind(delivery.stored, at: next())
         try s.bindOptional(undecodable?.at, at: next())
         try s.bind(undecodable?.detail, at: next())
+        try s.bindOptional(startDate, at: next())
+        try s.bind(channelID, at: next())
         if update { try s.bind(activityID, at: next()) }
     }
 
@@ -101,6 +104,8 @@ extension ActivityRecord {
         }
         delivery = DeliveryEvidence(stored: s.text(28))
         if let detail = s.text(30) { undecodable = Undecodable(at: s.double(29), detail: detail) }
+        startDate = real(31)
+        channelID = s.text(32)
     }
 }
 

@@ -28,9 +28,15 @@ struct CommitChanges {
     private var startsExpiredAt: Double?
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
+    /// The activities in memory subscribed to a channel (this commit's own are in `working`).
+    private let subscribers: (String) -> [String]
+    /// This commit's broadcasts, filed under each activity that received one (`broadcast_receivers`).
+    private(set) var receivers: [(activityID: String, seq: Int64)] = []
 
     init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes, starts: PushToStartBook,
-         settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?) {
+         settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?,
+         subscribers: @escaping (String) -> [String] = { _ in [] }) {
+        self.subscribers = subscribers
         self.counters = counters
         self.labels = labels
         self.shapes = shapes
@@ -71,12 +77,33 @@ struct CommitChanges {
             changed.insert(id)
             working[id] = current.take()
         }
+        if event.isBroadcast, effect.why == nil, let channel = event.channelID {
+            try deliver(event, to: channel, seq: seq, receivedAt: receivedAt)
+        }
+    }
+
+    /// A 200 broadcast, taken by every activity subscribed to its channel: one event, one
+    /// commit, N records (DESIGN.md section 4, "Channels"). Each is filed under the broadcast
+    /// so that its history finds it.
+    private mutating func deliver(_ event: Event, to channel: String, seq: Int64, receivedAt: Double) throws {
+        var ids = Set(subscribers(channel))
+        for (id, r) in working where r.channelID == channel { ids.insert(id) }
+        for id in ids.sorted() {
+            guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
+            defer { working[id] = r }
+            guard r.channelID == channel else { continue }
+            _ = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &r, counters: &counters, labels: labels,
+                               shapes: shapes)
+            changed.insert(id)
+            receivers.append((id, seq))
+        }
     }
 
     /// The verdicts and the learned shapes this commit must write, and forgets them.
-    mutating func takeWrites() -> (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)]) {
-        defer { verdicts = [] }
-        return (verdicts, shapes.takeChanged())
+    mutating func takeWrites() -> (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)],
+                                   receivers: [(activityID: String, seq: Int64)]) {
+        defer { verdicts = []; receivers = [] }
+        return (verdicts, shapes.takeChanged(), receivers)
     }
 
     /// Counts an event not stored because its id already was: its effect is `duplicate`.

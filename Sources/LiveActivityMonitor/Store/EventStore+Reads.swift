@@ -79,6 +79,10 @@ extension EventStore {
         WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
         UNION ALL
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+        WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id = ?1)
+        UNION ALL
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
         ORDER BY occurred_at, seq
@@ -95,6 +99,11 @@ extension EventStore {
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
         WHERE seq IN (SELECT seq FROM activity_events
+                      WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
+        UNION
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+        WHERE seq IN (SELECT seq FROM broadcast_receivers
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,

@@ -40,7 +40,8 @@ extension EventStore {
                     // verdict with it: the replay judges nothing again.
                     let (counters, labels, starts) = state.withLock { ($0.counters, $0.labels, $0.takeStarts()) }
                     commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, starts: starts,
-                                            settings: settings, load: recordLoader(db)), receivedAt)
+                                            settings: settings, load: recordLoader(db),
+                                            subscribers: subscriberFinder()), receivedAt)
                 }
                 guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {

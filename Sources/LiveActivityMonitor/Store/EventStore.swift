@@ -260,7 +260,8 @@ public final class EventStore: Sendable {
         }
         // The book moves into the commit (no other reference: it changes in place, uncopied).
         var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes,
-                                    starts: state.withLock { $0.takeStarts() }, settings: settings, load: recordLoader(db))
+                                    starts: state.withLock { $0.takeStarts() }, settings: settings, load: recordLoader(db),
+                                    subscribers: subscriberFinder())
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -425,8 +426,18 @@ public final class EventStore: Sendable {
 
     /// Stores the verdicts of events whose content would not decode, and the content shapes
     /// the commit learned.
-    static func write(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)]),
+    static func write(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)],
+                                 receivers: [(activityID: String, seq: Int64)]),
                       _ db: Database) throws {
+        if !writes.receivers.isEmpty {
+            let insert = try db.cached("INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) VALUES (?, ?)")
+            for (id, seq) in writes.receivers {
+                try insert.bind(id, at: 1)
+                try insert.bind(seq, at: 2)
+                _ = try insert.step()
+                insert.reset()
+            }
+        }
         if !writes.verdicts.isEmpty {
             let insert = try db.cached("INSERT OR REPLACE INTO event_verdicts (seq, detail) VALUES (?, ?)")
             for (seq, detail) in writes.verdicts {
@@ -593,6 +604,18 @@ public final class EventStore: Sendable {
     /// A record as the writer knows it: memory holds every live one, the table the rest.
     func recordLoader(_ db: Database) -> (String) throws -> ActivityRecord? {
         { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db) }
+    }
+
+    /// The activities in memory subscribed to a channel: a walk of the live records per
+    /// broadcast (a subscribed activity that left memory, evicted or dismissed, receives none).
+    func subscriberFinder() -> (String) -> [String] {
+        { [self] channel in
+            state.withLock { s in
+                s.records.withRecords { records in
+                    records.compactMap { r in r.channelID.map { $0 == channel } == true ? r.activityID : nil }
+                }
+            }
+        }
     }
 
     static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {

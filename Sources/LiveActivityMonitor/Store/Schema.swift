@@ -205,5 +205,26 @@ enum Schema {
             DELETE FROM unstarted_start_pushes WHERE seq = old.seq;
         END;
         """,
+        // A scheduled start (`activity.started` `start_date`): `pending` until then.
+        """
+        ALTER TABLE activities ADD COLUMN start_date REAL;
+        """,
+        // Broadcasts (`push.sent` with `channel_id`): the channel an activity receives, and each
+        // broadcast filed under the activities that received it, at its commit (it names none:
+        // the activity's and booking's reads find it here, `EventStore+Reads`).
+        """
+        ALTER TABLE activities ADD COLUMN channel_id TEXT;
+        CREATE TABLE broadcast_receivers (
+            activity_id TEXT NOT NULL,
+            seq         INTEGER NOT NULL,   -- the broadcast's event
+            PRIMARY KEY (activity_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX broadcast_receivers_by_seq ON broadcast_receivers(seq);
+        CREATE TRIGGER broadcast_receivers_follow_deletes AFTER DELETE ON events
+            WHEN old.type = 'push.sent' AND old.activity_id IS NULL
+        BEGIN
+            DELETE FROM broadcast_receivers WHERE seq = old.seq;
+        END;
+        """,
     ]
 }

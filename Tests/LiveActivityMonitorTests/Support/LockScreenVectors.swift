@@ -3,7 +3,7 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// The lock-screen vectors (Fixtures/lockscreen-rules.json: cases 1–22 and 26–30) and the one runner that
+/// The lock-screen vectors (Fixtures/lockscreen-rules.json: cases 1–23 and 26–30) and the one runner that
 /// both test tiers use: a runner takes a `TestedMonitor` (in process or over HTTP) and makes the
 /// same requests and the same assertions in either.
 enum LockScreenVectors {
@@ -28,7 +28,7 @@ enum LockScreenVectors {
         }
     }
 
-    static let timeFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date"]
+    static let timeFields = ["occurred_at", "timestamp", "stale_date", "dismissal_date", "start_date"]
 
     /// The case's events with every relative time turned into Unix seconds, and a timestamp
     /// written "MS:t" into (base + t) × 1000: milliseconds, as a backend bug sends them.

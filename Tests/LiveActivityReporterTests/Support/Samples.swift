@@ -17,7 +17,8 @@ enum Samples {
         [
             .started(activityID: activityID, bookingID: booking, attributesType: "LiveActivityAttributes",
                      ActivityStarted(contentState: ride, attributes: attributes, staleDate: at(900),
-                                     relevanceScore: 50, pushToken: token, source: .app, deviceID: "device-7"),
+                                     relevanceScore: 50, pushToken: token, source: .app, deviceID: "device-7",
+                                     startDate: at(0), channelID: "ride-updates"),
                      occurredAt: at(0), app: "com.example.ride", id: "ev-started"),
             .tokenUpdated(activityID: activityID, pushToken: rotatedToken, occurredAt: at(1.5),
                           app: "com.example.ride", id: "ev-token"),
@@ -54,6 +55,12 @@ enum Samples {
                                pushToStartToken: pushToStartToken, inputPushChannel: "ride-updates"),
                       bookingID: pushStartBooking, attributesType: "LiveActivityAttributes", occurredAt: at(5),
                       id: "ev-push-start"),
+            // A broadcast: to a channel, naming no activity and no token.
+            .pushSent(activityID: nil,
+                      PushSent(broadcast: .update, channelID: "ride-updates", status: 200, latencyMs: 20, priority: .broadcastLowest,
+                               apnsRequestID: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b", expiration: 0, timestamp: at(6),
+                               contentState: ["driverName": "Ana", "rating": "4.9", "progress": 0.9, "duration": 1]),
+                      occurredAt: at(6), id: "ev-broadcast"),
         ]
     }
 
