@@ -22,42 +22,24 @@ extension EventStore {
 
     static func write(_ changes: PushToStartBook.Changes, _ db: Database) throws {
         guard !changes.isEmpty else { return }
+        // Each a cached statement, run once per row.
         try writeStartPushes(changes.added, "pending_start_pushes", db)
-        let resolve = try db.cached("DELETE FROM pending_start_pushes WHERE seq = ?")
         for seq in changes.resolved {
-            try resolve.bind(seq, at: 1)
-            _ = try resolve.step()
-            resolve.reset()
+            try db.run("DELETE FROM pending_start_pushes WHERE seq = ?", [.integer(seq)])
         }
-        let token = try db.cached("""
-            INSERT OR REPLACE INTO push_to_start_tokens (device_id, attributes_type, fingerprint, at) VALUES (?, ?, ?, ?)
-            """)
         for (key, value) in changes.tokens {
-            try token.bind(key.deviceID.text, at: 1)
-            try token.bind(key.attributesType.text, at: 2)
-            try token.bind(value.fingerprint, at: 3)
-            try token.bind(value.at, at: 4)
-            _ = try token.step()
-            token.reset()
+            try db.run("INSERT OR REPLACE INTO push_to_start_tokens (device_id, attributes_type, fingerprint, at) VALUES (?, ?, ?, ?)",
+                       [.text(key.deviceID.text), .text(key.attributesType.text), .text(value.fingerprint), .real(value.at)])
         }
-        let supersede = try db.cached("INSERT OR IGNORE INTO superseded_push_to_start_tokens (fingerprint) VALUES (?)")
         for fingerprint in changes.superseded {
-            try supersede.bind(fingerprint, at: 1)
-            _ = try supersede.step()
-            supersede.reset()
+            try db.run("INSERT OR IGNORE INTO superseded_push_to_start_tokens (fingerprint) VALUES (?)", [.text(fingerprint)])
         }
-        let current = try db.cached("DELETE FROM superseded_push_to_start_tokens WHERE fingerprint = ?")
         for fingerprint in changes.current {
-            try current.bind(fingerprint, at: 1)
-            _ = try current.step()
-            current.reset()
+            try db.run("DELETE FROM superseded_push_to_start_tokens WHERE fingerprint = ?", [.text(fingerprint)])
         }
-        let verdict = try db.cached("INSERT OR IGNORE INTO start_push_verdicts (seq, why) VALUES (?, ?)")
         for seq in changes.verdicts {
-            try verdict.bind(seq, at: 1)
-            try verdict.bind(EventEffect.Why.supersededToken.rawValue, at: 2)
-            _ = try verdict.step()
-            verdict.reset()
+            try db.run("INSERT OR IGNORE INTO start_push_verdicts (seq, why) VALUES (?, ?)",
+                       [.integer(seq), .text(EventEffect.Why.supersededToken.rawValue)])
         }
         try writeStartPushes(changes.unstarted, "unstarted_start_pushes", db)
         if let latest = changes.unstarted.map(\.deadline).max() {
@@ -78,18 +60,10 @@ extension EventStore {
     }
 
     private static func writeStartPushes(_ pushes: [PushToStartBook.Pending], _ table: String, _ db: Database) throws {
-        guard !pushes.isEmpty else { return }
-        let s = try db.cached("""
-            INSERT OR REPLACE INTO \(table) (seq, booking_id, attributes_type, sent_at, deadline) VALUES (?, ?, ?, ?, ?)
-            """)
         for p in pushes {
-            try s.bind(p.seq, at: 1)
-            try s.bind(p.bookingID, at: 2)
-            try s.bind(p.attributesType, at: 3)
-            try s.bind(p.sentAt, at: 4)
-            try s.bind(p.deadline, at: 5)
-            _ = try s.step()
-            s.reset()
+            try db.run("INSERT OR REPLACE INTO \(table) (seq, booking_id, attributes_type, sent_at, deadline) VALUES (?, ?, ?, ?, ?)",
+                       [.integer(p.seq), .text(p.bookingID), p.attributesType.map(SQLiteValue.text) ?? .null,
+                        .real(p.sentAt), .real(p.deadline)])
         }
     }
 

@@ -429,32 +429,16 @@ public final class EventStore: Sendable {
     static func write(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)],
                                  receivers: [(activityID: String, seq: Int64)]),
                       _ db: Database) throws {
-        if !writes.receivers.isEmpty {
-            let insert = try db.cached("INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) VALUES (?, ?)")
-            for (id, seq) in writes.receivers {
-                try insert.bind(id, at: 1)
-                try insert.bind(seq, at: 2)
-                _ = try insert.step()
-                insert.reset()
-            }
+        // Each a cached statement, run once per row.
+        for (id, seq) in writes.receivers {
+            try db.run("INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) VALUES (?, ?)", [.text(id), .integer(seq)])
         }
-        if !writes.verdicts.isEmpty {
-            let insert = try db.cached("INSERT OR REPLACE INTO event_verdicts (seq, detail) VALUES (?, ?)")
-            for (seq, detail) in writes.verdicts {
-                try insert.bind(seq, at: 1)
-                try insert.bind(detail, at: 2)
-                _ = try insert.step()
-                insert.reset()
-            }
+        for (seq, detail) in writes.verdicts {
+            try db.run("INSERT OR REPLACE INTO event_verdicts (seq, detail) VALUES (?, ?)", [.integer(seq), .text(detail)])
         }
-        if !writes.shapes.isEmpty {
-            let upsert = try db.cached("INSERT OR REPLACE INTO content_shapes (attributes_type, shape) VALUES (?, ?)")
-            for (type, shape) in writes.shapes {
-                try upsert.bind(type, at: 1)
-                try upsert.bind(JSONValue.object(shape.text).jsonString, at: 2)
-                _ = try upsert.step()
-                upsert.reset()
-            }
+        for (type, shape) in writes.shapes {
+            try db.run("INSERT OR REPLACE INTO content_shapes (attributes_type, shape) VALUES (?, ?)",
+                       [.text(type), .text(JSONValue.object(shape.text).jsonString)])
         }
     }
 
