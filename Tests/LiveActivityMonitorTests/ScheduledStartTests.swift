@@ -72,4 +72,24 @@ import Testing
             #expect(response.status == 422, "\(response.text)")
         }
     }
+
+    /// A stale date before the scheduled start: the card is not on the lock screen until the
+    /// start, so it goes stale then, and is counted then, once.
+    @Test func aStaleDateBeforeTheStartGoesStaleAtTheStart() throws {
+        try withTestServer { server in
+            let start = TestServer.base + 600
+            guard case .object(var o) = Self.scheduled("s9", at: TestServer.base, startDate: .number(JSONNumber(start))) else { return }
+            o["stale_date"] = .number(JSONNumber(TestServer.base + 300))
+            #expect(try server.post(events: [.object(o)]).status == 200)
+            let transitions = "liveactivity_stale_transitions_total{attributes_type=\"\(Self.type)\"}"
+            server.time.set(TestServer.base + 400)
+            #expect(try server.json("/api/activities/s9")["state"] == "pending")
+            #expect(try server.metric(transitions) == 0, "not stale while pending")
+            server.time.set(start)
+            #expect(try server.json("/api/activities/s9")["state"] == "stale")
+            #expect(try server.metric(transitions) == 1)
+            let rows = try server.json("/api/activities/s9")["transitions"]?.arrayValue ?? []
+            #expect(rows.first?["kind"] == "stale" && rows.first?["at"] == .string(RFC3339.format(start)), "\(rows)")
+        }
+    }
 }

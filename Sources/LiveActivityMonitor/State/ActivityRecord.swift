@@ -79,6 +79,10 @@ public struct ActivityRecord: Sendable, Equatable {
         return startDate
     }
 
+    /// When its card goes stale: the stale date, but not before it is on the lock screen (a
+    /// pending activity whose stale date passed goes stale the moment it starts).
+    public var staleFrom: Double? { staleDate.map { max($0, liveFrom) } }
+
     /// When the system ends it if nothing else does.
     public var systemEndAt: Double { liveFrom + LockScreenRules.maxActiveDuration }
 
@@ -145,7 +149,7 @@ public struct ActivityRecord: Sendable, Equatable {
         if dismissedAt != nil { return nil }
         if endedAt != nil { return visibleUntil }
         var next = systemEndAt
-        if !staleCounted, !reportedStale, let staleDate { next = min(next, staleDate) }
+        if !staleCounted, !reportedStale, let staleFrom { next = min(next, staleFrom) }
         return next
     }
 }

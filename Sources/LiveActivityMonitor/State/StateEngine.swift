@@ -346,11 +346,11 @@ public struct StateEngine: Sendable {
                         counters: inout MonitorCounters, labels: AttributesTypeLabels) -> [TimeTransition] {
         let type = labels.label(for: record.attributesType)
         var passed: [TimeTransition] = []
-        if !record.staleCounted, !record.reportedStale, let staleDate = record.staleDate,
-           staleDate <= time, staleDate < (record.endedAt ?? record.systemEndAt) {
+        if !record.staleCounted, !record.reportedStale, let staleFrom = record.staleFrom,
+           staleFrom <= time, staleFrom < (record.endedAt ?? record.systemEndAt) {
             record.staleCounted = true
             counters.inc(M.staleTransitions, type)
-            passed.append(TimeTransition(kind: .stale, at: staleDate))
+            passed.append(TimeTransition(kind: .stale, at: staleFrom))
         }
         if record.endedAt == nil, time >= record.systemEndAt {
             record.endedAt = record.systemEndAt
