@@ -190,11 +190,12 @@ struct HistoryReplay {
             return
         }
         var first = true
+        var pushContent = PushContent(event)
         for id in records.keys.sorted() where records[id]!.channelID == channel {
             let old = records[id]!
             var record = old
             let received = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &record, counters: &counters,
-                                          labels: labels, shapes: shapes)
+                                          labels: labels, shapes: shapes, content: &pushContent)
             records[id] = record
             passages += received.passed.map { Passage(activityID: id, transition: $0) }
             guard first else { continue }

@@ -456,7 +456,9 @@ public struct StateEngine: Sendable {
 
         if let over = Self.over(r, at: t) { return .noEffect(over) }
         if !toCurrentToken { return .noEffect(.supersededToken) }
-        return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        var content = PushContent(event)
+        return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
+                       content: &content, passed: &passed)
     }
 
     /// A broadcast as such (DESIGN.md sections 2 and 4): counted in the broadcast families,
@@ -499,8 +501,10 @@ public struct StateEngine: Sendable {
     /// newest-timestamp rule; one that had ended or left the lock screen is untouched. Its
     /// effect is that activity's (the broadcast's own is `apply`'s). Called by the writer for
     /// every activity subscribed to the channel, and by the replay for those it holds.
+    /// `content` is the broadcast's, read once for all its subscribers (`PushContent(event)`).
     func receive(_ event: Event, seq: Int64, receivedAt: Double, on r: inout ActivityRecord,
-                 counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes) -> Outcome {
+                 counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
+                 content: inout PushContent) -> Outcome {
         let (event, _) = Self.dated(event, receivedAt: receivedAt, record: r)
         let t = event.occurredAt
         var passed = advance(&r, to: t, counters: &counters, labels: labels)
@@ -508,7 +512,8 @@ public struct StateEngine: Sendable {
             return Outcome(effect: .noEffect(.failed), passed: passed, at: t)
         }
         if let over = Self.over(r, at: t) { return Outcome(effect: .noEffect(over), passed: passed, at: t) }
-        let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
+                             content: &content, passed: &passed)
         return Outcome(effect: effect, passed: passed, at: t)
     }
 
@@ -516,25 +521,25 @@ public struct StateEngine: Sendable {
     /// token or a channel).
     private func deliver(_ push: PushResult, _ event: Event, seq: Int64, to r: inout ActivityRecord,
                          counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
-                         passed: inout [TimeTransition]) -> EventEffect {
+                         content: inout PushContent, passed: inout [TimeTransition]) -> EventEffect {
         let t = event.occurredAt
         // The phone decodes the content first: one it cannot read drops the whole push (an end
         // too), whatever its timestamp.
-        if let detail = Self.undecodable(event, as: r.attributesType, shapes) {
+        if let detail = content.verdict(as: r.attributesType, shapes) {
             if t >= r.undecodable?.at ?? -.infinity { r.undecodable = .init(at: t, detail: detail) }
             return EventEffect(why: .undecodableContent, detail: detail)
         }
         if push.kind == .update {
             let effect = applyContent(event, to: &r)
-            if effect.why == nil, let content = event.contentState {
-                r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
+            if effect.why == nil, event.contentState != nil {
+                r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
             }
             return effect
         }
-        if let content = event.contentState, event.timestamp > r.contentTimestamp {
-            r.contentState = content
+        if let text = event.contentState, event.timestamp > r.contentTimestamp {
+            r.contentState = text
             r.contentTimestamp = event.timestamp
-            r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
+            r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
         }
         end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
             dismissalDate: event.dismissalDate, counters: &counters, labels: labels)

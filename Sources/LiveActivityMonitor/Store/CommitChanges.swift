@@ -95,12 +95,13 @@ struct CommitChanges {
     private mutating func deliver(_ event: Event, to channel: String, seq: Int64, receivedAt: Double) throws {
         var ids = Set(subscribers(channel))
         for (id, r) in working where r.channelID == channel { ids.insert(id) }
+        var content = PushContent(event)
         for id in ids.sorted() {
             guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
             defer { working[id] = r }
             guard r.channelID == channel else { continue }
             _ = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &r, counters: &counters, labels: labels,
-                               shapes: shapes)
+                               shapes: shapes, content: &content)
             changed.insert(id)
             receivers.append((id, seq))
         }
