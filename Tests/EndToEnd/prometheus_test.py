@@ -435,9 +435,12 @@ def check_channel_alerts(url: str) -> list[gc.CheckResult]:
         alerts = body.get("data", {}).get("alerts", [])
         return {(a["labels"].get("alertname"), a["labels"].get("job")): a for a in alerts}
 
+    def all_expected():
+        alerts = active()
+        return alerts if expect <= set(alerts) else None
+
     try:
-        seen = wait_for("the channel alerts to go pending", lambda: (lambda a: a if expect <= set(a) else None)(active()),
-                        20, 0.5)
+        seen = wait_for("the channel alerts to go pending", all_expected, 20, 0.5)
     except TimeoutError:
         seen = active()
     results = []
