@@ -348,7 +348,8 @@ public struct StateEngine: Sendable {
     @discardableResult
     public func advance(_ record: inout ActivityRecord, to time: Double,
                         counters: inout MonitorCounters, labels: AttributesTypeLabels) -> [TimeTransition] {
-        let type = labels.label(for: record.attributesType)
+        // The label only when something is counted: this runs for every record a commit holds.
+        var type: String { labels.label(for: record.attributesType) }
         var passed: [TimeTransition] = []
         if !record.staleCounted, !record.reportedStale, let staleFrom = record.staleFrom,
            staleFrom <= time, staleFrom < (record.endedAt ?? record.systemEndAt) {

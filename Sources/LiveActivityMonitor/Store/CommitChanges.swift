@@ -96,6 +96,9 @@ struct CommitChanges {
         var ids = Set(subscribers(channel))
         for (id, r) in working where r.channelID == channel { ids.insert(id) }
         var content = PushContent(event)
+        // Room for every subscriber at once: growing by doubling moved 400-byte records again and again.
+        working.reserveCapacity(working.count + ids.count)
+        originals.reserveCapacity(originals.count + ids.count)
         for id in ids.sorted() {
             guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
             defer { working[id] = r }
