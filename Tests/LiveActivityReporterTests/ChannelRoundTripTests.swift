@@ -141,6 +141,39 @@ struct ChannelRoundTripTests {
         #expect(events.keys.sorted() == ["right"])
     }
 
+    /// INTEGRATION.md's broadcast section shows the events to report after each call to APNs:
+    /// the monitor's own decoder takes each, and each has the fields the Swift helper writes.
+    @Test func theGuidesBroadcastEventsAreValid() throws {
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/LiveActivityReporter/INTEGRATION.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let start = try #require(text.range(of: "\n## 5. Broadcast channels\n"))
+        let end = try #require(text.range(of: "\n## 6. ", range: start.upperBound..<text.endIndex))
+        let blocks = text[start.upperBound..<end.lowerBound].components(separatedBy: "```json\n").dropFirst()
+            .compactMap { $0.components(separatedBy: "```").first }
+        #expect(blocks.count == 3)
+        var types: [String] = []
+        for block in blocks {
+            let events = try IngestDecoder().decode(Array(block.utf8), format: .json)
+            types += events.map(\.type.rawValue)
+        }
+        #expect(types == ["channel.created", "push.sent", "channel.deleted"])
+
+        // The same calls through the helpers: the guide's keys, no more, no fewer.
+        let keys = try blocks.map { try #require(try JSONDecoder().decode(JSONContent.self, from: Data($0.utf8)).objectValue).keys }
+        let helpers: [LiveActivityEvent] = [
+            try .channelCreated(requestBody: Self.createBody, status: 201, channelID: "dHN0MTIzNDU2Nzg5MA==", latencyMs: 183,
+                                app: "com.example.ride"),
+            try .pushSent(apnsPayload: Self.payload("update", timestamp: 0, progress: 0.5), channelID: "dHN0MTIzNDU2Nzg5MA==",
+                          priority: .low, expiration: 0, status: 200, apnsRequestID: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                          latencyMs: 41, app: "com.example.ride"),
+            .channelDeleted(channelID: "dHN0MTIzNDU2Nzg5MA==", status: 204, latencyMs: 95, app: "com.example.ride"),
+        ]
+        for (guideKeys, event) in zip(keys, helpers) {
+            #expect(Set(guideKeys) == Set(try EventEncodingTests.object(event).keys), "\(event.kind.rawValue)")
+        }
+    }
+
     /// iOS 26's scheduled start: `pending` until `start_date`, then `active`, by time alone.
     @Test func aScheduledStartIsPendingUntilItsDate() async throws {
         let server = try LiveServer()
