@@ -126,8 +126,10 @@ struct ChannelRoundTripTests {
     @Test func aChannelResultNamingAnActivityIsRejectedBeforeSending() async throws {
         let server = try LiveServer()
         defer { server.stop() }
-        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: server.url),
-                                        sleep: SleepRecorder().immediate)
+        let lines = LogLines()
+        var configuration = ReporterConfiguration(serverURL: server.url)
+        configuration.log = lines.sink
+        let reporter = ActivityReporter(configuration: configuration, sleep: SleepRecorder().immediate)
         var wrong = LiveActivityEvent.channelDeleted(channelID: Self.channel, status: 204, latencyMs: 1,
                                                      occurredAt: Samples.at(0), id: "wrong")
         wrong.activityID = "S1"
@@ -139,6 +141,8 @@ struct ChannelRoundTripTests {
         #expect(stats.rejected == 1 && stats.accepted == 1)
         let events = try await server.events(channel: Self.channel)
         #expect(events.keys.sorted() == ["right"])
+        #expect(lines.value.contains { $0.contains("rejected channel.deleted event wrong") && $0.contains("names a channel, not an activity") },
+                "\(lines.value)")
     }
 
     /// INTEGRATION.md's broadcast section shows the events to report after each call to APNs:
