@@ -436,6 +436,14 @@ def family_checks(server, chrome, facts, t0):
               listed == {"sched": [facts["scheduled"]], "empty": True, "now": True}, str(listed))
         chrome.evaluate("document.querySelector('.filters [data-state=\"\"]').click()")
         chrome.wait_for("document.querySelectorAll('#wall .card').length === 9", timeout=8)
+        chrome.evaluate(sched + ".querySelector('a.booking-link').click()")
+        snap = "document.querySelector('.snapshot-cards .snap[data-activity-id=%s]')" % js(facts["scheduled"])
+        chrome.wait_for(f"location.hash === '#/booking/BK-SCHED-1' && {snap}?.dataset.state === 'pending'", timeout=8, what="the scheduled ride's booking")
+        text = text_of(chrome, snap)
+        check("its booking link opens the booking, whose card says when it starts and that it is not on the lock screen before",
+              text is not None and f"Pending — starts {hhmm(start)}" in text and f"not on the lock screen before {hhmm(start)}" in text, repr(text))
+        chrome.navigate(server.base + "/#/")
+        chrome.wait_for("document.querySelectorAll('#wall .card').length === 9", timeout=8, what="the wall again")
 
 
 def effect_class(effect):
@@ -1233,6 +1241,9 @@ def layout_checks(chrome):
                       [t[1] for t in got["texts"]] == [1, 1] and got["texts"][0][0] == "2 h 5 min", str(got["texts"]))
                 check(f"{len(name)}-character name: the name is cut with an ellipsis, in full in its title",
                       got["name"] == name and got["title"] == name and got["truncated"], str(got))
+                # Fitting runs in the frame after the layout: let it happen (or time out, and fail below).
+                settles(chrome, f"!!{card(a)}.querySelector('.sm-view .t-fit-cut')", timeout=3)
+                chrome.pump(0.2)
                 small = chrome.evaluate(SMALL_VIEW % card(a))
                 texts = {t["text"]: t for t in (small or {}).get("texts", [])}
                 driver = next((t for t in texts.values() if t["title"] == name or t["text"] == name), None)

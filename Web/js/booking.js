@@ -567,6 +567,9 @@ export class BookingView {
         h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
         badges(a, { at: t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
+        a.state === "pending"
+          ? h("div", { class: "gone", text: `Scheduled: not on the lock screen before ${fmt.clock(fmt.toSeconds(a.start_date))} — this is what it will show then` })
+          : null,
         lockScreen(a, template, { at: liveClock }),
         islands(a, template, { at: liveClock }),
         diagnostics(a, { at: t, bookingLink: false, budget })));
