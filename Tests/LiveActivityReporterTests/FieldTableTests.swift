@@ -10,20 +10,24 @@ import Testing
 /// what it is given. Its closed sets — the enumerations and `PushSent.Priority` — are checked
 /// against the rows below.)
 struct FieldTableTests {
+    /// The types about activities (the reporter does not send channel requests yet: issue 22).
+    static let activityTypes = EventType.allCases.filter { $0.channelOperation == nil }
+    static let common = EventSchema.names(allowedOn: EventKinds.all.subtracting(.channelRequest))
+
     @Test func commonFieldsMatchTheSchema() {
-        #expect(Set(LiveActivityEvent.commonFieldNames) == EventSchema.names(allowedOn: .all))
+        #expect(Set(LiveActivityEvent.commonFieldNames) == Self.common)
     }
 
     @Test func everyTypeExistsOnBothSides() {
-        #expect(Set(LiveActivityEvent.Kind.allCases.map(\.rawValue)) == Set(EventType.allCases.map(\.rawValue)))
+        #expect(Set(LiveActivityEvent.Kind.allCases.map(\.rawValue)) == Set(Self.activityTypes.map(\.rawValue)))
     }
 
-    @Test(arguments: EventType.allCases)
+    @Test(arguments: activityTypes)
     func typeFieldsMatchTheSchema(_ type: EventType) throws {
         let kind = try #require(LiveActivityEvent.Kind(rawValue: type.rawValue))
         let reporter = LiveActivityEvent.fieldNames(of: kind)
         #expect(reporter.count == Set(reporter).count, "a field is declared twice")
-        #expect(Set(reporter) == EventSchema.names(allowedOn: EventKinds(type)).subtracting(EventSchema.names(allowedOn: .all)))
+        #expect(Set(reporter) == EventSchema.names(allowedOn: EventKinds(type)).subtracting(Self.common))
     }
 
     /// Each enumeration's values, as the schema's rows have them.

@@ -71,12 +71,13 @@ public struct StateEngine: Sendable {
     /// `seq` is the event's place in the log (verdicts name it); `starts` the push-to-start
     /// book. Its start windows run out at commit boundaries, not here: the caller lets them run
     /// out at a commit's time before its first event and when it ends (`expireStarts`).
+    /// `channels` is the channel book: channel requests change it, broadcasts are judged by it.
     func apply(_ event: Event, seq: Int64, receivedAt: Double, to record: inout ActivityRecord?,
                counters: inout MonitorCounters, pushes: inout PushTally, labels: inout AttributesTypeLabels,
-               shapes: inout ContentShapes, starts: inout PushToStartBook) -> Outcome {
+               shapes: inout ContentShapes, starts: inout PushToStartBook, channels: inout ChannelBook) -> Outcome {
         let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
         var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
-                            shapes: &shapes, starts: &starts)
+                            shapes: &shapes, starts: &starts, channels: &channels)
         outcome.effect.warnings = warnings + Self.valueWarnings(event) + outcome.effect.warnings
         return outcome
     }
@@ -95,6 +96,7 @@ public struct StateEngine: Sendable {
             if !push.isKnownAnswer { warnings.append(.unknownReason) }
             if push.priority == 1, !event.isBroadcast { warnings.append(.priority1OnToken) }
         }
+        if let request = event.channelRequest, !request.isKnownAnswer { warnings.append(.unknownReason) }
         return warnings
     }
 
@@ -131,7 +133,7 @@ public struct StateEngine: Sendable {
 
     private func apply(_ event: Event, seq: Int64, to record: inout ActivityRecord?, counters: inout MonitorCounters,
                        pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes,
-                       starts: inout PushToStartBook) -> Outcome {
+                       starts: inout PushToStartBook, channels: inout ChannelBook) -> Outcome {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
         var verdicts: [Verdict] = []
@@ -150,7 +152,9 @@ public struct StateEngine: Sendable {
             }
         case .pushSent where event.isBroadcast:
             // The broadcast itself: counted once; each subscriber takes it (`receive`).
-            effect = broadcast(event, counters: &counters)
+            effect = broadcast(event, seq: seq, channels: &channels, counters: &counters)
+        case .channelCreated, .channelDeleted:
+            effect = channelRequest(event, seq: seq, channels: &channels, counters: &counters)
         case .pushSent:
             if event.push?.kind == .start, event.push?.accepted == true {
                 // The funnel's part of a start push, whatever the activity's (DESIGN.md section 4).
@@ -456,16 +460,38 @@ public struct StateEngine: Sendable {
     }
 
     /// A broadcast as such (DESIGN.md sections 2 and 4): counted in the broadcast families,
-    /// once whatever the subscribers; applied (to be taken by each subscriber) when APNs took it.
-    private func broadcast(_ event: Event, counters: inout MonitorCounters) -> EventEffect {
-        guard let push = event.push else { return .applied }  // the validator gives every push.sent one
+    /// once whatever the subscribers; applied (to be taken by each subscriber) when APNs took it
+    /// and its channel had not been deleted before it; noted as the channel's last broadcast.
+    private func broadcast(_ event: Event, seq: Int64, channels: inout ChannelBook,
+                           counters: inout MonitorCounters) -> EventEffect {
+        // The validator gives every push.sent a push, and a broadcast its channel.
+        guard let push = event.push, let channel = event.channelID else { return .applied }
         let priority = String(push.priority)
         counters.inc(M.broadcastPushes, push.kind.rawValue, priority, push.accepted ? "none" : M.reasonLabel(push.reason),
                      M.statusLabel(push.status))
         var latency = HistogramValue(upperBounds: M.broadcastLatency.buckets)
         latency.observe(push.latencyMs / 1000)
         counters.merge(M.broadcastLatency, push.kind.rawValue, priority, histogram: latency)
-        return push.accepted ? .applied : .noEffect(.failed)
+        let found = channels.judge(broadcastTo: channel, seq: seq, at: event.occurredAt)
+        var effect: EventEffect = !push.accepted ? .noEffect(.failed) : found.deleted ? .noEffect(.unknownChannel) : .applied
+        if found.keepsNoMessage, let expiration = event.expiration, expiration != 0 {
+            effect.warnings.append(.expirationOnNoStorageChannel)
+        }
+        channels.noteBroadcast(to: channel, .init(seq: seq, at: event.occurredAt, push: push, effect: effect.result,
+                                                  why: effect.why))
+        return effect
+    }
+
+    /// A call to the channel management API: counted by its answer; a 2xx creates or deletes
+    /// the channel in the book.
+    private func channelRequest(_ event: Event, seq: Int64, channels: inout ChannelBook,
+                                counters: inout MonitorCounters) -> EventEffect {
+        guard let request = event.channelRequest else { return .applied }  // the validator gives every one
+        counters.inc(M.channelRequests, request.operation.rawValue, M.reasonLabel(request.reason),
+                     M.channelStatusLabel(request.status))
+        guard request.succeeded else { return .noEffect(.failed) }
+        if let channel = event.channelID { channels.record(request, channel: channel, seq: seq, at: event.occurredAt) }
+        return .applied
     }
 
     /// One subscriber's part of a 200 broadcast (`event`, stored as `seq`, received at
