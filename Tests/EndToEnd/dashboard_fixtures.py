@@ -105,6 +105,7 @@ def showcase(now):
     # A ride subscribed to a broadcast channel (iOS 18), then one broadcast to that channel: no
     # activity, no token, priority 1. The server applies it to the subscriber.
     channel = "Y2hhbm5lbC1yaWRlcy1kb3dudG93bi1ldmVuaW5nLTAx"  # APNs channel ids are base64
+    add(id="ch-create-1", type="channel.created", channel_id=channel, occurred_at=n - 700, status=201, storage_policy=1, latency_ms=80)
     add(type="activity.started", activity_id="ride-chan", booking_id="BK-CHAN-1", attributes_type="LiveActivityAttributes",
         app="com.autopilot.rider", occurred_at=n - 500, relevance_score=40, channel_id=channel,
         content_state={"driverName": "Bea", "rating": "4.8", "progress": 0.2, "duration": 9})

@@ -446,6 +446,82 @@ def family_checks(server, chrome, facts, t0):
         chrome.wait_for("document.querySelectorAll('#wall .card').length === 9", timeout=8, what="the wall again")
 
 
+def channel_checks(server, chrome, facts):
+    """The channel view (#/channels): the list as GET /api/channels gives it, and one channel with
+    the lock screen its subscribers show, its subscribers and its latest broadcasts."""
+    chan, ride_id = facts["channel"], facts["channel_ride"]
+    with Step("broadcast channels: the list"):
+        _, _, api = server.request("GET", "/api/channels")
+        mine = next((c for c in api.get("channels", []) if c["channel_id"] == chan), None)
+        check("the server lists the channel: live, storage policy 1, one subscriber, its last broadcast a 200 (precondition)",
+              mine is not None and mine["state"] == "live" and mine["storage_policy"] == 1 and mine["subscribers"] == 1
+              and (mine["last_broadcast"] or {}).get("status") == 200 and api["counts"] == {"live": 1, "deleted": 0}, str(api))
+        chrome.navigate(server.base + "/#/")
+        chrome.wait_for("document.querySelectorAll('#wall .card').length === 9", timeout=8)
+        chrome.evaluate("document.querySelector('#channels-link').click()")
+        row = "document.querySelector('.channel-row[data-channel-id=%s]')" % js(chan)
+        chrome.wait_for(f"location.hash === '#/channels' && {row} !== null", timeout=8, what="the channel list")
+        got = chrome.evaluate("""((r) => ({
+          cells: [...r.children].map((td) => td.textContent),
+          href: r.querySelector('a').getAttribute('href'),
+          rows: document.querySelectorAll('.channel-row').length,
+          sub: document.querySelector('.channels-sub').textContent,
+          wallCards: document.querySelectorAll('.card').length - document.querySelectorAll('#wall .card').length,
+        }))(%s)""" % row)
+        b = mine["last_broadcast"] if mine else {}
+        check("one row per channel, with its id, state, storage policy and subscribers",
+              got["rows"] == len(api["channels"]) == 1 and got["cells"][:4] == [chan, "live", "1 · most recent, 8 h", "1"], str(got))
+        check("its last broadcast and APNs' answer, as the server says",
+              b and f"{b['event']} · priority {b['priority']}" in got["cells"][4]
+              and time.strftime("%H:%M:%S", time.gmtime(calendar.timegm(time.strptime(b["at"][:19], "%Y-%m-%dT%H:%M:%S")))) in got["cells"][4] and
+              got["cells"][5].startswith("200") and "applied" in got["cells"][5], str(got))
+        check("the live and deleted counts", got["sub"].startswith("1 live · 0 deleted"), got["sub"])
+
+    with Step("broadcast channels: one channel"):
+        chrome.evaluate(row + ".querySelector('a').click()")
+        the_card = "document.querySelector('.channel-lock .card[data-activity-id=%s]')" % js(ride_id)
+        chrome.wait_for(f"location.hash === {js('#/channels/' + chan)} && {the_card} !== null", timeout=8, what="the channel's page")
+        _, _, detail = server.request("GET", f"/api/channels/{chan}")
+        sub = detail["activities"][0]
+        shown = chrome.evaluate("""((c) => ({
+          text: c.querySelector('.ls-card').textContent,
+          progress: c.querySelector('.ls-card [role=progressbar]').getAttribute('aria-valuenow'),
+          diag: c.querySelector('.diag').textContent,
+          subs: [...document.querySelectorAll('.channel-sub')].map((s) => [s.dataset.activityId, s.querySelector('a')?.getAttribute('href')]),
+          events: [...document.querySelectorAll('.channel-event')].map((e) => [e.dataset.type, e.textContent]),
+          title: document.querySelector('.channels-head h1').textContent,
+        }))(%s)""" % the_card)
+        check("the lock screen its subscribers show: the first subscriber's card, with the broadcast's content",
+              sub["activity_id"] == ride_id and sub["content_state"]["driverName"] in shown["text"]
+              and f"{sub['content_state']['duration']} min" in shown["text"] and shown["progress"] == percent(sub) == "50"
+              and f"Updated by channel {chan}" in shown["diag"], str(shown))
+        check("its subscribers, each linking to its booking",
+              shown["subs"] == [[a["activity_id"], f"#/booking/{a['booking_id']}"] for a in detail["activities"]] == [[ride_id, f"#/booking/{facts['channel_booking']}"]],
+              str(shown["subs"]))
+        want = [e["type"] for e in reversed(detail["events"])]
+        check("its latest broadcasts and requests, newest first, with their answers and effects",
+              [e[0] for e in shown["events"]] == want == ["push.sent", "channel.created"]
+              and "Broadcast update" in shown["events"][0][1] and "200" in shown["events"][0][1] and "priority 1" in shown["events"][0][1]
+              and "Channel created" in shown["events"][1][1] and "201" in shown["events"][1][1], str(shown["events"]))
+        check("the page names the channel in full", chan in shown["title"], shown["title"])
+        chrome.screenshot(os.path.join(OUT, "channel.png"))
+
+    with Step("broadcast channels: from a card, and an unknown one"):
+        chrome.navigate(server.base + "/#/")
+        chrome.wait_for("document.querySelectorAll('#wall .card').length === 9", timeout=8, what="the wall again")
+        left = chrome.evaluate("[...document.querySelectorAll('.card')].filter((c) => !document.querySelector('#wall').contains(c)).length")
+        check("leaving the channel page leaves none of its cards behind", left == 0, f"{left} cards outside the wall")
+        chrome.evaluate(card(ride_id) + ".querySelector('a.channel-id').click()")
+        opened = settles(chrome, f"location.hash === {js('#/channels/' + chan)} && document.querySelector('.channel-lock .card') !== null")
+        check("the card's channel id opens the channel's page", opened, chrome.evaluate("location.hash"))
+        chrome.navigate(server.base + "/#/channels/NOPE-CHANNEL-404")
+        chrome.wait_for("document.querySelector('.not-found') !== null", timeout=8)
+        nf = chrome.evaluate("document.querySelector('.not-found').textContent")
+        check("an unknown channel says not found", "Channel not found" in nf and "NOPE-CHANNEL-404" in nf, nf)
+        chrome.navigate(server.base + "/#/")
+        chrome.wait_for("document.querySelectorAll('.card').length === 9", timeout=8)
+
+
 def effect_class(effect):
     """The row class the page gives an effect of the read API."""
     if not effect:
@@ -1279,13 +1355,14 @@ def main():
         chrome.open_page()
         wall_checks(server, chrome, facts, t0)
         family_checks(server, chrome, facts, t0)
+        channel_checks(server, chrome, facts)
         booking_checks(server, chrome, facts)
         followup_checks(server, chrome, facts)
         # Expected 404s: the unknown booking, the ids that are not bookings (an activity's, an
         # unknown one) tried as bookings and as activities. A type without a template file is not
         # one: templates/index.json says it has none, so the page does not ask.
         problems = [p for p in chrome.problems()
-                    if not re.search(r"status of 404 .*\(http://[^)]*/api/(bookings|activities)/(BK-NOPE-404|NOPE-ACT-404|gym%2Ftimer-d1)(\?limit=\d+)?\)$", p)]
+                    if not re.search(r"status of 404 .*\(http://[^)]*/api/(bookings|activities|channels)/(BK-NOPE-404|NOPE-ACT-404|gym%2Ftimer-d1|NOPE-CHANNEL-404)(\?limit=\d+)?\)$", p)]
         with Step("page health"):
             check("no script error, console error or CSP violation", not problems, "\n        ".join(problems))
         scale_checks(server, chrome)

@@ -174,7 +174,12 @@ function channelRow(activity, row) {
   const id = activity.channel_id;
   if (typeof id !== "string" || !id) return null;
   return row("Channel", h("span", { class: "channel", title: `Updated by channel ${id}: broadcast pushes to it reach every activity subscribed` },
-    "Updated by channel ", h("span", { class: "mono channel-id", text: id })));
+    "Updated by channel ", h("a", { class: "mono channel-id", attrs: { href: channelHref(id) }, text: id })));
+}
+
+/** `#/channels/<id>`: the channel's page. */
+export function channelHref(id) {
+  return `#/channels/${encodeURIComponent(id)}`;
 }
 
 /** What the phone made of the pushes, as the server judged it: the latest push it could not
