@@ -932,6 +932,39 @@ def scale_checks(server, chrome):
         check("scrolling to the end loads the next cards", True)
 
 
+def scheduled_paging_checks(chrome):
+    with Step("many scheduled starts: a page beside the wall, all of them under the Scheduled filter"):
+        server = Server()
+        try:
+            n = int(time.time())
+            events = [{"type": "activity.started", "activity_id": f"sched-{i:02d}", "booking_id": f"BK-S{i:02d}", "attributes_type": "TimerWidgetAttributes",
+                       "occurred_at": n - 30, "start_date": n + 600 + (64 - i) * 60, "content_state": {}} for i in range(65)]
+            events.append({"type": "activity.started", "activity_id": "now-1", "booking_id": "BK-NOW", "attributes_type": "TimerWidgetAttributes",
+                           "occurred_at": n - 30, "content_state": {"startedAt": n - 30 - APPLE_EPOCH}})
+            server.ingest(events)
+            chrome.navigate(server.base + "/")
+            ok = settles(chrome, "document.querySelectorAll('#scheduled .sched-card').length === 60 && !document.querySelector('.scheduled-more').hidden"
+                                 " && document.querySelectorAll('#wall .card').length === 1", timeout=10)
+            got = chrome.evaluate("""({
+              ids: [...document.querySelectorAll('#scheduled .sched-card')].map((c) => c.dataset.activityId),
+              more: document.querySelector('.scheduled-more').textContent,
+              count: document.querySelector('#scheduled .section-count').textContent,
+              chip: document.querySelector('.filters [data-state=pending] .count').textContent,
+            })""")
+            soonest = [f"sched-{i:02d}" for i in range(64, 4, -1)]
+            check("beside the wall, the 60 soonest of 65 scheduled starts, soonest first, and a way to all of them",
+                  ok and got["ids"] == soonest and got["more"] == "All scheduled (5 more)" and got["count"] == "65" and got["chip"] == "65", str({**got, "ids": got["ids"][:3]}))
+            chrome.evaluate("document.querySelector('.scheduled-more').click()")
+            ok = settles(chrome, "location.hash.includes('state=pending') && document.querySelectorAll('#scheduled .sched-card').length === 60"
+                                 " && !document.querySelector('.show-more').hidden && document.querySelectorAll('#wall .card').length === 0")
+            check("the Scheduled filter pages through them: 60, then Show more", ok, chrome.evaluate("location.hash"))
+            chrome.evaluate("document.querySelector('.show-more').click()")
+            ok = settles(chrome, "document.querySelectorAll('#scheduled .sched-card').length === 65 && document.querySelector('.show-more').hidden")
+            check("… and the other 5", ok, str(chrome.evaluate("document.querySelectorAll('#scheduled .sched-card').length")))
+        finally:
+            server.stop()
+
+
 def token_checks(chrome):
     with Step("read token"):
         secret = "e2e-read-token-7f3a"
@@ -1367,6 +1400,7 @@ def main():
             check("no script error, console error or CSP violation", not problems, "\n        ".join(problems))
         scale_checks(server, chrome)
         token_checks(chrome)
+        scheduled_paging_checks(chrome)
         triage_checks(chrome)
         budget_checks(chrome)
         paging_checks(chrome)

@@ -40,6 +40,8 @@ export class Wall {
       h("h2", { class: "section-title" }, "Scheduled ", this.scheduledCount,
         h("span", { class: "section-note", text: "pending until their start date: not on any lock screen yet" })),
       this.scheduledGrid);
+    this.scheduledMore = h("button", { class: ["ghost", "scheduled-more"], attrs: { type: "button", hidden: true }, on: { click: () => this.setFilters({ state: "pending" }) } });
+    this.scheduled.append(this.scheduledMore);
     this.nowTitle = h("h2", { class: "section-title", attrs: { id: "now-title", hidden: true }, text: "On lock screens now" });
     this.grid = h("div", { class: "wall", attrs: { id: "wall", "aria-live": "off" } });
     this.empty = h("div", { class: "empty", attrs: { hidden: true } });
@@ -48,7 +50,7 @@ export class Wall {
     this.attention = this.root.querySelector("#attention") ?? h("p", { class: "attention" });
     this.root.append(this.scheduled, this.nowTitle, this.grid, this.empty, this.more, this.sentinel);
     new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.onLockScreens().length) this.showMore();
+      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.paged().length) this.showMore();
     }, { rootMargin: "800px 0px" }).observe(this.sentinel);
   }
 
@@ -231,24 +233,37 @@ export class Wall {
       .sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([a]) => a);
   }
 
+  /** What "Show more" pages through: the lock-screen cards, or the scheduled ones when only
+   *  they are listed (the Scheduled filter). */
+  paged() {
+    return this.filters.state === "pending" ? this.scheduledList() : this.onLockScreens();
+  }
+
   /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
   render() {
+    const pendingOnly = this.filters.state === "pending";
     const list = this.onLockScreens();
-    const scheduled = this.scheduledList();
-    const n = Math.min(this.shown, list.length);
+    const allScheduled = this.scheduledList();
+    const paged = pendingOnly ? allScheduled : list;
+    const n = Math.min(this.shown, paged.length);
+    // Beside the lock-screen cards, the first page of scheduled ones; the Scheduled filter lists
+    // them all, a page at a time.
+    const scheduled = allScheduled.slice(0, pendingOnly ? n : PAGE);
     const day = fmt.today(); // in the signature: after midnight yesterday's "14:32" needs its day
-    this.place(this.grid, this.cards, list.slice(0, n), wallCard, day);
-    // Scheduled ones are few next to what lock screens show; all of them are drawn, the section
-    // scrolls when there are many.
+    this.place(this.grid, this.cards, pendingOnly ? [] : list.slice(0, n), wallCard, day);
     this.place(this.scheduledGrid, this.scheduledCards, scheduled, scheduledCard, day);
-    this.scheduled.hidden = scheduled.length === 0;
-    this.scheduledCount.textContent = String(scheduled.length);
-    this.nowTitle.hidden = scheduled.length === 0 || list.length === 0;
+    this.scheduled.hidden = allScheduled.length === 0;
+    this.scheduled.classList.toggle("scheduled-only", pendingOnly); // then it is the page: no scroll box of its own
+    this.scheduledCount.textContent = String(allScheduled.length);
+    const hiddenScheduled = pendingOnly ? 0 : allScheduled.length - scheduled.length;
+    this.scheduledMore.hidden = hiddenScheduled <= 0;
+    this.scheduledMore.textContent = `All scheduled (${hiddenScheduled} more)`;
+    this.nowTitle.hidden = allScheduled.length === 0 || list.length === 0;
     this.renderAttention(this.triage);
-    const remaining = list.length - n;
+    const remaining = paged.length - n;
     this.more.hidden = remaining <= 0;
     this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;
-    this.empty.hidden = list.length > 0 || scheduled.length > 0;
+    this.empty.hidden = list.length > 0 || allScheduled.length > 0;
     if (!list.length) {
       const f = this.filters;
       this.empty.textContent = f.q || f.type || f.state
