@@ -74,7 +74,7 @@ export class ChannelsView {
       if (id === null) {
         const data = await this.fetchList();
         if (seq !== this.seq) return;
-        const sig = JSON.stringify(data);
+        const sig = JSON.stringify([fmt.today(), data]); // after midnight, yesterday's times need their day
         if (sig !== this.sig) {
           this.sig = sig;
           this.renderList(data);
