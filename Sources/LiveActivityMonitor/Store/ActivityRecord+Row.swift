@@ -102,7 +102,7 @@ extension ActivityRecord {
         case .text(let text): Priority10Minutes(text: text)
         default: Priority10Minutes()
         }
-        delivery = DeliveryEvidence(stored: s.text(28))
+        delivery = DeliveryEvidence(stored: s.blob(28))
         if let detail = s.text(30) { undecodable = Undecodable(at: s.double(29), detail: detail) }
         startDate = real(31)
         channelID = s.text(32)

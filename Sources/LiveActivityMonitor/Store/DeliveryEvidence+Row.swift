@@ -1,34 +1,61 @@
 import JSON
 
-/// How `DeliveryEvidence` is kept in the `activities.delivery` column: JSON, null while empty.
+/// How `DeliveryEvidence` is kept in the `activities.delivery` column: a blob of fixed-size
+/// little-endian fields, null while empty. Every push an activity takes (and every subscriber
+/// of a broadcast) rewrites it; as JSON text it was most of the cost of writing a row.
+/// Rows written before this form hold JSON text, which is still read.
 extension DeliveryEvidence {
-    /// `{"confirmed_at", "missed", "known": [{"digest", "timestamp", "push", "sent_at"}]}`;
-    /// the digest as 16 hex digits (a JSON number would lose bits).
-    var stored: String? {
+    /// Version 1: `[1][confirmed_at: f64 (NaN: none)][missed: i64][count: u8]` then per known
+    /// `[digest: u64][timestamp: f64][push seq: i64 (min: none)][sent_at: f64]`.
+    var stored: [UInt8]? {
         guard !isEmpty else { return nil }
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("confirmed_at"); w.number(lastConfirmedAt)
-        w.key("missed"); w.number(missed)
-        w.key("known")
-        w.beginArray()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(18 + 32 * known.count)
+        bytes.append(1)
+        func put(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        put((lastConfirmedAt ?? .nan).bitPattern)
+        put(UInt64(bitPattern: Int64(missed)))
+        bytes.append(UInt8(known.count))
         for k in known {
-            w.beginObject()
-            w.key("digest"); w.string(String(k.digest, radix: 16))
-            w.key("timestamp"); w.number(k.timestamp)
-            w.key("push"); w.number(k.push.map { $0.seq })
-            w.key("sent_at"); w.number(k.push.map { $0.sentAt })
-            w.endObject()
+            put(k.digest)
+            put(k.timestamp.bitPattern)
+            put(UInt64(bitPattern: k.push?.seq ?? .min))
+            put((k.push?.sentAt ?? .nan).bitPattern)
         }
-        w.endArray()
-        w.endObject()
-        return w.string
+        return bytes
     }
 
-    /// Reads the column back; what does not read is left out (empty evidence, at worst).
-    init(stored text: String?) {
+    /// Reads the column back (either form); what does not read is left out (empty evidence, at worst).
+    init(stored bytes: [UInt8]?) {
         self.init()
-        guard let text, case .object(let o)? = try? JSONParser.parse(text) else { return }
+        guard let bytes, let version = bytes.first else { return }
+        guard version == 1 else {
+            self.init(json: String(decoding: bytes, as: UTF8.self))
+            return
+        }
+        var at = 1
+        func take() -> UInt64? {
+            guard at + 8 <= bytes.count else { return nil }
+            defer { at += 8 }
+            return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+        }
+        guard let confirmed = take(), let missedBits = take(), at < bytes.count else { return }
+        let count = Int(bytes[at])
+        at += 1
+        let confirmedAt = Double(bitPattern: confirmed)
+        lastConfirmedAt = confirmedAt.isNaN ? nil : confirmedAt
+        missed = Int(Int64(bitPattern: missedBits))
+        for _ in 0..<count {
+            guard let digest = take(), let timestamp = take(), let seq = take(), let sentAt = take() else { return }
+            let push = Int64(bitPattern: seq) == .min ? nil : (seq: Int64(bitPattern: seq), sentAt: Double(bitPattern: sentAt))
+            known.append(Known(digest: digest, timestamp: Double(bitPattern: timestamp), push: push))
+        }
+    }
+
+    /// The first form: `{"confirmed_at", "missed", "known": [{"digest", "timestamp", "push", "sent_at"}]}`.
+    private init(json text: String) {
+        self.init()
+        guard case .object(let o)? = try? JSONParser.parse(text) else { return }
         lastConfirmedAt = o["confirmed_at"]?.doubleValue
         missed = o["missed"]?.doubleValue.map { Int($0) } ?? 0
         for item in o["known"]?.arrayValue ?? [] {
