@@ -9,27 +9,27 @@ import Testing
 /// - metrics from a fresh monitor that took all events at time 0;
 /// - each expectation asked with `?at=` after all events (server-side replay).
 @Suite struct LockScreenVectorTests {
-    /// Cases 1–18 (version 1), 19–22 (content shapes, a timestamp in milliseconds), 23 (a
-    /// scheduled start) and 26–30 (delivery evidence, push-to-start), copies of docs/vectors/lockscreen-rules.json, unchanged.
+    /// The 30 cases of docs/vectors/lockscreen-rules.json (1–18 version 1, 19–30 version 2), copied unchanged.
     @Test func fixtureCasesAreReferenceCases() {
         #expect(LockScreenVectors.cases.count == 30)
+        #expect(LockScreenVectors.channelCases.count == 4)
         let reference = Dictionary(LockScreenVectors.referenceCases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         for c in LockScreenVectors.cases {
             #expect(reference[c.name] == c.value, "\(c.name) differs from docs/vectors/lockscreen-rules.json")
         }
     }
 
-    @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases)
+    @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases + LockScreenVectors.channelCases)
     func expectations(_ tier: MonitorTier, _ c: LockScreenVectors.Case) throws {
         try tier.run { try LockScreenVectors.expectations(c, $0) }
     }
 
-    @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases.filter { $0.value["metrics"] != nil })
+    @Test(arguments: MonitorTier.allCases, (LockScreenVectors.cases + LockScreenVectors.channelCases).filter { $0.value["metrics"] != nil })
     func metrics(_ tier: MonitorTier, _ c: LockScreenVectors.Case) throws {
         try tier.run { try LockScreenVectors.metrics(c, $0) }
     }
 
-    @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases)
+    @Test(arguments: MonitorTier.allCases, LockScreenVectors.cases + LockScreenVectors.channelCases)
     func replayedAtEachInstant(_ tier: MonitorTier, _ c: LockScreenVectors.Case) throws {
         try tier.run { try LockScreenVectors.replay(c, $0) }
     }

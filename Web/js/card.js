@@ -204,9 +204,6 @@ export function bookingHref(id, at = null) {
 /** A scheduled activity (`pending` until its `start_date`, iOS 26), for the wall's own section:
  *  not on the lock screen yet, so its start time first, then what its lock screen will show. */
 export function scheduledCard(activity, template, { budget = null } = {}) {
-  const tint = cssColor(template.tint, null) ?? "#0a84ff";
-  const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
-  appIcon.style.backgroundColor = tint;
   const start = fmt.toSeconds(activity.start_date);
   const until = h("span", { class: "muted sched-in" });
   if (start !== null) live(until, (n) => ` · ${fmt.relative(start, n)}`);
@@ -214,12 +211,7 @@ export function scheduledCard(activity, template, { budget = null } = {}) {
     class: ["sched-card", `state-${activity.state}`],
     data: { activityId: activity.activity_id, state: activity.state, type: activity.attributes_type },
   },
-    h("header", { class: "card-head" },
-      appIcon,
-      h("div", { class: "card-titles" },
-        h("div", { class: "card-title", text: displayName(activity, template) }),
-        h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
-      h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state })),
+    cardHead(activity, template),
     h("p", { class: "sched-start", title: start === null ? null : `Scheduled start: ${fmt.fullDate(start)}` },
       h("span", { class: "sched-at tabular", text: start === null ? "Start date unknown" : `starts at ${fmt.clock(start)}` }), until),
     h("details", { class: "sched-preview" },
@@ -228,21 +220,25 @@ export function scheduledCard(activity, template, { budget = null } = {}) {
     diagnostics(activity, { budget }));
 }
 
+/** A card's head: the app icon in the widget's tint, the title, app and type, the state dot. */
+function cardHead(activity, template) {
+  const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
+  appIcon.style.backgroundColor = cssColor(template.tint, null) ?? "#0a84ff";
+  return h("header", { class: "card-head" },
+    appIcon,
+    h("div", { class: "card-titles" },
+      h("div", { class: "card-title", text: displayName(activity, template) }),
+      h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
+    h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state }));
+}
+
 /** The whole wall card; `budget` is the server's priority-10 budget. */
 export function wallCard(activity, template, { budget = null } = {}) {
-  const tint = cssColor(template.tint, null) ?? "#0a84ff";
-  const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
-  appIcon.style.backgroundColor = tint;
   const card = h("article", {
     class: ["card", `state-${activity.state}`, activity.token?.invalidated ? "token-invalid" : null],
     data: { activityId: activity.activity_id, state: activity.state, type: activity.attributes_type },
   },
-    h("header", { class: "card-head" },
-      appIcon,
-      h("div", { class: "card-titles" },
-        h("div", { class: "card-title", text: displayName(activity, template) }),
-        h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
-      h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state })),
+    cardHead(activity, template),
     badges(activity, { budget }),
     lockScreen(activity, template),
     islands(activity, template),

@@ -3,7 +3,8 @@ import JSON
 import Testing
 @testable import LiveActivityMonitor
 
-/// The lock-screen vectors (Fixtures/lockscreen-rules.json: cases 1–23 and 26–30) and the one runner that
+/// The lock-screen vectors (Fixtures/lockscreen-rules.json: all 30; Fixtures/channel-rules.json: our own
+/// cases of the channel rules) and the one runner that
 /// both test tiers use: a runner takes a `TestedMonitor` (in process or over HTTP) and makes the
 /// same requests and the same assertions in either.
 enum LockScreenVectors {
@@ -15,6 +16,8 @@ enum LockScreenVectors {
     }
 
     static let cases: [Case] = load(Repository.root + "/Tests/LiveActivityMonitorTests/Fixtures/lockscreen-rules.json")
+    /// Our own cases of the channel rules, beyond the reference's.
+    static let channelCases: [Case] = load(Repository.root + "/Tests/LiveActivityMonitorTests/Fixtures/channel-rules.json")
     /// The reference the fixture's cases are copied from (DESIGN.md section 4).
     static let referenceCases: [Case] = load(Repository.root + "/docs/vectors/lockscreen-rules.json")
 
