@@ -190,20 +190,20 @@ struct HistoryReplay {
             return
         }
         var first = true
-        var pushContent = PushContent(event)
+        var (received, pushContent) = StateEngine.receivable(event, receivedAt: receivedAt)
         for id in records.keys.sorted() where records[id]!.channelID == channel {
             let old = records[id]!
             var record = old
-            let received = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &record, counters: &counters,
-                                          labels: labels, shapes: shapes, content: &pushContent)
+            let taken = engine.receive(received, seq: seq, on: &record, counters: &counters,
+                                       labels: labels, shapes: shapes, content: &pushContent)
             records[id] = record
-            passages += received.passed.map { Passage(activityID: id, transition: $0) }
+            passages += taken.passed.map { Passage(activityID: id, transition: $0) }
             guard first else { continue }
             first = false
-            var effect = received.effect
+            var effect = taken.effect
             effect.warnings = outcome.effect.warnings + effect.warnings
             note.effect = effect
-            note.before = Before(state: old.state(at: received.at), contentTimestamp: old.contentTimestamp,
+            note.before = Before(state: old.state(at: taken.at), contentTimestamp: old.contentTimestamp,
                                  tokenFingerprint: old.tokenFingerprint)
             if record.contentState != old.contentState {
                 let before = content(old.contentState, of: id)

@@ -502,11 +502,11 @@ public struct StateEngine: Sendable {
     /// newest-timestamp rule; one that had ended or left the lock screen is untouched. Its
     /// effect is that activity's (the broadcast's own is `apply`'s). Called by the writer for
     /// every activity subscribed to the channel, and by the replay for those it holds.
-    /// `content` is the broadcast's, read once for all its subscribers (`PushContent(event)`).
-    func receive(_ event: Event, seq: Int64, receivedAt: Double, on r: inout ActivityRecord,
+    /// `event` is the broadcast as it takes effect (`receivable`), and `content` its content,
+    /// both made once for all its subscribers.
+    func receive(_ event: Event, seq: Int64, on r: inout ActivityRecord,
                  counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
                  content: inout PushContent) -> Outcome {
-        let (event, _) = Self.dated(event, receivedAt: receivedAt, record: r)
         let t = event.occurredAt
         var passed = advance(&r, to: t, counters: &counters, labels: labels)
         guard let push = event.push, push.accepted, push.kind != .start else {
@@ -516,6 +516,13 @@ public struct StateEngine: Sendable {
         let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
                              content: &content, passed: &passed)
         return Outcome(effect: effect, passed: passed, at: t)
+    }
+
+    /// A broadcast stored at `receivedAt` as its subscribers take it (`dated`: its time does not
+    /// depend on the activity), with its content read once.
+    static func receivable(_ event: Event, receivedAt: Double) -> (event: Event, content: PushContent) {
+        let (dated, _) = dated(event, receivedAt: receivedAt, record: nil)
+        return (dated, PushContent(dated))
     }
 
     /// What an accepted update or end does to a live activity that receives it (through its

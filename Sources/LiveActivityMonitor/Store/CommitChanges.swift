@@ -95,7 +95,7 @@ struct CommitChanges {
     private mutating func deliver(_ event: Event, to channel: String, seq: Int64, receivedAt: Double) throws {
         var ids = Set(subscribers(channel))
         for (id, r) in working where r.channelID == channel { ids.insert(id) }
-        var content = PushContent(event)
+        var (received, content) = StateEngine.receivable(event, receivedAt: receivedAt)
         // Room for every subscriber at once: growing by doubling moved 400-byte records again and again.
         working.reserveCapacity(working.count + ids.count)
         originals.reserveCapacity(originals.count + ids.count)
@@ -103,8 +103,8 @@ struct CommitChanges {
             guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
             defer { working[id] = r }
             guard r.channelID == channel else { continue }
-            _ = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &r, counters: &counters, labels: labels,
-                               shapes: shapes, content: &content)
+            _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
+                               content: &content)
             changed.insert(id)
             receivers.append((id, seq))
         }
