@@ -6,7 +6,7 @@ what="${1:-test}"
 packages=(libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config)
 case "$what" in
   run) ;;
-  test) packages+=(prometheus chromium fonts-inter python3 sqlite3 curl) ;;
+  test) packages+=(prometheus chromium fonts-inter python3 sqlite3 curl systemd) ;;
   bench) packages+=(prometheus-pushgateway wrk) ;;
   *) echo "usage: $0 [run|test|bench]" >&2; exit 2 ;;
 esac

@@ -60,7 +60,7 @@ class Server:
         for raw in self.process.stderr:
             line = raw.decode("utf-8", "replace")
             self.log += line
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            m = re.search(r"listening on http://\S+:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
                 self._listening.set()

@@ -52,7 +52,7 @@ enum ServeCommand {
             .init(name: "connection-timeout", environment: "LAM_CONNECTION_TIMEOUT", valueName: "SECONDS",
                   help: "Seconds after which idle or slow connections are closed, 1 to 3600 (default 30)."),
             .init(name: "demo", environment: "LAM_DEMO", valueName: nil,
-                  help: "Also generate realistic demo traffic (timers and rides, with faults) through the ingest path."),
+                  help: "Also generate realistic demo traffic (timers, rides and a match on a broadcast channel, with faults) through the ingest path."),
             .init(name: "demo-rate", environment: "LAM_DEMO_RATE", valueName: "N",
                   help: "Demo activities started per minute, above 0 and at most 100000 (default 20)."),
         ])
