@@ -448,7 +448,8 @@ final class Benchmark {
                   detail: "process launch to first 200"),
             .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",
                   measured: r.median("broadcast_subscribers"), limit: 100, atLeast: false,
-                  detail: "vs \(Results.format(r.median("broadcast_none"))) ms to a channel without subscribers"),
+                  detail: "vs \(Results.format(r.median("broadcast_none"))) ms to a channel without subscribers; "
+                    + "the request right after waits \(Results.format(r.median("broadcast_after"))) ms (their rows)"),
         ]
         if options.quick { r.notes.append("quick mode: small sizes, so the targets' sizes are not met; it proves the bench runs") }
         r.notes.append("wrk (2 threads) and the server under test share the machine's \(r.machine.processors) CPUs")
