@@ -33,7 +33,7 @@ let package = Package(
 
         // The domain.
         .target(name: "LiveActivityMonitor",
-                dependencies: ["HTTPServer", "SQLiteDB", "Hashing", "Prometheus", "JSON"]),
+                dependencies: ["HTTPServer", "SQLiteDB", "PostgresDB", "Hashing", "Prometheus", "JSON"]),
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",

@@ -9,6 +9,8 @@ import Testing
 enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inProcess = "in process"
     case http = "over HTTP"
+    /// In process, over the PostgreSQL store (a database of the private test cluster).
+    case postgres = "in process on PostgreSQL"
 
     var testDescription: String { rawValue }
 
@@ -22,6 +24,8 @@ enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try withInProcessMonitor(now: now, configure: configure) { try body(TestedMonitor($0)) }
         case .http:
             return try withTestServer(now: now, configure: configure) { try body(TestedMonitor($0)) }
+        case .postgres:
+            return try withPostgresInProcessMonitor(now: now, configure: configure) { try body(TestedMonitor($0)) }
         }
     }
 }
@@ -38,13 +42,26 @@ struct TestedMonitor {
 
     let tier: MonitorTier
     let time: ManualTime
-    let store: EventStore
+    /// The SQLite store, in the tiers that have one.
+    let store: EventStore?
     private let send: (_ method: String, _ target: String, _ headers: [(String, String)], _ body: [UInt8]) throws -> Answer
 
     init(_ monitor: InProcessMonitor) {
         tier = .inProcess
         time = monitor.time
         store = monitor.store
+        send = { method, target, headers, body in
+            let r = monitor.handle(method, target, headers: headers, body: body)
+            return Answer(status: r.status, headers: Dictionary(r.headers.map { ($0.name.lowercased(), $0.value) },
+                                                                uniquingKeysWith: { $0 + ", " + $1 }),
+                          body: r.body)
+        }
+    }
+
+    init(_ monitor: PostgresInProcessMonitor) {
+        tier = .postgres
+        time = monitor.time
+        store = nil
         send = { method, target, headers, body in
             let r = monitor.handle(method, target, headers: headers, body: body)
             return Answer(status: r.status, headers: Dictionary(r.headers.map { ($0.name.lowercased(), $0.value) },
