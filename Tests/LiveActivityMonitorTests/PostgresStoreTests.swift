@@ -143,6 +143,26 @@ import Testing
         #expect(try store.storedEvents(activityID: "old").isEmpty)
     }
 
+    @Test func retentionDropsTheDaysOlderThanItsAge() throws {
+        let uri = try PostgresCluster.database()
+        let (clock, _) = Clock.manual(Self.now)
+        let store = try PostgresEventStore(uri: uri, clock: clock)
+        defer { store.close() }
+        let old = IngestTests.started("old", eventID: "k-old", at: Self.now - 3 * 86_400)
+        let today = IngestTests.started("today", eventID: "k-today", at: Self.now - 60)
+        #expect(try store.ingest(Self.events([old, today])).get().accepted == 2)
+        let lines = Mutex<[String]>([])
+        let retention = PostgresRetention(uri: uri, password: nil, age: 86_400, interval: 3600, clock: clock,
+                                          log: { line in lines.withLock { $0.append(line) } })
+        #expect(retention.pass() == [PostgresEventPartitions.day(Self.now - 3 * 86_400)])
+        #expect(retention.pass() == [])
+        #expect(try store.storedEvents(activityID: "old").isEmpty)
+        #expect(try store.storedEvents(activityID: "today").count == 1)
+        #expect(lines.withLock { $0.count } == 1)
+        // The dropped key is free again: the event is new to the store.
+        #expect(try store.ingest(Self.events([old])).get().accepted == 1)
+    }
+
     @Test func concurrentRequestsAreEachAnsweredOnceStored() throws {
         let uri = try PostgresCluster.database()
         let (clock, _) = Clock.manual(Self.now)

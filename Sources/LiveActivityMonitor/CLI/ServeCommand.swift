@@ -19,7 +19,8 @@ enum ServeCommand {
                   help: "TCP port (default \(MonitorConfiguration.defaultPort); 0 picks a free one and logs it)."),
             .init(name: "host", environment: "LAM_HOST", valueName: "ADDR",
                   help: "Address to bind (default 127.0.0.1; 0.0.0.0 or :: for all)."),
-            CommandLineTool.dbOption,
+            CommandLineTool.serveDBOption,
+            CommandLineTool.dbPasswordFileOption,
             .init(name: "web-root", environment: "LAM_WEB_ROOT", valueName: "DIR", help: "Dashboard files (default ./Web)."),
             .init(name: "ingest-token-file", environment: "LAM_INGEST_TOKEN_FILE", valueName: "F",
                   help: "File holding the bearer token POST /v1/events requires."),
@@ -129,13 +130,14 @@ enum ServeCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         var configuration = try configuration(parsed)
         configuration.log = { log($0) }
+        let databasePassword = try CommandLineTool.databasePassword(parsed)
 
         let signals = TerminationSignals { sig in
             log("\(sig == SIGINT ? "SIGINT" : "SIGTERM") again: exiting without finishing the stop "
                 + "(acknowledged events are safe; unanswered requests get no answer)")
         }
         let server: MonitorServer
-        do { server = try MonitorServer(configuration) } catch HTTPServerError.cannotBind(let address, let reason) {
+        do { server = try MonitorServer(configuration, databasePassword: databasePassword) } catch HTTPServerError.cannotBind(let address, let reason) {
             // The database opened: the address is the problem.
             CommandLineTool.printError("error: cannot listen on \(address): \(reason)")
             return 1

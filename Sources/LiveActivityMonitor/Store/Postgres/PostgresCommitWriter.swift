@@ -13,22 +13,19 @@ import PostgresDB
 /// column (`unnest`), through prepared statements.
 struct PostgresCommitWriter {
     let db: PostgresConnection
-    /// Days known to have an `events` partition.
-    var knownDays: Set<Int64> = []
 
-    init(_ db: PostgresConnection) throws {
+    init(_ db: PostgresConnection) {
         self.db = db
-        knownDays = Set(try PostgresEventPartitions.existing(db))
     }
 
     /// Stores `batches` (one per request, in order) at `now` and applies them to `changes`;
     /// writes the records they and the `due` deadlines changed and the counters that differ
     /// from `persisted`. Returns each request's summary.
-    mutating func commit(_ batches: [[Event]], at now: Double, due: [String], persisted: MonitorCounters,
+    func commit(_ batches: [[Event]], at now: Double, due: [String], persisted: MonitorCounters,
                          _ changes: inout CommitChanges) throws -> [IngestSummary] {
         let events = batches.flatMap { $0 }
         let days = events.map { PostgresEventPartitions.day($0.occurredAt) }
-        try PostgresEventPartitions.ensure(Set(days), known: &knownDays, db)
+        try PostgresEventPartitions.ensure(Set(days), db)
         return try db.transaction {
             let seqs = try allocateSeqs(events.count)
             let (fresh, stored) = try claimKeys(events, seqs: seqs, days: days)

@@ -2,7 +2,8 @@ import PostgresDB
 
 /// The day partitions of `events`: `events_d<day>` holds the events that occurred on Unix day
 /// `day` (UTC). The writer creates the ones a commit needs before it begins; retention drops
-/// whole partitions, with the rows filed by day elsewhere (keys, verdicts, receivers).
+/// whole partitions, with the rows filed by day elsewhere (keys, verdicts, receivers). An event
+/// for a day retention is dropping at that moment fails its commit (503; the client retries).
 enum PostgresEventPartitions {
     static let secondsPerDay = 86_400.0
 
@@ -27,13 +28,17 @@ enum PostgresEventPartitions {
         }.sorted()
     }
 
-    /// Creates the partitions of `days` that are missing, each in its own short transaction
-    /// (DDL on the parent takes a lock that readers wait for), outside the writer's commit: a
-    /// partition left empty by a commit that then failed does no harm.
-    static func ensure(_ days: Set<Int64>, known: inout Set<Int64>, _ db: PostgresConnection) throws {
-        for day in days.subtracting(known).sorted() {
+    /// Creates the partitions of `days` that are missing, outside the writer's transaction
+    /// (DDL on the parent takes a lock that readers wait for; a partition left empty by a
+    /// commit that then failed does no harm). Asked of the database at each commit, not cached:
+    /// retention drops partitions from another connection. One round trip when none is missing.
+    static func ensure(_ days: Set<Int64>, _ db: PostgresConnection) throws {
+        guard !days.isEmpty else { return }
+        let sorted = days.sorted()
+        let missing = Set(try db.prepared("SELECT n FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NULL",
+                                          [try .array(sorted.map { .text(name($0)) })]).rows.compactMap { $0[0].textValue })
+        for day in sorted where missing.contains(name(day)) {
             try db.execute("CREATE TABLE IF NOT EXISTS \(name(day)) PARTITION OF events FOR VALUES FROM (\(day)) TO (\(day + 1))")
-            known.insert(day)
         }
     }
 

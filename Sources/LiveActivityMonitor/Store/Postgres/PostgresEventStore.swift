@@ -43,7 +43,7 @@ final class PostgresEventStore: Sendable {
                                          maxLiveActivities: maxLiveActivities)
         }
         state = Mutex(try reload(db))
-        let writer = PostgresWriterSlot(db, try PostgresCommitWriter(db), persisted: state.withLock { $0.counters })
+        let writer = PostgresWriterSlot(db, PostgresCommitWriter(db), persisted: state.withLock { $0.counters })
         readers = PostgresConnectionPool(maxIdle: readConnections) { try PostgresConnection(uri: uri, password: password) }
         Thread.start(named: "store-writer") { [self] in
             writeUntilStopped(writer)
@@ -284,7 +284,7 @@ final class PostgresEventStore: Sendable {
     }
 }
 
-/// What only the writer thread touches: its connection, partitions known, the counters as last
+/// What only the writer thread touches: its connection, the counters as last
 /// written. Handed to that thread once; never used by another.
 final class PostgresWriterSlot: @unchecked Sendable {
     private var connection: PostgresConnection?
@@ -314,7 +314,7 @@ final class PostgresWriterSlot: @unchecked Sendable {
             try db.reconnect()
             try db.execute("SET synchronous_commit = on")
         }
-        commitWriter = try PostgresCommitWriter(db)
+        commitWriter = PostgresCommitWriter(db)
         persisted = try rebuild(db)
         needsRecovery = false
     }

@@ -10,6 +10,16 @@ enum PostgresStoreDatabase {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
+    /// Whether the URI carries a password (`user:secret@host`, or a `password=` parameter).
+    static func uriHasPassword(_ uri: String) -> Bool {
+        guard let scheme = uri.range(of: "://") else { return false }
+        let rest = uri[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
+        guard let query = rest.firstIndex(of: "?") else { return false }
+        return rest[rest.index(after: query)...].split(separator: "&").contains { $0.lowercased().hasPrefix("password=") }
+    }
+
     static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
         let db = try PostgresConnection(uri: uri, password: password)
         // An answer only after the commit is on the server's disk (the server default, made
