@@ -75,3 +75,28 @@ import Testing
         return (process.terminationStatus, log)
     }
 }
+
+extension PostgresServeTests {
+    /// The password reaches libpq from its file, and is in neither the arguments nor the environment.
+    @Test func thePasswordComesFromItsFileOnly() throws {
+        let uri = try PostgresCluster.passwordDatabase()
+        let directory = try TemporaryDirectory.make()
+        defer { try? TemporaryDirectory.remove(directory) }
+        try "\(PostgresCluster.password)\n".write(toFile: directory + "/pw", atomically: true, encoding: .utf8)
+        #expect(try Self.serve(["--db", uri, "--port", "0"]).status == 1)
+        let serve = try ServeProcess(["--db", uri], environment: ["LAM_DB_PASSWORD_FILE": directory + "/pw"])
+        let pid = serve.process.processIdentifier
+        for name in ["cmdline", "environ"] {
+            let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(name)") ?? Data()
+            #expect(data.range(of: Data(PostgresCluster.password.utf8)) == nil, "the password is in /proc/\(pid)/\(name)")
+        }
+        let client = HTTPClient(port: serve.port)
+        let posted = try client.request("POST", "/v1/events", headers: Self.json,
+                                        body: Array(JSONValue.array(Scenario.events).jsonString.utf8))
+        #expect(posted.text == #"{"accepted":16,"duplicates":0}"#)
+        client.close()
+        let (status, log) = serve.stop()
+        #expect(status == 0)
+        #expect(!log.contains(PostgresCluster.password))
+    }
+}

@@ -199,3 +199,27 @@ import Testing
         #expect(!PostgresStoreDatabase.isPostgresURI("/var/lib/monitor.sqlite"))
     }
 }
+
+extension PostgresStoreTests {
+    /// The server closes every connection of the store (as a restart or an administrator
+    /// would): the next request is stored on a new connection, and so is the next read.
+    @Test func connectionsTheServerClosedAreOpenedAgain() throws {
+        let uri = try PostgresCluster.database()
+        let (clock, _) = Clock.manual(Self.now)
+        let store = try PostgresEventStore(uri: uri, clock: clock)
+        defer { store.close() }
+        #expect(try store.ingest(Self.events([IngestTests.started("a", eventID: "k-a")])).get().accepted == 1)
+        #expect(try store.storedEvents(activityID: "a").count == 1)
+        let admin = try PostgresConnection(uri: uri)
+        let closed = try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """).rows.count
+        #expect(closed >= 2)  // the writer and a reader
+        #expect(try store.ingest(Self.events([IngestTests.started("b", eventID: "k-b")])).get().accepted == 1)
+        #expect(try store.storedEvents(activityID: "b").count == 1)
+        #expect(store.readinessProblem() == nil)
+        #expect(try admin.scalar("SELECT count(*) FROM events") == .integer(2))
+        #expect(store.withLiveState { $0.counters.counters[SeriesKey(MonitorMetrics.ingestEvents.name, ["activity.started"])] } == 2)
+    }
+}

@@ -66,3 +66,18 @@ import TestSupport
         #expect(!error.description.contains("hunter2-secret"))
     }
 }
+
+@Suite struct PasswordTests {
+    /// The cluster asks `PostgresCluster.passwordUser` for a password (scram-sha-256).
+    @Test func aPasswordIsSentWhenGivenAndNeverShown() throws {
+        let uri = try PostgresCluster.passwordDatabase()
+        let missing = try #require(throws: PostgresError.self) { try PostgresConnection(uri: uri) }
+        #expect(missing.isConnectionFailure)
+        #expect(missing.message.contains("password"), "\(missing)")
+        let wrong = try #require(throws: PostgresError.self) { try PostgresConnection(uri: uri, password: "not-it-9f2c") }
+        #expect(wrong.message.contains("password authentication failed"), "\(wrong)")
+        #expect(!wrong.description.contains("not-it-9f2c"))
+        let db = try PostgresConnection(uri: uri, password: PostgresCluster.password)
+        #expect(try db.scalar("SELECT current_user::text") == .text(PostgresCluster.passwordUser))
+    }
+}

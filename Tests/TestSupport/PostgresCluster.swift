@@ -30,6 +30,26 @@ public final class PostgresCluster: Sendable {
         return cluster
     }
 
+    /// A role that logs in only with `password` (scram-sha-256); every other role is trusted.
+    public static let passwordUser = "lam_password_user"
+    public static let password = "correct horse battery staple"
+
+    /// A URI for a fresh database as `passwordUser` (created once; it owns the database).
+    public static func passwordDatabase() throws -> String {
+        try passwordUserCreated.get()
+        let cluster = try shared()
+        let name = try cluster.createDatabase().split(separator: "/").last!.split(separator: "?").first!
+        let admin = try PostgresConnection(uri: cluster.uri(database: "postgres"))
+        try admin.execute("ALTER DATABASE \(name) OWNER TO \(passwordUser)")
+        return cluster.uri(database: String(name), user: passwordUser)
+    }
+
+    private static let passwordUserCreated: Result<Void, any Error> = Result {
+        let admin = try PostgresConnection(uri: try shared().uri(database: "postgres"))
+        // A role's password cannot be a parameter; this one is the constant above.
+        try admin.execute("CREATE ROLE \(passwordUser) LOGIN PASSWORD '\(password)'")
+    }
+
     /// A URI for a fresh database in the shared cluster (named for the caller, numbered).
     public static func database() throws -> String {
         try shared().createDatabase()
@@ -52,6 +72,10 @@ public final class PostgresCluster: Sendable {
         do {
             try runTool("initdb", ["-D", directory + "/data", "-A", "trust", "-U", "postgres",
                                    "-E", "UTF8", "--locale=C", "--no-sync"])
+            // One role must prove a password (`passwordUser`), so that tests can show one is sent.
+            let hba = directory + "/data/pg_hba.conf"
+            let rules = try String(contentsOfFile: hba, encoding: .utf8)
+            try ("local all \(Self.passwordUser) scram-sha-256\n" + rules).write(toFile: hba, atomically: false, encoding: .utf8)
             let options = "-p \(port) -k \(socketDirectory) -c listen_addresses='' -c fsync=off "
                 + "-c full_page_writes=off -c max_connections=300"
             try runTool("pg_ctl", ["start", "-w", "-t", "60", "-D", directory + "/data",
@@ -64,10 +88,10 @@ public final class PostgresCluster: Sendable {
         startWatchdog()
     }
 
-    /// The URI of `database` (a Unix socket, trust authentication, user `postgres`).
-    public func uri(database: String) -> String {
+    /// The URI of `database` (a Unix socket, trust authentication, user `postgres` by default).
+    public func uri(database: String, user: String = "postgres") -> String {
         let host = socketDirectory.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socketDirectory
-        return "postgres://postgres@/\(database)?host=\(host)&port=\(port)"
+        return "postgres://\(user)@/\(database)?host=\(host)&port=\(port)"
     }
 
     /// Creates an empty database and returns its URI.

@@ -18,14 +18,14 @@ struct PostgresCommitWriter {
         self.db = db
     }
 
-    /// Stores `batches` (one per request, in order) at `now` and applies them to `changes`;
+    /// Stores `batches` (one per request, in order; their partitions made by `ensurePartitions`)
+    /// at `now` and applies them to `changes`;
     /// writes the records they and the `due` deadlines changed and the counters that differ
     /// from `persisted`. Returns each request's summary.
     func commit(_ batches: [[Event]], at now: Double, due: [String], persisted: MonitorCounters,
                          _ changes: inout CommitChanges) throws -> [IngestSummary] {
         let events = batches.flatMap { $0 }
         let days = events.map { PostgresEventPartitions.day($0.occurredAt) }
-        try PostgresEventPartitions.ensure(Set(days), db)
         return try db.transaction {
             let seqs = try allocateSeqs(events.count)
             let (fresh, stored) = try claimKeys(events, seqs: seqs, days: days)
@@ -66,6 +66,13 @@ struct PostgresCommitWriter {
             try write(changes.counters, changedSince: persisted)
             return summaries
         }
+    }
+
+    /// Creates the day partitions `batches` need: before `commit`, outside its transaction. The
+    /// commit's first round trip, so a connection lost since the last commit shows here, while
+    /// nothing of this commit has been sent (`PostgresWriterSlot` then reconnects and tries again).
+    func ensurePartitions(_ batches: [[Event]]) throws {
+        try PostgresEventPartitions.ensure(Set(batches.joined().map { PostgresEventPartitions.day($0.occurredAt) }), db)
     }
 
     /// `count` fresh sequence numbers, in order (one round trip). A duplicate's number goes

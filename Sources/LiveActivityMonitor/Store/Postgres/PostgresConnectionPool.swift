@@ -14,9 +14,18 @@ final class PostgresConnectionPool: Sendable {
         self.open = open
     }
 
-    /// Runs `body` with a connection no other thread is using.
+    /// Runs `body` with a connection no other thread is using. A read on an idle connection
+    /// the server closed meanwhile runs again on a new one (reads change nothing).
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let box = try idle.withLock { $0.boxes.popLast() } ?? PostgresConnectionBox(open())
+        if let box = idle.withLock({ $0.boxes.popLast() }) {
+            do {
+                return try read(on: box, body)
+            } catch let error as PostgresError where error.isConnectionFailure && !box.connection.isConnected {}
+        }
+        return try read(on: PostgresConnectionBox(open()), body)
+    }
+
+    private func read<T>(on box: PostgresConnectionBox, _ body: (PostgresConnection) throws -> T) throws -> T {
         defer {
             if box.connection.isConnected {
                 idle.withLock { if !$0.closed, $0.boxes.count < maxIdle { $0.boxes.append(box) } }

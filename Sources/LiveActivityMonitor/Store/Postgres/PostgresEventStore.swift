@@ -167,6 +167,10 @@ final class PostgresEventStore: Sendable {
         } catch {
             return fail(jobs, error, writer)
         }
+        let batches = jobs.map { job -> [Event] in
+            if case .ingest(let events) = job.kind { events } else { [] }
+        }
+        do { try writer.ensurePartitions(batches) } catch { return fail(jobs, error, writer) }
         let db = writer.db
         let (counters, labels, shapes, taken, due) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
@@ -178,9 +182,6 @@ final class PostgresEventStore: Sendable {
             load: { [self] id in try state.withLock({ $0.records[id] }) ?? PostgresStateLoader.record(id, db) },
             subscribers: subscriberFinder())
         changes.counters.add(taken)
-        let batches = jobs.map { job -> [Event] in
-            if case .ingest(let events) = job.kind { events } else { [] }
-        }
         let summaries: [IngestSummary]
         do {
             summaries = try writer.commit(batches, at: now, due: due, &changes)
@@ -304,6 +305,19 @@ final class PostgresWriterSlot: @unchecked Sendable {
     /// Commits through the writer (see `PostgresCommitWriter.commit`).
     func commit(_ batches: [[Event]], at now: Double, due: [String], _ changes: inout CommitChanges) throws -> [IngestSummary] {
         try commitWriter!.commit(batches, at: now, due: due, persisted: persisted, &changes)
+    }
+
+    /// Makes the partitions a commit needs. A connection the server closed since the last
+    /// commit (a restart, an idle timeout) is noticed here, before anything of the commit was
+    /// sent, so memory still matches the tables: reconnect and try once more.
+    func ensurePartitions(_ batches: [[Event]]) throws {
+        do {
+            try commitWriter!.ensurePartitions(batches)
+        } catch let error as PostgresError where error.isConnectionFailure && !db.isConnected {
+            try db.reconnect()
+            try db.execute("SET synchronous_commit = on")
+            try commitWriter!.ensurePartitions(batches)
+        }
     }
 
     /// After a failure: reconnects if the connection is gone, and rebuilds memory from the
