@@ -1,16 +1,19 @@
-// Entry point: the wall at #/ (filters in the hash: #/?state=stale&type=…&q=…) and the booking
-// lookup at #/booking/<id>[?at=<RFC 3339>]. Both views live in one page so going back to the
-// wall keeps its scroll position and filters.
+// Entry point: the wall at #/ (filters in the hash: #/?state=stale&type=…&q=…), the booking
+// lookup at #/booking/<id>[?at=<RFC 3339>], triage at #/triage and the broadcast channels at
+// #/channels[/<id>]. The views live in one page so going back to the wall keeps its scroll
+// position and filters.
 
 import { Wall } from "./js/wall.js";
 import { BookingView } from "./js/booking.js";
 import { TriageView } from "./js/triage.js";
+import { ChannelsView } from "./js/channels.js";
 
 const $ = (sel) => document.querySelector(sel);
 
 const wallView = $("#wall-view");
 const bookingView = $("#booking-view");
 const triageView = $("#triage-view");
+const channelsView = $("#channels-view");
 const toolbar = $("#toolbar");
 
 const wall = new Wall({
@@ -34,6 +37,7 @@ wall.bindControls({
 });
 const booking = new BookingView({ root: bookingView });
 const triage = new TriageView({ root: triageView });
+const channels = new ChannelsView({ root: channelsView });
 
 let wallScroll = 0;
 let lastWallHash = "#/";
@@ -44,6 +48,33 @@ function route() {
   const [path, qs = ""] = hash.split("?");
   const params = new URLSearchParams(qs);
   const m = path.match(/^\/booking\/(.+)$/);
+  const ch = path.match(/^\/channels(?:\/(.+))?$/);
+  if (ch) {
+    let id = null;
+    if (ch[1]) {
+      try {
+        id = decodeURIComponent(ch[1]);
+      } catch {
+        id = ch[1];
+      }
+    }
+    if (onWall !== false) wallScroll = window.scrollY;
+    onWall = false;
+    wall.stop();
+    booking.hide();
+    triage.hide();
+    wallView.hidden = true;
+    bookingView.hidden = true;
+    triageView.hidden = true;
+    toolbar.classList.add("toolbar-booking");
+    channelsView.hidden = false;
+    document.title = id === null ? "Channels · Live Activity Monitor" : `Channel ${id} · Live Activity Monitor`;
+    channels.show(id);
+    window.scrollTo({ top: 0 });
+    return;
+  }
+  channels.hide();
+  channelsView.hidden = true;
   if (path === "/triage") {
     if (onWall !== false) wallScroll = window.scrollY;
     onWall = false;

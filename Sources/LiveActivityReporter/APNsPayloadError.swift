@@ -1,4 +1,4 @@
-/// Why an APNs payload could not be turned into a `push.sent` event.
+/// Why an APNs request could not be turned into its event (`push.sent`, `channel.created`).
 public enum APNsPayloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The payload is not a JSON object.
     case notJSON(String)
@@ -12,6 +12,12 @@ public enum APNsPayloadError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A push-to-start (`aps.event` `start`) without a booking id: the monitor refuses it (the
     /// new activity has no id yet, so the booking is how it is found).
     case missingBookingID
+    /// A broadcast (a push to a channel) with `aps.event` `start`: a channel updates and ends the
+    /// activities subscribed to it, it starts none (the monitor refuses such a push).
+    case startOnChannel
+    /// APNs answered a channel create with a 2xx but no channel id was given (the answer's
+    /// `apns-channel-id` header): the monitor refuses a created channel without its id.
+    case missingChannelID
 
     public var description: String {
         switch self {
@@ -22,6 +28,10 @@ public enum APNsPayloadError: Error, Sendable, Equatable, CustomStringConvertibl
         case .badField(let path, let expected): "\(path) in the APNs payload must be \(expected)"
         case .missingBookingID:
             "a push-to-start (aps.event \"start\") needs a bookingID: the monitor refuses one without"
+        case .startOnChannel:
+            "a broadcast cannot start an activity (aps.event \"start\"): send a start push to a push-to-start token"
+        case .missingChannelID:
+            "APNs created the channel (2xx): pass the apns-channel-id header of its answer as channelID"
         }
     }
 }

@@ -107,7 +107,8 @@ public actor ActivityReporter {
     }
 
     /// Queues an event to be sent. Returns at once; never throws. An event that cannot be
-    /// encoded (a NaN number) is counted as rejected and logged.
+    /// encoded (a NaN number; a channel management result naming an activity) is counted as
+    /// rejected and logged.
     public func report(_ event: LiveActivityEvent) {
         stats.reported += 1
         guard !closed else {
@@ -122,7 +123,7 @@ public actor ActivityReporter {
             body = try encoder.encode(event)
         } catch {
             stats.rejected += 1
-            log("rejected \(event.kind.rawValue) event \(event.id): it cannot be encoded as JSON (\(error))")
+            log("rejected \(event.kind.rawValue) event \(event.id): it cannot be encoded (\(error))")
             return
         }
         let dropped = buffer.append(EventBuffer.Entry(id: event.id, kind: event.kind.rawValue, body: body))

@@ -41,12 +41,16 @@ public final class ActivityTracker {
     ///     support looks activities up by it.
     ///   - source: `.pushToStart` for an activity a push started (found in
     ///     `Activity<…>.activityUpdates`).
+    ///   - channelID: the broadcast channel of `pushType: .channel(id)` (iOS 18): the monitor
+    ///     applies that channel's broadcasts to the activity.
+    ///   - startDate: the scheduled start of an activity requested with one (iOS 26): it is
+    ///     `pending` until then.
     ///   - reportsContentUpdates: also report each content change as `activity.updated` (it is
     ///     always reported as `activity.observed`). Leave it off when content comes by push: the
     ///     backend's `push.sent` already reports it.
     public func track<Attributes: ActivityAttributes>(
         _ activity: Activity<Attributes>, bookingID: String, source: ActivityStarted.Source = .app,
-        reportsContentUpdates: Bool = false
+        channelID: String? = nil, startDate: Date? = nil, reportsContentUpdates: Bool = false
     ) {
         let activityID = activity.id
         guard observations[activityID] == nil else { return }
@@ -57,7 +61,8 @@ public final class ActivityTracker {
             ActivityStarted(contentState: Self.encode(content.state, "content state", reporter),
                             attributes: Self.encode(activity.attributes, "attributes", reporter),
                             staleDate: content.staleDate, relevanceScore: content.relevanceScore,
-                            pushToken: activity.pushToken.map(PushToken.init), source: source),
+                            pushToken: activity.pushToken.map(PushToken.init), source: source,
+                            startDate: startDate, channelID: channelID),
             id: activityID + ":started")
         // Everything else waits for `started`: the monitor ignores events of an activity it
         // does not know yet.

@@ -6,6 +6,11 @@ import Foundation
 /// Build one with the factory for its type, e.g.
 /// `.started(activityID:bookingID:attributesType:_:)`, `.tokenUpdated(activityID:pushToken:)`,
 /// `.pushSent(activityID:_:)`, or `pushSent(apnsPayload:…)` from an APNs request.
+///
+/// Two groups of types share the envelope differently (`Kind.namesActivity`): the types about
+/// activities carry `activity_id`, `booking_id` and `attributes_type`; the channel management
+/// results (`channel.created`, `channel.deleted`) name a channel and never an activity, so their
+/// factories take none of the three and the encoder refuses an event of theirs that sets one.
 public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
     /// The event types, by their wire names.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -18,6 +23,17 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case pushSent = "push.sent"
         case activityObserved = "activity.observed"
         case devicePushToStartToken = "device.push_to_start_token"
+        case channelCreated = "channel.created"
+        case channelDeleted = "channel.deleted"
+
+        /// Whether events of this type may carry `activity_id`, `booking_id` and
+        /// `attributes_type`: every type but the channel management results.
+        public var namesActivity: Bool {
+            switch self {
+            case .channelCreated, .channelDeleted: false
+            default: true
+            }
+        }
     }
 
     /// The type of the event with its own fields.
@@ -31,6 +47,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case pushSent(PushSent)
         case observed(ActivityObserved)
         case pushToStartToken(DevicePushToStartToken)
+        case channelCreated(ChannelCreated)
+        case channelDeleted(ChannelDeleted)
 
         public var kind: Kind {
             switch self {
@@ -43,6 +61,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
             case .pushSent: PushSent.kind
             case .observed: ActivityObserved.kind
             case .pushToStartToken: DevicePushToStartToken.kind
+            case .channelCreated: ChannelCreated.kind
+            case .channelDeleted: ChannelDeleted.kind
             }
         }
     }
@@ -50,7 +70,9 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
     /// The idempotency key: the monitor stores and counts an event with a given id once, so
     /// the reporter can resend a batch whose answer was lost. Random unless you choose one.
     public var id: String
-    /// ActivityKit's `Activity.id`. Required, except on a `push.sent` with event `start`.
+    /// ActivityKit's `Activity.id`. Required, except on a `push.sent` with event `start`, on a
+    /// broadcast (a `push.sent` to a channel) and on `device.push_to_start_token`; never set on
+    /// a channel management result.
     public var activityID: String?
     /// Your booking, order or session id. Required on `activity.started` and on push-to-start;
     /// later events of the activity inherit it.
@@ -90,9 +112,22 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case app
     }
 
-    /// The common fields, then the type's own fields into the same JSON object.
+    /// The common fields, then the type's own fields into the same JSON object. Throws
+    /// `EncodingError.invalidValue` for a channel management result that names an activity,
+    /// booking or attributes type: the monitor would refuse it (and the rest of its batch with
+    /// it, until resent), so the reporter rejects it on `report` instead.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        if !kind.namesActivity {
+            let named = [(activityID, CodingKeys.activityID), (bookingID, .bookingID), (attributesType, .attributesType)]
+                .compactMap { $0.0 == nil ? nil : $0.1 }
+            if let first = named.first {
+                throw EncodingError.invalidValue(self, EncodingError.Context(
+                    codingPath: [first],
+                    debugDescription: "a \(kind.rawValue) event names a channel, not an activity: "
+                        + named.map(\.stringValue).joined(separator: ", ") + " must be nil"))
+            }
+        }
         try container.encode(id, forKey: .id)
         try container.encode(kind.rawValue, forKey: .type)
         try container.encodeIfPresent(activityID, forKey: .activityID)
@@ -108,6 +143,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case .pushSent(let fields): try fields.encode(to: encoder)
         case .observed(let fields): try fields.encode(to: encoder)
         case .pushToStartToken(let fields): try fields.encode(to: encoder)
+        case .channelCreated(let fields): try fields.encode(to: encoder)
+        case .channelDeleted(let fields): try fields.encode(to: encoder)
         case .stale, .dismissed: break
         }
     }
@@ -124,8 +161,14 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         return encoder
     }
 
-    /// The wire names of the fields every event may carry.
-    static var commonFieldNames: [String] { CodingKeys.allCases.map(\.stringValue) }
+    /// The wire names of the envelope's fields an event of `kind` may carry: all of them on
+    /// the types about activities; on the channel management results, all but `activity_id`,
+    /// `booking_id` and `attributes_type`.
+    static func commonFieldNames(of kind: Kind) -> [String] {
+        CodingKeys.allCases.filter { key in
+            kind.namesActivity || ![CodingKeys.activityID, .bookingID, .attributesType].contains(key)
+        }.map(\.stringValue)
+    }
 
     /// The wire names of the fields a type adds to the common ones.
     static func fieldNames(of kind: Kind) -> [String] {
@@ -137,6 +180,8 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         case .pushSent: PushSent.fieldNames
         case .activityObserved: ActivityObserved.fieldNames
         case .devicePushToStartToken: DevicePushToStartToken.fieldNames
+        case .channelCreated: ChannelCreated.fieldNames
+        case .channelDeleted: ChannelDeleted.fieldNames
         case .activityStale, .activityDismissed: []
         }
     }
@@ -204,5 +249,20 @@ extension LiveActivityEvent {
                                         id: String? = nil) -> LiveActivityEvent {
         LiveActivityEvent(.pushToStartToken(DevicePushToStartToken(deviceID: deviceID, pushToken: pushToken)),
                           activityID: nil, attributesType: attributesType, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `channel.created`: the backend's request to create a broadcast channel, and APNs' answer
+    /// (see `channelCreated(requestBody:…)` to build it from the request). No activity,
+    /// booking or attributes type: a channel is not an activity's.
+    public static func channelCreated(_ fields: ChannelCreated, occurredAt: Date = Date(), app: String? = nil,
+                                      id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.channelCreated(fields), activityID: nil, occurredAt: occurredAt, app: app, id: id)
+    }
+
+    /// `channel.deleted`: the backend's request to delete a broadcast channel, and APNs' answer.
+    /// No activity, booking or attributes type.
+    public static func channelDeleted(_ fields: ChannelDeleted, occurredAt: Date = Date(), app: String? = nil,
+                                      id: String? = nil) -> LiveActivityEvent {
+        LiveActivityEvent(.channelDeleted(fields), activityID: nil, occurredAt: occurredAt, app: app, id: id)
     }
 }

@@ -16,10 +16,11 @@ struct BenchOptions {
           --out FILE            where to write the JSON
           --no-full-durability  skip the extra single-event run with --durability full
           --keep                keep the databases (printed), e.g. to profile a server on them
-          --only PHASES         run only these phases: throughput,connections,growth,scrape
+          --only PHASES         run only these phases: throughput,connections,growth,broadcast,scrape
                                 (comma-separated; connections: 10,000 idle connections beside the load), or
                                 stages: the ingest stages without HTTP and the storage limit, or
-                                decode: single-object decoding alone (quick to profile)
+                                decode: single-object decoding alone (quick to profile),
+                                broadcast: a 200 broadcast to 10,000 subscribers
 
         """
 
@@ -29,7 +30,7 @@ struct BenchOptions {
     var output: String?
     var fullDurability = true
     var keep = false
-    var phases: Set<String> = ["throughput", "connections", "growth", "scrape"]
+    var phases: Set<String> = ["throughput", "connections", "growth", "broadcast", "scrape"]
     /// Idle keep-alive connections held open beside the posting clients (`connections`).
     var idleConnections = 10_000
 
@@ -49,6 +50,8 @@ struct BenchOptions {
     var storageRows = 200_000
     /// Timed GETs per read figure.
     var probes = 21
+    /// Activities subscribed to the channel of the broadcast figure.
+    var broadcastSubscribers = 10_000
 
     init(_ arguments: [String]) throws {
         var args = arguments[...]
@@ -71,8 +74,8 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--only":
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "connections", "growth", "scrape", "stages", "decode"]) else {
-                    throw BenchError("--only takes throughput, connections, growth, scrape, stages, decode")
+                guard phases.isSubset(of: ["throughput", "connections", "growth", "broadcast", "scrape", "stages", "decode"]) else {
+                    throw BenchError("--only takes throughput, connections, growth, broadcast, scrape, stages, decode")
                 }
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
@@ -89,6 +92,7 @@ struct BenchOptions {
             eventsPerBatch = 50
             probes = 5
             idleConnections = 1_000
+            broadcastSubscribers = 1_000
         }
         if let rounds { self.rounds = rounds }
         if let seconds { self.seconds = seconds }

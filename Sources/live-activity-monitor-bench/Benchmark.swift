@@ -37,6 +37,10 @@ final class Benchmark {
             log("growth: \(options.liveCheckpoints.map { "\($0 * (1 + options.pushesPerActivity)) events" }.joined(separator: ", "))")
             try growth()
         }
+        if options.phases.contains("broadcast") {
+            log("broadcast: a 200 broadcast to \(options.broadcastSubscribers) subscribers")
+            try broadcasts()
+        }
         if options.phases.contains("scrape") {
             log("scrape cost against stored events: \(options.ratioLive) live activities, \(options.ratioEvents) events")
             try eventsOnlyScrape()
@@ -56,7 +60,7 @@ final class Benchmark {
 
     // MARK: Servers
 
-    private func monitor(_ name: String, database: String, durability: Durability = .normal,
+    func monitor(_ name: String, database: String, durability: Durability = .normal,
                          extra: [String] = []) throws -> ChildProcess {
         let child = try ChildProcess.bench(name, arguments: [
             "serve", "--port", "0", "--db", directory + "/" + database, "--web-root", directory + "/no-web",
@@ -66,12 +70,12 @@ final class Benchmark {
         return child
     }
 
-    private func stop(_ child: ChildProcess) {
+    func stop(_ child: ChildProcess) {
         child.stop()
         children.removeAll { $0 === child }
     }
 
-    private func log(_ message: String) {
+    func log(_ message: String) {
         FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
     }
 
@@ -442,6 +446,9 @@ final class Benchmark {
                   detail: "VmHWM of the restarted server"),
             .init(label: "start-up until /-/ready, s", measured: r.median("startup"), limit: 2, atLeast: false,
                   detail: "process launch to first 200"),
+            .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",
+                  measured: r.median("broadcast_subscribers"), limit: 100, atLeast: false,
+                  detail: "vs \(Results.format(r.median("broadcast_none"))) ms to a channel without subscribers"),
         ]
         if options.quick { r.notes.append("quick mode: small sizes, so the targets' sizes are not met; it proves the bench runs") }
         r.notes.append("wrk (2 threads) and the server under test share the machine's \(r.machine.processors) CPUs")

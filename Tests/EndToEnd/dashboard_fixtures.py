@@ -12,8 +12,9 @@ def token(n):
 
 def showcase(now):
     """Events for: a ticking timer, a paused timer, rides (one with a full history), a stale
-    ride, an ended ride, a dismissed ride, a priority-10-heavy ride and a generic type with a
-    hostile content-state. Returns (events, late, facts): `late` is posted after `events`;
+    ride, an ended ride, a dismissed ride, a priority-10-heavy ride, a generic type with a
+    hostile content-state, a ride updated by a broadcast channel and a ride scheduled to start
+    in an hour. Returns (events, late, facts): `late` is posted after `events`;
     `facts` name what the test will look for."""
     n = int(now)
     ev = []
@@ -101,7 +102,26 @@ def showcase(now):
         attributes={"title": "<b>Order</b> #77"},
         content_state={"status": XSS, "courier": "Jo", "items": 3})
 
+    # A ride subscribed to a broadcast channel (iOS 18), then one broadcast to that channel: no
+    # activity, no token, priority 1. The server applies it to the subscriber.
+    channel = "Y2hhbm5lbC1yaWRlcy1kb3dudG93bi1ldmVuaW5nLTAx"  # APNs channel ids are base64
+    add(id="ch-create-1", type="channel.created", channel_id=channel, occurred_at=n - 700, status=201, storage_policy=1, latency_ms=80)
+    add(type="activity.started", activity_id="ride-chan", booking_id="BK-CHAN-1", attributes_type="LiveActivityAttributes",
+        app="com.autopilot.rider", occurred_at=n - 500, relevance_score=40, channel_id=channel,
+        content_state={"driverName": "Bea", "rating": "4.8", "progress": 0.2, "duration": 9})
+    broadcast = {"driverName": "Bea", "rating": "4.8", "progress": 0.5, "duration": 4}
+    add(id="bc-1", type="push.sent", channel_id=channel, occurred_at=n - 200, event="update", status=200, latency_ms=25,
+        priority=1, timestamp=n - 200, apns_request_id="6f1f3b2c-0d4e-4c1a-9a57-3c0b6d1e2f40", content_state=broadcast)
+
+    # A scheduled start (iOS 26): requested a minute ago, pending until an hour from now.
+    start = n + 3600
+    add(type="activity.started", activity_id="ride-sched", booking_id="BK-SCHED-1", attributes_type="LiveActivityAttributes",
+        app="com.autopilot.rider", occurred_at=n - 60, relevance_score=95, push_token=token(0x35), start_date=start,
+        content_state={"driverName": "Cleo", "rating": "4.9", "progress": 0.0, "duration": 15})
+
     facts = {
+        "channel_ride": "ride-chan", "channel": channel, "channel_booking": "BK-CHAN-1", "broadcast": broadcast,
+        "scheduled": "ride-sched", "scheduled_start": start,
         "timer": "timer-gym-1", "timer_elapsed": 95, "paused": "timer-gym-2",
         "booking": b, "ride": a, "ride40": "ride-2077", "stale": "ride-stale", "ended": "ride-ended",
         "visible_until": visible_until, "dismissed": "ride-dismissed", "heavy": "ride-heavy", "xss": "delivery-77",

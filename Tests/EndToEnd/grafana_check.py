@@ -6,7 +6,8 @@
 1. The dashboard JSON: stable uid, `datasource`, `job` and `instance` variables, unique panel ids,
    gridPos inside 24 columns without overlaps, every panel with a datasource variable,
    targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit; every metric of
-   DESIGN.md section 5 charted somewhere; the provisioning files.
+   DESIGN.md section 5 charted somewhere; the 4096-byte payload and 10,000-channel limit lines;
+   the provisioning files.
 2. `promtool check config`, `promtool check rules` and `promtool test rules` (a missing
    promtool is a failure), and every alert has a unit-test case that fires and one
    that does not.
@@ -52,6 +53,8 @@ JOB_VARIABLE_QUERY = "label_values(liveactivity_build_info, job)"
 INSTANCE_FILTER = 'instance=~"$instance"'
 INSTANCE_VARIABLE_QUERY = 'label_values(liveactivity_build_info{job=~"$job"}, instance)'
 PAYLOAD_LIMIT_BYTES = 4096
+# APNs: at most 10,000 broadcast channels per app and environment (DESIGN.md section 2).
+CHANNEL_LIMIT = 10000
 
 # Every family of DESIGN.md section 5 must be charted somewhere.
 EXPECTED_METRICS = [
@@ -79,6 +82,19 @@ EXPECTED_METRICS = [
     "process_open_fds",
     "process_max_fds",
     "process_start_time_seconds",
+    # Version 2: delivery truth, broadcasts and channels.
+    "liveactivity_push_warnings_total",
+    "liveactivity_push_deliveries_total",
+    "liveactivity_push_delivery_seconds_bucket",
+    "liveactivity_push_to_start_total",
+    "liveactivity_push_to_start_seconds_bucket",
+    "liveactivity_push_to_start_tokens",
+    "liveactivity_content_shape_types",
+    "liveactivity_broadcast_pushes_total",
+    "liveactivity_broadcast_latency_seconds_bucket",
+    "liveactivity_channels",
+    "liveactivity_channel_requests_total",
+    "liveactivity_channel_subscriptions",
 ]
 
 # Grafana unit ids (packages/grafana-data/src/valueFormats/categories.ts) that a
@@ -343,6 +359,20 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
             if any(s.get("value") == PAYLOAD_LIMIT_BYTES for s in steps):
                 limit_problems = []
     check(f"payload size shows the {PAYLOAD_LIMIT_BYTES}-byte limit", limit_problems)
+
+    # The live channels panel draws APNs' channel limit as a line, on an axis that reaches it.
+    channel_problems = ["no panel on liveactivity_channels draws a threshold line at "
+                        f"{CHANNEL_LIMIT}"]
+    for p in panels:
+        if any(re.search(r"\bliveactivity_channels\b", t.get("expr", "")) for t in p.get("targets") or []):
+            defaults = (p.get("fieldConfig") or {}).get("defaults") or {}
+            custom = defaults.get("custom") or {}
+            steps = (defaults.get("thresholds") or {}).get("steps") or []
+            if (any(s.get("value") == CHANNEL_LIMIT for s in steps)
+                    and "line" in (custom.get("thresholdsStyle") or {}).get("mode", "")
+                    and (custom.get("axisSoftMax") or defaults.get("max") or 0) >= CHANNEL_LIMIT):
+                channel_problems = []
+    check(f"live channels show the {CHANNEL_LIMIT:,} limit", channel_problems)
     return results
 
 

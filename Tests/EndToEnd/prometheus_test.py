@@ -7,19 +7,25 @@
    `serve --demo --port 0` on a fresh database, and Debian's /usr/bin/prometheus on a free
    loopback port, scraping it every second with job `live-activity-monitor` and loading
    Grafana/prometheus/alerts.yml, with its storage in a temporary directory. A second
-   server, without the demo, in job `lam-apns-outage`, hears only of pushes answered 403
-   (a first deploy with a revoked key): it never has a status="200" series.
+   server, without the demo, in job `lam-apns-outage`, hears only of pushes and broadcasts
+   answered 403 (a first deploy with a revoked key): it never has a status="200" series. A
+   third, in job `lam-channels`, hears a scripted channel story once Prometheus has scraped
+   its zeros: over 9,000 live channels, refused creates, broadcasts to a deleted channel and
+   an expiration on a channel that keeps no message.
 2. Runs grafana_check's dashboard structure and promtool checks.
 3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
    scrape interval), sends every panel, annotation and variable query of the dashboard, with
    the template variables substituted as Grafana does (grafana_check.check_queries); every
    panel query must return data. Retries for a while, since a series can appear a few
    seconds into the demo.
-4. Checks what some panels say, not only that they answer: the push error ratio stat reads
-   100% for the outage job, and the commit latency panel draws one line per instance.
-5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that every
-   fault class the demo promises reached Prometheus, and that the server stops cleanly on
-   SIGTERM while the demo runs.
+4. Checks what some panels say, not only that they answer: the push and broadcast error
+   ratios read 100% for the outage job (and broadcasts 0% for the demo), the commit latency
+   panel draws one line per instance, the channel panels count the demo's and the story's
+   channels, subscribers, refusals, broadcasts to a deleted channel and expirations.
+5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that the
+   channel alerts go pending on the story's and the outage's series (and not on the demo's),
+   that every fault class the demo promises reached Prometheus, and that the server stops
+   cleanly on SIGTERM while the demo runs.
 
 Every process is always stopped and the temporary directory removed. Standard library
 only; the last line is `N passed, M failed`; exits non-zero when a check fails.
@@ -59,6 +65,10 @@ STARTUP_TIMEOUT_S = 20
 # answered 403 ExpiredProviderToken, as on a first deploy with a revoked key. It has never
 # seen a 200, so it has no status="200" series at all.
 OUTAGE_JOB = "lam-apns-outage"
+# A third monitor, without the demo, told a channel story by this test (feed_channel_story).
+CHANNELS_JOB = "lam-channels"
+# The story: live channels over 90% of APNs' 10,000 (LiveActivityChannelsNearLimit).
+STORY_CHANNELS = 9001
 
 # Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
 # scraped (the same list as DemoTrafficTests, one level further down the pipeline).
@@ -83,8 +93,11 @@ FAULT_CLASSES = {
     "ended by push": f'sum(liveactivity_activities_ended_total{{{J}, by="push"}}) > 0',
     "ended by the app": f'sum(liveactivity_activities_ended_total{{{J}, by="app"}}) > 0',
     "dismissals": f"sum(liveactivity_activities_dismissed_total{{{J}}}) > 0",
-    "both seed apps started":
-        f"count(sum by (attributes_type) (liveactivity_activities_started_total{{{J}}})) == 2",
+    # The two seed apps and the match (DemoTrafficTests: exactly these three types).
+    "timers, rides and the match started":
+        f"count(sum by (attributes_type) (liveactivity_activities_started_total{{{J}, "
+        f'attributes_type=~"TimerWidgetAttributes|LiveActivityAttributes|MatchAttributes"}}) > 0) == 3 '
+        f"and count(sum by (attributes_type) (liveactivity_activities_started_total{{{J}}})) == 3",
     "push-to-start": f'sum(liveactivity_activities_started_total{{{J}, source="push_to_start"}}) > 0',
     # What only the phone reveals (issue 21).
     "undecodable pushes":
@@ -99,6 +112,20 @@ FAULT_CLASSES = {
     "start pushes that started nothing": f'sum(liveactivity_push_to_start_total{{{J}, outcome="not_started"}}) > 0',
     "push-to-start tokens": f"sum(liveactivity_push_to_start_tokens{{{J}}}) > 0",
     "content shapes known": f"sum(liveactivity_content_shape_types{{{J}}}) > 0",
+    # The live match on a broadcast channel (issue 22).
+    "broadcasts answered 200": f'sum(liveactivity_broadcast_pushes_total{{{J}, status="200"}}) > 0',
+    "priority-1 and priority-10 broadcasts":
+        f'count(sum by (priority) (liveactivity_broadcast_pushes_total{{{J}, priority=~"1|10"}})) == 2',
+    "activities subscribed to a channel": f"sum(liveactivity_channel_subscriptions{{{J}}}) > 0",
+    "live channels of both storage policies": f"count(liveactivity_channels{{{J}}} > 0) == 2",
+    "channels created (201)": f'sum(liveactivity_channel_requests_total{{{J}, op="create", status="201"}}) > 0',
+    "a channel deleted (204)": f'sum(liveactivity_channel_requests_total{{{J}, op="delete", status="204"}}) > 0',
+    "a refused channel create":
+        f'sum(liveactivity_channel_requests_total{{{J}, op="create", status="400", reason="CannotCreateChannelConfig"}}) > 0',
+    "a broadcast to a deleted channel":
+        f'sum(liveactivity_pushes_without_effect_total{{{J}, why="unknown_channel"}}) > 0',
+    "an expiration on a no-storage channel":
+        f'sum(liveactivity_push_warnings_total{{{J}, warning="expiration_on_no_storage_channel"}}) > 0',
 }
 
 
@@ -149,8 +176,8 @@ def start_server(binary: Path, tmp: Path, name: str = "server",
     return proc, wait_for("the server to listen", port, STARTUP_TIMEOUT_S), log
 
 
-def start_prometheus(tmp: Path, target_port: int,
-                     outage_port: int) -> tuple[subprocess.Popen, str, Path]:
+def start_prometheus(tmp: Path, target_port: int, outage_port: int,
+                     channels_port: int) -> tuple[subprocess.Popen, str, Path]:
     port = free_port()
     config = tmp / "prometheus.yml"
     # rule_files takes the repository's alerts.yml by absolute path: the file under test.
@@ -168,6 +195,9 @@ scrape_configs:
   - job_name: {OUTAGE_JOB}
     static_configs:
       - targets: ["127.0.0.1:{outage_port}"]
+  - job_name: {CHANNELS_JOB}
+    static_configs:
+      - targets: ["127.0.0.1:{channels_port}"]
 """)
     log = tmp / "prometheus.log"
     proc = subprocess.Popen(
@@ -211,23 +241,90 @@ def stop(proc: subprocess.Popen | None, name: str, results: list[gc.CheckResult]
                        else gc._fail(check, f"status {proc.returncode} after {took:.1f} s"))
 
 
+def post_events(port: int, events: list[dict]) -> None:
+    """POST /v1/events; raises unless every event was accepted."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/events", data=json.dumps(events).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        answer = json.load(r)
+    if answer.get("accepted") != len(events):
+        raise RuntimeError(f"posted {len(events)} events, answer {answer}")
+
+
 def feed_outage(port: int, stop_event: threading.Event) -> None:
-    """Reports a failed push (403 ExpiredProviderToken) every 0.2 s until stopped."""
+    """Reports a failed push and a failed broadcast (403 ExpiredProviderToken) every 0.2 s
+    until stopped."""
     n = 0
     while not stop_event.is_set():
         n += 1
-        event = {"id": f"outage-{n}", "type": "push.sent", "activity_id": "A-OUTAGE",
-                 "booking_id": "BK-OUTAGE", "occurred_at": time.time(), "event": "update",
-                 "priority": 10, "status": 403, "reason": "ExpiredProviderToken",
-                 "latency_ms": 20, "push_token": "80a1" * 16}
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/events", data=json.dumps(event).encode(),
-            headers={"Content-Type": "application/json"})
+        now = time.time()
+        push = {"id": f"outage-{n}", "type": "push.sent", "activity_id": "A-OUTAGE",
+                "booking_id": "BK-OUTAGE", "occurred_at": now, "event": "update",
+                "priority": 10, "status": 403, "reason": "ExpiredProviderToken",
+                "latency_ms": 20, "push_token": "80a1" * 16}
+        broadcast = {"id": f"outage-broadcast-{n}", "type": "push.sent", "channel_id": "OUTAGE-CHANNEL==",
+                     "occurred_at": now, "event": "update", "priority": 10, "status": 403,
+                     "reason": "ExpiredProviderToken", "latency_ms": 20}
         try:
-            urllib.request.urlopen(request, timeout=5).read()
-        except OSError:
+            post_events(port, [push, broadcast])
+        except (OSError, RuntimeError, ValueError):
             pass
         stop_event.wait(0.2)
+
+
+def channel_event(n: int, kind: str, channel: str | None, status: int, **fields) -> dict:
+    event = {"id": f"story-{n}", "type": kind, "occurred_at": time.time(), "app": "com.example.story",
+             "status": status, "latency_ms": 40, **fields}
+    if channel is not None:
+        event["channel_id"] = channel
+    return event
+
+
+def broadcast_event(n: int, channel: str, **fields) -> dict:
+    return {"id": f"story-{n}", "type": "push.sent", "channel_id": channel, "occurred_at": time.time(),
+            "app": "com.example.story", "event": "update", "priority": 10, "status": 200,
+            "latency_ms": 50, **fields}
+
+
+def feed_channel_story(url: str, port: int) -> list[gc.CheckResult]:
+    """Tells the channels monitor a story in two acts, each once Prometheus has scraped the
+    one before (a counter's first increment is seen only after its zero, or its series):
+    1. a no-storage channel published to with an expiration; a channel created and deleted;
+       a create refused 400 CannotCreateChannelConfig; STORY_CHANNELS more channels (policy 1).
+    2. four more refused creates; three 200 broadcasts to the deleted channel.
+    """
+    job = f'job="{CHANNELS_JOB}"'
+    refused = f'liveactivity_channel_requests_total{{{job}, op="create", status="400"}}'
+    n = 0
+
+    def next_id() -> int:
+        nonlocal n
+        n += 1
+        return n
+
+    began = time.monotonic()
+    act1 = [channel_event(next_id(), "channel.created", "QUIET-CHANNEL==", 201, storage_policy=0),
+            broadcast_event(next_id(), "QUIET-CHANNEL==", priority=5, expiration=int(time.time()) + 3600),
+            channel_event(next_id(), "channel.created", "OLD-CHANNEL==", 201, storage_policy=1),
+            channel_event(next_id(), "channel.deleted", "OLD-CHANNEL==", 204),
+            channel_event(next_id(), "channel.created", None, 400, storage_policy=1,
+                          reason="CannotCreateChannelConfig")]
+    post_events(port, act1)
+    for start in range(0, STORY_CHANNELS, 1000):
+        post_events(port, [channel_event(next_id(), "channel.created", f"STORY-{i:05d}==", 201, storage_policy=1)
+                           for i in range(start, min(start + 1000, STORY_CHANNELS))])
+    wait_for("Prometheus to scrape act 1 of the channel story",
+             lambda: scalar(url, f'sum(liveactivity_channels{{{job}}})') == STORY_CHANNELS + 1
+             and scalar(url, refused) == 1, 20, 0.5)
+    post_events(port, [channel_event(next_id(), "channel.created", None, 400, storage_policy=1,
+                                     reason="CannotCreateChannelConfig") for _ in range(4)]
+                + [broadcast_event(next_id(), "OLD-CHANNEL==") for _ in range(3)])
+    unknown = f'liveactivity_pushes_without_effect_total{{{job}, why="unknown_channel"}}'
+    wait_for("Prometheus to scrape act 2 of the channel story",
+             lambda: scalar(url, refused) == 5 and scalar(url, unknown) == 3, 20, 0.5)
+    return [gc._ok(f"the channel story reached Prometheus ({n} events)",
+                   f"{time.monotonic() - began:.1f} s")]
 
 
 def panel_expr(title: str, ref_id: str = "A") -> str:
@@ -267,6 +364,99 @@ def check_semantics(url: str, demo_port: int, outage_port: int) -> list[gc.Check
     ratio = scalar(url, narrowed.interpolate(panel_expr("Push error ratio")))
     results.append(gc._ok(name) if got == [only] and ratio == 1
                    else gc._fail(name, f"commit p99 instances {got}, error ratio {ratio}"))
+    return results + check_channel_panels(url, ctx)
+
+
+def series_of(url: str, expr: str, *labels: str) -> dict[tuple[str, ...], float]:
+    """An instant query's result as {label values: value}."""
+    body = gc.query(url, expr)
+    return {tuple(r["metric"].get(label, "") for label in labels): float(r["value"][1])
+            for r in body.get("data", {}).get("result", [])}
+
+
+def check_channel_panels(url: str, ctx) -> list[gc.CheckResult]:
+    """The 'Broadcast channels' row says what the demo, the outage and the story did."""
+    results = []
+
+    def check(name: str, got, want) -> None:
+        results.append(gc._ok(name) if got == want else gc._fail(name, f"{got}, want {want}"))
+
+    # A window that holds the demo's broadcasts (one every 10 s) and the story (Grafana's
+    # $__rate_interval grows so with the dashboard's time range).
+    def wide(jobs: list[str]) -> gc.GrafanaContext:
+        c = ctx(jobs)
+        c.interval_s = 60
+        return c
+
+    ratio = panel_expr("Broadcast error ratio")
+    check("panel 'Broadcast error ratio' reads 1 when every broadcast fails (no status=\"200\" series)",
+          scalar(url, ctx([OUTAGE_JOB]).interpolate(ratio)), 1)
+    check("panel 'Broadcast error ratio' reads 0 when every broadcast is answered 200 (no error series)",
+          scalar(url, wide([JOB]).interpolate(ratio)), 0)
+
+    channels = panel_expr("Live channels vs the 10,000 limit")
+    check("panel 'Live channels' counts the demo's live channels by storage policy (not the deleted one)",
+          series_of(url, ctx([JOB]).interpolate(channels), "storage_policy"), {("0",): 1, ("1",): 1})
+    check(f"panel 'Live channels' counts the story's {STORY_CHANNELS + 1} live channels by storage policy",
+          series_of(url, ctx([CHANNELS_JOB]).interpolate(channels), "storage_policy"),
+          {("0",): 1, ("1",): STORY_CHANNELS})
+
+    subscribed = series_of(url, ctx([JOB]).interpolate(panel_expr("Subscribed activities by type")),
+                           "attributes_type")
+    check("panel 'Subscribed activities by type': the match's 24 fans, no other activity",
+          {k: v for k, v in subscribed.items() if v}, {("MatchAttributes",): 24})
+
+    answers = set(series_of(url, wide([CHANNELS_JOB]).interpolate(
+        panel_expr("Channel management requests by op and answer")), "op", "status", "reason"))
+    check("panel 'Channel management requests' splits the story's requests by op and answer", answers,
+          {("create", "201", "none"), ("create", "400", "CannotCreateChannelConfig"), ("delete", "204", "none")})
+
+    for title in ("Broadcasts to deleted channels", "Expiration on no-storage channels"):
+        value = scalar(url, wide([CHANNELS_JOB]).interpolate(panel_expr(title)))
+        name = f"panel {title!r} shows the story's broadcasts"
+        results.append(gc._ok(name, f"{value:.3f}/s") if value and value > 0 else gc._fail(name, f"value {value}"))
+    return results
+
+
+def check_channel_alerts(url: str) -> list[gc.CheckResult]:
+    """The channel alerts select the series the server exports: pending (their `for:` is minutes)
+    where the story or the outage call for them, never for the demo's healthy channels."""
+    expect = {
+        ("LiveActivityChannelsNearLimit", CHANNELS_JOB),
+        ("LiveActivityBroadcastsToDeletedChannels", CHANNELS_JOB),
+        ("LiveActivityChannelRequestsFailing", CHANNELS_JOB),
+        ("LiveActivityBroadcastErrors", OUTAGE_JOB),
+    }
+    never = {(name, JOB) for name in ("LiveActivityChannelsNearLimit", "LiveActivityBroadcastErrors",
+                                      "LiveActivityChannelRequestsFailing")}
+
+    def active():
+        body = gc._api(url, "/api/v1/alerts")
+        alerts = body.get("data", {}).get("alerts", [])
+        return {(a["labels"].get("alertname"), a["labels"].get("job")): a for a in alerts}
+
+    def all_expected():
+        alerts = active()
+        return alerts if expect <= set(alerts) else None
+
+    try:
+        seen = wait_for("the channel alerts to go pending", all_expected, 20, 0.5)
+    except TimeoutError:
+        seen = active()
+    results = []
+    for name, job in sorted(expect):
+        alert = seen.get((name, job))
+        check = f"alert {name} is active for job {job}"
+        results.append(gc._ok(check, alert["state"]) if alert else gc._fail(check, f"active: {sorted(seen)}"))
+    refused = seen.get(("LiveActivityChannelRequestsFailing", CHANNELS_JOB))
+    if refused:
+        labels = {k: refused["labels"].get(k) for k in ("op", "status", "reason")}
+        want = {"op": "create", "status": "400", "reason": "CannotCreateChannelConfig"}
+        check = "alert LiveActivityChannelRequestsFailing names the op and answer"
+        results.append(gc._ok(check) if labels == want else gc._fail(check, f"{labels}, want {want}"))
+    wrong = sorted(never & set(seen))
+    check = "no channel alert for the demo's healthy broadcasts and channels"
+    results.append(gc._fail(check, f"active: {wrong}") if wrong else gc._ok(check))
     return results
 
 
@@ -318,15 +508,16 @@ def main() -> int:
     results += section
 
     tmp = Path(tempfile.mkdtemp(prefix="lam-prometheus-test-"))
-    server = prometheus = outage = None
-    server_log = prometheus_log = outage_log = None
+    server = prometheus = outage = channels = None
+    server_log = prometheus_log = outage_log = channels_log = None
     stop_feeding = threading.Event()
     began = time.monotonic()
     try:
         server, port, server_log = start_server(binary, tmp)
         outage, outage_port, outage_log = start_server(binary, tmp, name="outage", demo=False)
         threading.Thread(target=feed_outage, args=(outage_port, stop_feeding), daemon=True).start()
-        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port)
+        channels, channels_port, channels_log = start_server(binary, tmp, name="channels", demo=False)
+        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port, channels_port)
         print(f"== Live: server on 127.0.0.1:{port} with --demo, Prometheus on {url}")
         section = [gc._ok("server logs that the demo runs")
                    if "demo:" in server_log.read_text(errors="replace")
@@ -337,6 +528,9 @@ def main() -> int:
         up = scalar(url, f'up{{job="{JOB}"}}')
         section.append(gc._ok("Prometheus scrapes the server") if up == 1
                        else gc._fail("Prometheus scrapes the server", f"up = {up}"))
+        channel_scrapes = f'count_over_time(up{{job="{CHANNELS_JOB}"}}[1m])'
+        wait_for("the channels monitor's first scrapes", lambda: (scalar(url, channel_scrapes) or 0) >= 2, 30, 0.5)
+        section += feed_channel_story(url, channels_port)
 
         # Every panel must return data; retry while a series may still be about to appear.
         deadline = time.monotonic() + QUERY_DEADLINE_S
@@ -356,6 +550,7 @@ def main() -> int:
                        if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
         section += check_semantics(url, port, outage_port)
         section += check_rules(url)
+        section += check_channel_alerts(url)
         gc._print(section)
         results += section
         final = []
@@ -368,11 +563,12 @@ def main() -> int:
     finally:
         stop_feeding.set()
         stop(outage, "outage server")
+        stop(channels, "channels server")
         stop(server, "server")
         stop(prometheus, "prometheus")
         failed = [r for r in results if not r.passed]
         if failed:
-            for log in (server_log, outage_log, prometheus_log):
+            for log in (server_log, outage_log, channels_log, prometheus_log):
                 if log is not None and log.exists():
                     print(f"--- last lines of {log.name}")
                     print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))

@@ -53,7 +53,8 @@ import Testing
             let second = Set(b.compactMap { $0[key]?.stringValue })
             #expect(!first.isEmpty && first.isDisjoint(with: second), "\(key)")
         }
-        let identity: Set<String> = ["id", "activity_id", "booking_id", "push_token", "apns_id", "device_id"]
+        let identity: Set<String> = ["id", "activity_id", "booking_id", "push_token", "apns_id", "device_id", "channel_id",
+                                     "apns_request_id"]
         func anonymous(_ events: [JSONObject]) -> [String] {
             Self.texts(events.map { JSONObject($0.entries.filter { !identity.contains($0.key) }.map { ($0.key, $0.value) }) })
         }
@@ -76,6 +77,13 @@ import Testing
                 // A device's token belongs to no booking: it names the device.
                 let device = event["device_id"]?.stringValue ?? ""
                 #expect(device.wholeMatch(of: /device-[0-9a-f]{16}/) != nil, "device \(device)")
+            } else if event["activity_id"] == nil, event["booking_id"] == nil, event["type"] != "push.sent" || event["channel_id"] != nil {
+                // A channel request or a broadcast names a channel, as APNs gives one (a refused create, none).
+                if let channel = event["channel_id"]?.stringValue {
+                    #expect(channel.wholeMatch(of: /[A-Za-z0-9+\/]{22}==/) != nil, "channel \(channel)")
+                } else {
+                    #expect(event["type"] == "channel.created" && event["status"] != 201)
+                }
             } else {
                 let booking = event["booking_id"]?.stringValue ?? ""
                 #expect(booking.wholeMatch(of: /BK-\d{4,}/) != nil, "booking \(booking)")
@@ -128,8 +136,9 @@ import Testing
         var scenario = Self.scenario()
         let events = scenario.events(until: Self.start + 600)
         let starts = events.filter { $0["type"] == "activity.started" }
-        // 20 per minute for 10 minutes, plus the backfill and the opening burst.
-        #expect((190...260).contains(starts.count), "\(starts.count) starts")
+        // 20 per minute for 10 minutes, plus the backfill, the opening burst and the match's fans.
+        let fans = DemoScenario.fansPerMatch
+        #expect((190 + fans...260 + fans).contains(starts.count), "\(starts.count) starts")
         #expect((20...120).contains(scenario.live), "\(scenario.live) live")
         #expect(events.filter { $0["type"] == "push.sent" }.count > 1000)
     }
@@ -207,6 +216,16 @@ import Testing
         ("pushes to an unknown activity",
          { sum($0, "liveactivity_pushes_without_effect_total", ["why": "unknown_activity"]) > 0 }),
         ("duplicate reports", { sum($0, "liveactivity_ingest_duplicates_total") > 0 }),
+        // Broadcast channels (issue 22).
+        ("broadcasts at priority 1", { sum($0, "liveactivity_broadcast_pushes_total", ["priority": "1"]) > 0 }),
+        ("live channels", { sum($0, "liveactivity_channels") > 0 }),
+        ("subscribed activities", { sum($0, "liveactivity_channel_subscriptions") > 0 }),
+        ("a channel create APNs refused", { sum($0, "liveactivity_channel_requests_total", ["status": "400"]) > 0 }),
+        ("a channel deleted", { sum($0, "liveactivity_channel_requests_total", ["op": "delete", "status": "204"]) > 0 }),
+        ("a broadcast to a deleted channel",
+         { sum($0, "liveactivity_pushes_without_effect_total", ["why": "unknown_channel"]) > 0 }),
+        ("an expiration on a no-storage channel",
+         { sum($0, "liveactivity_push_warnings_total", ["warning": "expiration_on_no_storage_channel"]) > 0 }),
         ("timers started", { sum($0, "liveactivity_activities_started_total", ["attributes_type": "TimerWidgetAttributes"]) > 0 }),
         ("rides started", { sum($0, "liveactivity_activities_started_total", ["attributes_type": "LiveActivityAttributes"]) > 0 }),
         ("active activities now", { sum($0, "liveactivity_activities", ["state": "active"]) > 0 }),
@@ -250,7 +269,7 @@ import Testing
         let list = try server.json("/api/activities?limit=1000")
         let activities = list["activities"]?.arrayValue ?? []
         let types = Set(activities.compactMap { $0["attributes_type"]?.stringValue })
-        #expect(types == ["TimerWidgetAttributes", "LiveActivityAttributes"])
+        #expect(types == ["TimerWidgetAttributes", "LiveActivityAttributes", DemoScenario.matchType])
         let ride = try #require(activities.first { $0["attributes_type"] == "LiveActivityAttributes" && $0["state"] == "active" })
         #expect(ride["content_state"]?["driverName"]?.stringValue != nil)
         #expect(ride["content_state"]?["progress"]?.doubleValue != nil)

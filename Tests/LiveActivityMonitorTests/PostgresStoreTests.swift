@@ -223,3 +223,48 @@ extension PostgresStoreTests {
         #expect(store.withLiveState { $0.counters.counters[SeriesKey(MonitorMetrics.ingestEvents.name, ["activity.started"])] } == 2)
     }
 }
+
+extension PostgresStoreTests {
+    /// Channels (created, subscribed, broadcast to, deleted, a broadcast after the delete): the
+    /// same book, records, counters and channel history as SQLite, and the same after a restart.
+    @Test func channelsAndBroadcastsAsInSQLite() throws {
+        typealias B = BroadcastTests
+        typealias C = ChannelTests
+        let t = Self.now - 600
+        let events = try Self.events([
+            C.request("channel.created", B.channel, at: t, status: 201, policy: 1),
+            C.request("channel.created", C.quiet, at: t + 1, status: 201, policy: 0),
+            B.subscriber("s1", at: t + 2), B.subscriber("s2", at: t + 2),
+            B.broadcast(at: t + 3, content: t + 3, id: "b1"),
+            C.request("channel.deleted", B.channel, at: t + 4, status: 204),
+            B.broadcast(at: t + 5, content: t + 5, id: "b2"),
+        ])
+        let directory = try TemporaryDirectory.make()
+        defer { try? TemporaryDirectory.remove(directory) }
+        let (sqliteClock, _) = Clock.manual(Self.now)
+        let (postgresClock, _) = Clock.manual(Self.now)
+        let sqlite = try EventStore(path: directory + "/db.sqlite", clock: sqliteClock)
+        defer { sqlite.close() }
+        let uri = try PostgresCluster.database()
+        let postgres = try PostgresEventStore(uri: uri, clock: postgresClock)
+        #expect(try postgres.ingest(events).get() == sqlite.ingest(events).get())
+        let ids = ["s1", "s2"]
+        func same(_ store: PostgresEventStore) throws {
+            let a = try Self.snapshot(sqlite, ids: ids), b = try Self.snapshot(store, ids: ids)
+            #expect(a.records == b.records)
+            #expect(a.counters == b.counters)
+            #expect(a.events == b.events)
+            #expect(sqlite.withLiveState { $0.channels } == store.withLiveState { $0.channels })
+            for channel in [B.channel, C.quiet] {
+                #expect(try sqlite.storedEvents(channelID: channel, limit: 10).map(\.body)
+                        == store.storedEvents(channelID: channel, limit: 10).map(\.body))
+            }
+        }
+        try same(postgres)
+        #expect(try postgres.storedEvents(channelID: B.channel, limit: 10).count == 4)
+        postgres.close()
+        let again = try PostgresEventStore(uri: uri, clock: postgresClock)
+        defer { again.close() }
+        try same(again)
+    }
+}

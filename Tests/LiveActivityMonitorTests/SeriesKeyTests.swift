@@ -156,6 +156,7 @@ import Testing
             ALTER TABLE activities DROP COLUMN start_date;
             ALTER TABLE activities DROP COLUMN channel_id;
             DROP TRIGGER broadcast_receivers_follow_deletes; DROP TABLE broadcast_receivers;
+            DROP TABLE channels; DROP TRIGGER channel_events_follow_deletes; DROP TABLE channel_events;
             """)
         try db.setUserVersion(6)
 

@@ -17,6 +17,7 @@ import Testing
         var shapes = ContentShapes(judging: true)
         var passed: [TimeTransition] = []
         var starts = PushToStartBook()
+        var channels = ChannelBook()
         var seq: Int64 = 0
 
         /// Applies `event`, received when it occurred unless said, and counts its effect, as
@@ -26,7 +27,7 @@ import Testing
             seq += 1
             let outcome = StateEngine().apply(event, seq: seq, receivedAt: receivedAt ?? event.occurredAt, to: &record,
                                               counters: &counters, pushes: &pushes, labels: &labels, shapes: &shapes,
-                                              starts: &starts)
+                                              starts: &starts, channels: &channels)
             counters.count(outcome.effect, of: event.type)
             passed += outcome.passed
             return outcome.effect
@@ -167,12 +168,12 @@ import Testing
     @Test func everyWhyHasAWireNameAndEveryCountedOneIsAWhy() {
         #expect(EventEffect.Why.allCases.map(\.rawValue)
                 == ["out_of_order", "superseded_token", "ended", "dismissed", "unknown_activity", "undecodable_content",
-                    "failed", "duplicate"])
+                    "failed", "unknown_channel", "duplicate"])
         #expect(MonitorMetrics.withoutEffectReasons.allSatisfy { EventEffect.Why.allCases.contains($0) })
         #expect(EventEffect.Warning.allCases.map(\.name)
                 == ["occurred_at_in_future", "ended_before_start", "timestamp_in_future", "timestamp_in_past",
                     "stale_date_in_past", "dismissal_date_beyond_4h", "payload_too_large", "start_without_alert",
-                    "unknown_reason", "priority1_on_token"])
+                    "unknown_reason", "priority1_on_token", "expiration_on_no_storage_channel"])
     }
 
     @Test func timeReportsWhatItChanged() {

@@ -116,6 +116,98 @@ struct APNsEventTests {
         }
     }
 
+    /// A request to the broadcast endpoint: the same payload, to a channel, answered with an
+    /// `apns-request-id` (and in development an `apns-unique-id`); no token, no activity.
+    @Test func aBroadcastRequestBecomesPushSent() throws {
+        let event = try LiveActivityEvent.pushSent(
+            apnsPayload: Self.update, channelID: "Y2hhbm5lbC1h", priority: .low, expiration: 0, status: 200,
+            apnsRequestID: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b", apnsUniqueID: "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+            latencyMs: 20.5, occurredAt: Samples.at(100), app: "com.example.ride-backend", id: "bc-1")
+        guard case .pushSent(let push) = event.payload else { Issue.record("not push.sent"); return }
+        #expect(push == PushSent(broadcast: .update, channelID: "Y2hhbm5lbC1h", status: 200, latencyMs: 20.5, priority: .low,
+                                 apnsRequestID: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                                 apnsUniqueID: "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", expiration: 0,
+                                 payloadBytes: Self.update.count, timestamp: Samples.at(100), contentState: Samples.ride,
+                                 staleDate: Samples.at(400), relevanceScore: 25,
+                                 alert: ActivityAlert(title: "Ana is on her way", body: "7 minutes")))
+        #expect(event.activityID == nil && event.bookingID == nil && event.attributesType == nil)
+        #expect(String(decoding: try event.jsonData(), as: UTF8.self) == """
+            {"alert":{"body":"7 minutes","title":"Ana is on her way"},"apns_request_id":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",\
+            "apns_unique_id":"a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d","app":"com.example.ride-backend","channel_id":"Y2hhbm5lbC1h",\
+            "content_state":{"driverName":"Ana","duration":7,"progress":0.4,"rating":"4.9"},"event":"update","expiration":0,\
+            "id":"bc-1","latency_ms":20.5,"occurred_at":"2026-11-18T11:08:20Z","payload_bytes":\(Self.update.count),"priority":5,\
+            "relevance_score":25,"stale_date":"2026-11-18T11:13:20Z","status":200,"timestamp":"2026-11-18T11:08:20Z","type":"push.sent"}
+            """)
+    }
+
+    @Test func aBroadcastCannotStartAnActivity() {
+        let start = Data(#"{"aps": {"event": "start", "attributes-type": "LiveActivityAttributes", "content-state": {}}}"#.utf8)
+        #expect(throws: APNsPayloadError.startOnChannel) {
+            try LiveActivityEvent.pushSent(apnsPayload: start, channelID: "Y2hhbm5lbC1h", status: 200, latencyMs: 1)
+        }
+        // The payload is checked as for a push to a token.
+        #expect(throws: APNsPayloadError.missingAPS) {
+            try LiveActivityEvent.pushSent(apnsPayload: Data(#"{"alert": "hi"}"#.utf8), channelID: "c", status: 200, latencyMs: 1)
+        }
+        #expect(throws: APNsPayloadError.badField("aps.timestamp", expected: "a number")) {
+            try LiveActivityEvent.pushSent(apnsPayload: Data(#"{"aps": {"event": "end", "timestamp": "now"}}"#.utf8),
+                                           channelID: "c", status: 200, latencyMs: 1)
+        }
+        #expect(throws: Never.self) {
+            try LiveActivityEvent.pushSent(apnsPayload: Self.end, channelID: "c", status: 400, reason: "BadExpirationDate",
+                                           latencyMs: 1)
+        }
+    }
+
+    /// A create request's body and APNs' answer: 201 with the channel in `apns-channel-id`.
+    @Test func aChannelCreateBecomesChannelCreated() throws {
+        let body = Data(#"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#.utf8)
+        let created = try LiveActivityEvent.channelCreated(requestBody: body, status: 201, channelID: "Y2hhbm5lbC1h",
+                                                           latencyMs: 85.5, occurredAt: Samples.at(0), id: "ch-1")
+        #expect(created.payload == .channelCreated(ChannelCreated(channelID: "Y2hhbm5lbC1h", status: 201,
+                                                                  storagePolicy: .mostRecentMessage, latencyMs: 85.5)))
+        #expect(created.activityID == nil && created.bookingID == nil && created.attributesType == nil)
+        #expect(String(decoding: try created.jsonData(), as: UTF8.self)
+                == #"{"channel_id":"Y2hhbm5lbC1h","id":"ch-1","latency_ms":85.5,"occurred_at":"2026-11-18T11:06:40Z","status":201,"storage_policy":1,"type":"channel.created"}"#)
+
+        let quiet = try LiveActivityEvent.channelCreated(
+            requestBody: Data(#"{"push-type": "LiveActivity", "message-storage-policy": 0}"#.utf8), status: 201,
+            channelID: "cXVpZXQ=", latencyMs: 1)
+        #expect(quiet.payload == .channelCreated(ChannelCreated(channelID: "cXVpZXQ=", status: 201, storagePolicy: .noStorage,
+                                                                latencyMs: 1)))
+        // Refused: no channel; a policy APNs does not know is left out (the answer says what went wrong).
+        let refused = try LiveActivityEvent.channelCreated(
+            requestBody: Data(#"{"message-storage-policy": 2, "push-type": "LiveActivity"}"#.utf8), status: 400,
+            channelID: nil, reason: LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"CannotCreateChannelConfig"}"#.utf8)),
+            latencyMs: 30)
+        #expect(refused.payload == .channelCreated(ChannelCreated(channelID: nil, status: 400, reason: "CannotCreateChannelConfig",
+                                                                  latencyMs: 30)))
+        #expect(try LiveActivityEvent.channelCreated(requestBody: Data("not json".utf8), status: 0, channelID: nil,
+                                                     latencyMs: 10_000).payload
+                == .channelCreated(ChannelCreated(channelID: nil, status: 0, latencyMs: 10_000)))
+    }
+
+    /// The monitor refuses a created channel without its id: the helper says so up front.
+    @Test func aCreatedChannelNeedsItsID() {
+        let body = Data(#"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#.utf8)
+        for channelID in [nil, ""] as [String?] {
+            #expect(throws: APNsPayloadError.missingChannelID) {
+                try LiveActivityEvent.channelCreated(requestBody: body, status: 201, channelID: channelID, latencyMs: 1)
+            }
+        }
+        #expect(APNsPayloadError.missingChannelID.description.contains("apns-channel-id"))
+    }
+
+    @Test func aChannelDeleteBecomesChannelDeleted() throws {
+        let deleted = LiveActivityEvent.channelDeleted(channelID: "Y2hhbm5lbC1h", status: 204, latencyMs: 40,
+                                                       occurredAt: Samples.at(60), id: "ch-3")
+        #expect(String(decoding: try deleted.jsonData(), as: UTF8.self)
+                == #"{"channel_id":"Y2hhbm5lbC1h","id":"ch-3","latency_ms":40,"occurred_at":"2026-11-18T11:07:40Z","status":204,"type":"channel.deleted"}"#)
+        let unknown = LiveActivityEvent.channelDeleted(channelID: "bm9uZQ==", status: 404, reason: "BadChannelId", latencyMs: 12)
+        #expect(unknown.payload == .channelDeleted(ChannelDeleted(channelID: "bm9uZQ==", status: 404, reason: "BadChannelId",
+                                                                  latencyMs: 12)))
+    }
+
     @Test func theReasonIsReadFromAnAPNsErrorBody() {
         #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"BadDeviceToken"}"#.utf8)) == "BadDeviceToken")
         #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data(#"{"reason":"Unregistered","timestamp":1795000000000}"#.utf8)) == "Unregistered")

@@ -9,12 +9,15 @@ struct EventEncodingTests {
         try #require(try JSONDecoder().decode(JSONContent.self, from: event.jsonData()).objectValue)
     }
 
-    /// Every sample that sets all its type's fields, with every common field set too.
+    /// Every sample that sets all its type's fields, with every common field its type may
+    /// carry set too (a channel management result names no activity).
     static var fullyPopulated: [LiveActivityEvent] {
         Samples.everyKind().filter { $0.id != "ev-push-start" && $0.id != "ev-broadcast" }.map { event in
             var e = event
-            e.bookingID = e.bookingID ?? "BK-1042"
-            e.attributesType = e.attributesType ?? "LiveActivityAttributes"
+            if e.kind.namesActivity {
+                e.bookingID = e.bookingID ?? "BK-1042"
+                e.attributesType = e.attributesType ?? "LiveActivityAttributes"
+            }
             e.app = e.app ?? "com.example.ride"
             return e
         }
@@ -43,6 +46,46 @@ struct EventEncodingTests {
         let keys = Set(try Self.object(broadcast).keys)
         #expect(keys.isSuperset(of: ["channel_id", "apns_request_id", "expiration", "priority"]))
         #expect(!keys.contains("push_token") && !keys.contains("activity_id"))
+    }
+
+    @Test func channelResultsOnTheWire() throws {
+        let created = LiveActivityEvent.channelCreated(
+            ChannelCreated(channelID: "Y2hhbm5lbC1h", status: 201, storagePolicy: .mostRecentMessage, latencyMs: 85.5),
+            occurredAt: Samples.at(0), app: "com.example.ride-backend", id: "ch-1")
+        #expect(String(decoding: try created.jsonData(), as: UTF8.self)
+                == #"{"app":"com.example.ride-backend","channel_id":"Y2hhbm5lbC1h","id":"ch-1","latency_ms":85.5,"occurred_at":"2026-11-18T11:06:40Z","status":201,"storage_policy":1,"type":"channel.created"}"#)
+        // Refused: no channel was created, so there is no id.
+        let refused = LiveActivityEvent.channelCreated(
+            ChannelCreated(channelID: nil, status: 400, reason: "CannotCreateChannelConfig", storagePolicy: .noStorage),
+            occurredAt: Samples.at(1.5), id: "ch-2")
+        #expect(String(decoding: try refused.jsonData(), as: UTF8.self)
+                == #"{"id":"ch-2","occurred_at":"2026-11-18T11:06:41.500Z","reason":"CannotCreateChannelConfig","status":400,"storage_policy":0,"type":"channel.created"}"#)
+        let deleted = LiveActivityEvent.channelDeleted(ChannelDeleted(channelID: "Y2hhbm5lbC1h", status: 204, latencyMs: 40),
+                                                       occurredAt: Samples.at(60), id: "ch-3")
+        #expect(String(decoding: try deleted.jsonData(), as: UTF8.self)
+                == #"{"channel_id":"Y2hhbm5lbC1h","id":"ch-3","latency_ms":40,"occurred_at":"2026-11-18T11:07:40Z","status":204,"type":"channel.deleted"}"#)
+    }
+
+    /// A channel management result that names an activity, booking or attributes type is not
+    /// written: the monitor would refuse it (422, and its batch with it until resent).
+    @Test func aChannelResultNamingAnActivityIsNotEncoded() throws {
+        for (key, set) in [("activity_id", \LiveActivityEvent.activityID), ("booking_id", \.bookingID),
+                           ("attributes_type", \.attributesType)] as [(String, WritableKeyPath<LiveActivityEvent, String?>)] {
+            for var event in [LiveActivityEvent.channelCreated(ChannelCreated(channelID: "c", status: 201)),
+                              .channelDeleted(ChannelDeleted(channelID: "c", status: 204))] {
+                #expect(throws: Never.self) { try event.jsonData() }
+                event[keyPath: set] = "A1B2"
+                do {
+                    _ = try event.jsonData()
+                    Issue.record("\(event.kind.rawValue) with \(key) was encoded")
+                } catch let EncodingError.invalidValue(_, context) {
+                    #expect(context.codingPath.map(\.stringValue) == [key])
+                    #expect(context.debugDescription.contains("\(event.kind.rawValue) event names a channel"))
+                } catch {
+                    Issue.record("wrong error \(error)")
+                }
+            }
+        }
     }
 
     @Test func theDecoderAcceptsEverySample() throws {

@@ -10,20 +10,53 @@ import Testing
 /// what it is given. Its closed sets — the enumerations and `PushSent.Priority` — are checked
 /// against the rows below.)
 struct FieldTableTests {
-    @Test func commonFieldsMatchTheSchema() {
-        #expect(Set(LiveActivityEvent.commonFieldNames) == EventSchema.names(allowedOn: .all))
+    /// The fields every type about activities allows (the envelope: `id`, `type`, `activity_id`, …).
+    static let activityCommon = EventSchema.names(allowedOn: EventKinds.all.subtracting(.channelRequest))
+    /// The fields both channel management results allow: no activity, booking or attributes
+    /// type, but the answer's channel, status, reason and latency.
+    static let channelCommon = EventSchema.names(allowedOn: .channelRequest)
+
+    static func kind(_ type: EventType) throws -> LiveActivityEvent.Kind {
+        try #require(LiveActivityEvent.Kind(rawValue: type.rawValue), "the reporter has no \(type.rawValue)")
     }
 
     @Test func everyTypeExistsOnBothSides() {
         #expect(Set(LiveActivityEvent.Kind.allCases.map(\.rawValue)) == Set(EventType.allCases.map(\.rawValue)))
     }
 
+    /// The types whose envelope names no activity are exactly the schema's channel requests.
+    @Test(arguments: EventType.allCases)
+    func theTypesThatNameNoActivityAreTheChannelRequests(_ type: EventType) throws {
+        let kind = try Self.kind(type)
+        #expect(kind.namesActivity == EventKinds(type).isDisjoint(with: .channelRequest))
+        #expect(kind.namesActivity == EventSchema.names(allowedOn: EventKinds(type)).contains("activity_id"))
+    }
+
+    /// Each group's envelope is what the schema allows on every type of the group: for the
+    /// channel requests, with the answer's fields both their payloads declare.
+    @Test func commonFieldsMatchTheSchema() throws {
+        #expect(Set(LiveActivityEvent.commonFieldNames(of: .activityStarted)) == Self.activityCommon)
+        let channelEnvelope = Set(LiveActivityEvent.commonFieldNames(of: .channelCreated))
+        #expect(channelEnvelope == Set(LiveActivityEvent.commonFieldNames(of: .channelDeleted)))
+        let shared = Set(ChannelCreated.fieldNames).intersection(ChannelDeleted.fieldNames)
+        #expect(channelEnvelope.isDisjoint(with: shared))
+        #expect(channelEnvelope.union(shared) == Self.channelCommon)
+        // What tells the groups apart: the three fields the schema allows on activities only.
+        #expect(Self.activityCommon.subtracting(Self.channelCommon) == ["activity_id", "booking_id", "attributes_type"])
+        #expect(Set(LiveActivityEvent.commonFieldNames(of: .activityStarted)).subtracting(channelEnvelope)
+                == ["activity_id", "booking_id", "attributes_type"])
+    }
+
+    /// For every type, the envelope and the type's own fields together are exactly what the
+    /// schema allows on it, each declared once.
     @Test(arguments: EventType.allCases)
     func typeFieldsMatchTheSchema(_ type: EventType) throws {
-        let kind = try #require(LiveActivityEvent.Kind(rawValue: type.rawValue))
-        let reporter = LiveActivityEvent.fieldNames(of: kind)
-        #expect(reporter.count == Set(reporter).count, "a field is declared twice")
-        #expect(Set(reporter) == EventSchema.names(allowedOn: EventKinds(type)).subtracting(EventSchema.names(allowedOn: .all)))
+        let kind = try Self.kind(type)
+        let envelope = LiveActivityEvent.commonFieldNames(of: kind)
+        let own = LiveActivityEvent.fieldNames(of: kind)
+        #expect(own.count == Set(own).count, "a field is declared twice")
+        #expect(Set(own).isDisjoint(with: envelope), "a field is in the envelope and the type's own")
+        #expect(Set(envelope).union(own) == EventSchema.names(allowedOn: EventKinds(type)))
     }
 
     /// Each enumeration's values, as the schema's rows have them.
@@ -38,14 +71,24 @@ struct FieldTableTests {
         #expect(PushSent.Event.allCases.map(\.rawValue) == Self.choices(.event))
     }
 
+    /// The integers a row takes (its range less what it refuses).
+    static func accepted(_ field: EventField) -> [Int] {
+        guard case .integer(let rule) = field.spec.kind else {
+            Issue.record("\(field) is not an integer row")
+            return []
+        }
+        return rule.bounds.range.filter(rule.bounds.accepts)
+    }
+
     /// `PushSent.Priority` offers exactly the priorities the schema's row takes.
     @Test func prioritiesMatchTheSchema() throws {
-        guard case .integer(let rule) = EventField.priority.spec.kind else {
-            Issue.record("priority is not an integer row")
-            return
-        }
-        let accepted = rule.bounds.range.filter(rule.bounds.accepts)
-        #expect(PushSent.Priority.allCases.map(\.rawValue) == accepted)
+        #expect(PushSent.Priority.allCases.map(\.rawValue) == Self.accepted(.priority))
+    }
+
+    /// `ChannelCreated.StoragePolicy` offers exactly the `message-storage-policy` values the row takes.
+    @Test func storagePoliciesMatchTheSchema() throws {
+        #expect(ChannelCreated.StoragePolicy.allCases.map(\.rawValue) == Self.accepted(.storagePolicy))
+        #expect(Self.accepted(.storagePolicy) == [0, 1])
     }
 
     @Test func dateFieldsAreDatesOnBothSides() throws {
@@ -79,6 +122,10 @@ struct FieldTableTests {
              .pushToStart),
             (.observed(activityID: "a", ActivityObserved(contentState: [:])), .activityObserved),
             (.pushToStartToken(deviceID: "d", attributesType: "T", pushToken: token), .devicePushToStartToken),
+            (.channelCreated(ChannelCreated(channelID: "c", status: 201)), .channelCreated),
+            // A refused create has no channel.
+            (.channelCreated(ChannelCreated(channelID: nil, status: 400)), .channelCreated),
+            (.channelDeleted(ChannelDeleted(channelID: "c", status: 204)), .channelDeleted),
         ]
         #expect(Set(minimal.map(\.0.kind)) == Set(LiveActivityEvent.Kind.allCases))
         for (event, kinds) in minimal {

@@ -62,6 +62,16 @@ public final class TestServer {
 
     public static var repositoryRoot: String { Repository.root }
 
+    /// How many widget templates `Web/templates/index.json` lists: their types reserve label
+    /// slots and declare content shapes in every test server.
+    public static var templateCount: Int {
+        let url = URL(fileURLWithPath: Repository.root + "/Web/templates/index.json")
+        guard let data = try? Data(contentsOf: url),
+              let index = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let templates = index["templates"] as? [Any] else { fatalError("Web/templates/index.json does not read") }
+        return templates.count
+    }
+
     /// Stops and starts again on the same database file (and the same clock).
     public func restart() throws {
         client.close()

@@ -389,6 +389,7 @@ export class BookingView {
       result.push(h("span", { class: "pill tabular", text: fmt.latency(p.latencyMs) }));
       if (p.priority !== null) result.push(h("span", { class: ["pill", p.priority === 10 ? "p10" : null], text: `priority ${p.priority}` }));
       if (ev.fingerprint) details.push(h("span", { class: "detail" }, "to token ", h("span", { class: "mono", text: ev.fingerprint })));
+      if (typeof e.channel_id === "string") details.push(h("span", { class: "detail" }, "to channel ", h("span", { class: "mono", text: e.channel_id })));
     }
     if (e.type === "activity.token_updated" && ev.fingerprint) {
       // The token it replaced: the one the server's replay found current just before it.
@@ -566,6 +567,9 @@ export class BookingView {
         h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
         badges(a, { at: t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
+        a.state === "pending"
+          ? h("div", { class: "gone", text: `Scheduled: not on the lock screen before ${fmt.clock(fmt.toSeconds(a.start_date))} — this is what it will show then` })
+          : null,
         lockScreen(a, template, { at: liveClock }),
         islands(a, template, { at: liveClock }),
         diagnostics(a, { at: t, bookingLink: false, budget })));
@@ -595,7 +599,10 @@ function eventKind(e) {
     case "activity.stale": return { label: "Stale (reported by the device)", cls: "stale", icon: "clock" };
     case "activity.ended": return { label: "Ended by the app", cls: "ended", icon: "stop.fill" };
     case "activity.dismissed": return { label: "Dismissed", cls: "dismissed", icon: "xmark" };
-    case "push.sent": return { label: `Push ${e.event ?? ""}`.trim(), cls: "push", icon: "antenna.radiowaves.left.and.right" };
+    case "push.sent":
+      // A broadcast (iOS 18): one push to a channel, taken by every subscribed activity.
+      if (e.channel_id) return { label: `Broadcast ${e.event ?? ""}`.trim(), cls: "push", icon: "antenna.radiowaves.left.and.right" };
+      return { label: `Push ${e.event ?? ""}`.trim(), cls: "push", icon: "antenna.radiowaves.left.and.right" };
     default: return { label: String(e.type), cls: "other", icon: "info.circle" };
   }
 }

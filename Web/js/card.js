@@ -6,7 +6,7 @@ import { icon } from "./icons.js";
 import { context, renderSafely, interpolate, cssColor, live } from "./templates.js";
 import * as fmt from "./format.js";
 
-const STATE_LABEL = { active: "Active", stale: "Stale", ended: "Ended", dismissed: "Dismissed" };
+const STATE_LABEL = { active: "Active", stale: "Stale", ended: "Ended", dismissed: "Dismissed", pending: "Scheduled" };
 
 /** The display name from the template (interpolated) or the attributes type. */
 export function displayName(activity, template) {
@@ -55,11 +55,24 @@ export function islands(activity, template, { at = null } = {}) {
       h("div", { class: "di di-minimal", attrs: { role: "group", "aria-label": "Dynamic Island, minimal" } },
         small("di-min", template.minimal)),
       h("figcaption", { text: "Minimal" })),
+    template.small ? smallView(template.small, fitted) : null,
     h("figure", { class: "di-fig di-fig-expanded" },
       h("div", { class: "di di-expanded", attrs: { role: "group", "aria-label": "Dynamic Island, expanded" } },
         region("di-ex-leading", ex.leading), region("di-ex-center", ex.center), region("di-ex-trailing", ex.trailing),
         region("di-ex-bottom", ex.bottom)),
       h("figcaption", { text: "Expanded" })));
+}
+
+/**
+ * The `small` activity family (iOS 26): the Apple Watch Smart Stack and CarPlay show the activity
+ * in a compact view about 2:1, with no camera to work around. Like the compact island it cannot
+ * grow, so its texts fit their place (fit.js): each within the room its layout gives it.
+ */
+function smallView(spec, fitted) {
+  return h("figure", { class: "di-fig sm-fig" },
+    h("div", { class: "sm-view", attrs: { role: "group", "aria-label": "Apple Watch and CarPlay (small)" } },
+      h("div", { class: ["di-region", "sm-region", "fit-own"] }, renderSafely(spec, fitted))),
+    h("figcaption", { text: "Watch · CarPlay" }));
 }
 
 /** State badges: stale with the content's age, ended with visible-until, dismissed, token, and
@@ -141,7 +154,8 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
       ? bookingLink ? h("a", { class: "booking-link mono", attrs: { href: bookingHref(booking) }, text: booking }) : h("span", { class: "mono", text: booking })
       : h("span", { class: "muted", text: "—" })),
     row("Activity", h("span", { class: "mono ellipsis", title: activity.activity_id, text: activity.activity_id })),
-    row("Started", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.started_at)) }), rel(fmt.toSeconds(activity.started_at)),
+    channelRow(activity, row),
+    row(activity.state === "pending" ? "Requested" : "Started", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.started_at)) }), rel(fmt.toSeconds(activity.started_at)),
       activity.source === "push_to_start" ? h("span", { class: "muted", text: " · push-to-start" }) : null),
     row("Content", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.content_timestamp), { withSeconds: true }) }), rel(fmt.toSeconds(activity.content_timestamp))),
     row("Last push", h("span", { class: ["push", pushClass], text: pushText(p) }), p ? rel(pushAt) : null),
@@ -152,6 +166,20 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
     row("Priority 10", meter, h("span", { class: ["tabular", "p10-count", over ? "bad" : null], text: budget === null ? ` ${p10}` : ` ${p10} / ${budget}`,
       title: budget === null ? "Priority-10 pushes in the last hour" : `Priority-10 pushes in the last hour, against the server's budget of ${budget} (--priority10-budget)` }),
     h("span", { class: "muted", text: " last hour" })));
+}
+
+/** The broadcast channel the activity receives (`channel_id`, DESIGN.md section 4 "Channels"):
+ *  its content also changes by what the backend publishes to that channel. */
+function channelRow(activity, row) {
+  const id = activity.channel_id;
+  if (typeof id !== "string" || !id) return null;
+  return row("Channel", h("span", { class: "channel", title: `Updated by channel ${id}: broadcast pushes to it reach every activity subscribed` },
+    "Updated by channel ", h("a", { class: "mono channel-id", attrs: { href: channelHref(id) }, text: id })));
+}
+
+/** `#/channels/<id>`: the channel's page. */
+export function channelHref(id) {
+  return `#/channels/${encodeURIComponent(id)}`;
 }
 
 /** What the phone made of the pushes, as the server judged it: the latest push it could not
@@ -171,6 +199,33 @@ export function bookingHref(id, at = null) {
   // Rounded, not truncated as `new Date` does: an instant computed in seconds may be a hair
   // under its millisecond.
   return `#/booking/${encodeURIComponent(id)}${at !== null ? `?at=${encodeURIComponent(new Date(Math.round(at * 1000)).toISOString())}` : ""}`;
+}
+
+/** A scheduled activity (`pending` until its `start_date`, iOS 26), for the wall's own section:
+ *  not on the lock screen yet, so its start time first, then what its lock screen will show. */
+export function scheduledCard(activity, template, { budget = null } = {}) {
+  const tint = cssColor(template.tint, null) ?? "#0a84ff";
+  const appIcon = h("span", { class: "app-icon" }, icon(template.icon ?? "app"));
+  appIcon.style.backgroundColor = tint;
+  const start = fmt.toSeconds(activity.start_date);
+  const until = h("span", { class: "muted sched-in" });
+  if (start !== null) live(until, (n) => ` · ${fmt.relative(start, n)}`);
+  return h("article", {
+    class: ["sched-card", `state-${activity.state}`],
+    data: { activityId: activity.activity_id, state: activity.state, type: activity.attributes_type },
+  },
+    h("header", { class: "card-head" },
+      appIcon,
+      h("div", { class: "card-titles" },
+        h("div", { class: "card-title", text: displayName(activity, template) }),
+        h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
+      h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state })),
+    h("p", { class: "sched-start", title: start === null ? null : `Scheduled start: ${fmt.fullDate(start)}` },
+      h("span", { class: "sched-at tabular", text: start === null ? "Start date unknown" : `starts at ${fmt.clock(start)}` }), until),
+    h("details", { class: "sched-preview" },
+      h("summary", { text: "Its lock screen at the start" }),
+      lockScreen(activity, template)),
+    diagnostics(activity, { budget }));
 }
 
 /** The whole wall card; `budget` is the server's priority-10 budget. */

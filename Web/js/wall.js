@@ -1,12 +1,13 @@
 // The activity wall: every visible activity in phone order, refreshed every few seconds in
 // place (cards are keyed by activity id and only rebuilt when their data changed, so scroll
 // position, filters and ticking timers survive), rendered a page at a time so 1,000 activities
-// stay smooth.
+// stay smooth. Scheduled activities (`pending` until their start date) are not on any lock screen
+// yet: they are listed apart, above, in their own section.
 
 import { h, clear } from "./dom.js";
 import { getJSON } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
-import { wallCard, bookingHref } from "./card.js";
+import { wallCard, scheduledCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 4000;
@@ -19,6 +20,7 @@ export class Wall {
     this.onFilters = onFilters;
     this.filters = { state: "", type: "", q: "" };
     this.cards = new Map(); // activity id → { el, sig }
+    this.scheduledCards = new Map(); // the same, for the scheduled section
     this.list = [];
     this.shown = PAGE;
     this.types = new Set();
@@ -32,14 +34,23 @@ export class Wall {
   }
 
   build() {
+    this.scheduledCount = h("span", { class: "section-count" });
+    this.scheduledGrid = h("div", { class: "wall scheduled-grid" });
+    this.scheduled = h("section", { class: "scheduled", attrs: { id: "scheduled", hidden: true, "aria-label": "Scheduled activities" } },
+      h("h2", { class: "section-title" }, "Scheduled ", this.scheduledCount,
+        h("span", { class: "section-note", text: "pending until their start date: not on any lock screen yet" })),
+      this.scheduledGrid);
+    this.scheduledMore = h("button", { class: ["ghost", "scheduled-more"], attrs: { type: "button", hidden: true }, on: { click: () => this.setFilters({ state: "pending" }) } });
+    this.scheduled.append(this.scheduledMore);
+    this.nowTitle = h("h2", { class: "section-title", attrs: { id: "now-title", hidden: true }, text: "On lock screens now" });
     this.grid = h("div", { class: "wall", attrs: { id: "wall", "aria-live": "off" } });
     this.empty = h("div", { class: "empty", attrs: { hidden: true } });
     this.more = h("button", { class: "show-more", attrs: { type: "button", hidden: true }, on: { click: () => this.showMore() } });
     this.sentinel = h("div", { class: "sentinel", attrs: { "aria-hidden": "true" } });
     this.attention = this.root.querySelector("#attention") ?? h("p", { class: "attention" });
-    this.root.append(this.grid, this.empty, this.more, this.sentinel);
+    this.root.append(this.scheduled, this.nowTitle, this.grid, this.empty, this.more, this.sentinel);
     new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.list.length) this.showMore();
+      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.paged().length) this.showMore();
     }, { rootMargin: "800px 0px" }).observe(this.sentinel);
   }
 
@@ -177,7 +188,7 @@ export class Wall {
 
   setStatus(err) {
     this.fillTypes();
-    const c = this.counts ?? { active: 0, stale: 0, ended: 0 };
+    const c = this.counts ?? { active: 0, stale: 0, ended: 0, pending: 0 };
     for (const b of this.stateButtons) {
       const n = b.querySelector(".count");
       if (!n) continue;
@@ -209,46 +220,84 @@ export class Wall {
       ...items.map(([n, title]) => h("span", { class: "attention-item" }, h("strong", { text: String(n) }), ` ${title}`)));
   }
 
+  /** What the listing holds that lock screens show (or showed: the dismissed listing), in the
+   *  server's (phone) order: everything but the scheduled activities. */
+  onLockScreens() {
+    return this.list.filter((a) => a.state !== "pending");
+  }
+
+  /** The scheduled activities the listing holds (the server's `pending`), soonest start first. */
+  scheduledList() {
+    const at = (a) => fmt.toSeconds(a.start_date) ?? Infinity;
+    return this.list.filter((a) => a.state === "pending").map((a, i) => [a, i])
+      .sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([a]) => a);
+  }
+
+  /** What "Show more" pages through: the lock-screen cards, or the scheduled ones when only
+   *  they are listed (the Scheduled filter). */
+  paged() {
+    return this.filters.state === "pending" ? this.scheduledList() : this.onLockScreens();
+  }
+
   /** Synchronous on purpose: every template was loaded by `refresh`, so renders never interleave. */
   render() {
-    const list = this.list;
-    const n = Math.min(this.shown, list.length);
-    const keep = new Set();
+    const pendingOnly = this.filters.state === "pending";
+    const list = this.onLockScreens();
+    const allScheduled = this.scheduledList();
+    const paged = pendingOnly ? allScheduled : list;
+    const n = Math.min(this.shown, paged.length);
+    // Beside the lock-screen cards, the first page of scheduled ones; the Scheduled filter lists
+    // them all, a page at a time.
+    const scheduled = allScheduled.slice(0, pendingOnly ? n : PAGE);
     const day = fmt.today(); // in the signature: after midnight yesterday's "14:32" needs its day
-    let pos = 0;
-    for (let i = 0; i < n; i++) {
-      const a = list[i];
-      keep.add(a.activity_id);
-      const sig = JSON.stringify([this.budget, day, a]); // a server restarted with another budget redraws
-      let entry = this.cards.get(a.activity_id);
-      if (!entry || entry.sig !== sig) {
-        const template = cachedTemplate(a.attributes_type);
-        if (!template) continue; // not loaded yet: the next refresh draws it
-        const el = wallCard(a, template, { budget: this.budget });
-        if (entry) entry.el.replaceWith(el);
-        entry = { el, sig };
-        this.cards.set(a.activity_id, entry);
-      }
-      const at = this.grid.children[pos];
-      if (at !== entry.el) this.grid.insertBefore(entry.el, at ?? null);
-      pos++;
-    }
-    for (const [id, entry] of this.cards) {
-      if (!keep.has(id)) {
-        entry.el.remove();
-        this.cards.delete(id);
-      }
-    }
+    this.place(this.grid, this.cards, pendingOnly ? [] : list.slice(0, n), wallCard, day);
+    this.place(this.scheduledGrid, this.scheduledCards, scheduled, scheduledCard, day);
+    this.scheduled.hidden = allScheduled.length === 0;
+    this.scheduled.classList.toggle("scheduled-only", pendingOnly); // then it is the page: no scroll box of its own
+    this.scheduledCount.textContent = String(allScheduled.length);
+    const hiddenScheduled = pendingOnly ? 0 : allScheduled.length - scheduled.length;
+    this.scheduledMore.hidden = hiddenScheduled <= 0;
+    this.scheduledMore.textContent = `All scheduled (${hiddenScheduled} more)`;
+    this.nowTitle.hidden = allScheduled.length === 0 || list.length === 0;
     this.renderAttention(this.triage);
-    const remaining = list.length - n;
+    const remaining = paged.length - n;
     this.more.hidden = remaining <= 0;
     this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;
-    this.empty.hidden = list.length > 0;
+    this.empty.hidden = list.length > 0 || allScheduled.length > 0;
     if (!list.length) {
       const f = this.filters;
       this.empty.textContent = f.q || f.type || f.state
         ? "No activity matches these filters."
         : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events).";
+    }
+  }
+
+  /** Puts one card per activity of `items` into `container`, in order, keeping the cards whose
+   *  data did not change (`cards`: activity id → { el, sig }) and removing the others. */
+  place(container, cards, items, build, day) {
+    const keep = new Set();
+    let pos = 0;
+    for (const a of items) {
+      keep.add(a.activity_id);
+      const sig = JSON.stringify([this.budget, day, a]); // a server restarted with another budget redraws
+      let entry = cards.get(a.activity_id);
+      if (!entry || entry.sig !== sig) {
+        const template = cachedTemplate(a.attributes_type);
+        if (!template) continue; // not loaded yet: the next refresh draws it
+        const el = build(a, template, { budget: this.budget });
+        if (entry) entry.el.replaceWith(el);
+        entry = { el, sig };
+        cards.set(a.activity_id, entry);
+      }
+      const at = container.children[pos];
+      if (at !== entry.el) container.insertBefore(entry.el, at ?? null);
+      pos++;
+    }
+    for (const [id, entry] of cards) {
+      if (!keep.has(id)) {
+        entry.el.remove();
+        cards.delete(id);
+      }
     }
   }
 }

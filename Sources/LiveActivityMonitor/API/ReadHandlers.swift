@@ -198,7 +198,8 @@ struct ReadHandlers: Sendable {
         let judged: Set<Int64>
         do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
         let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)),
-                                   settings: store.settings, now: now, judged: judged)
+                                   settings: store.settings, now: now, judged: judged,
+                                   channels: store.withLiveState { $0.channels })
         var w = JSONWriter()
         w.beginObject()
         if let at {
@@ -232,7 +233,8 @@ struct ReadHandlers: Sendable {
         let judged: Set<Int64>
         do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
         let replay = HistoryReplay(rows, until: at, skipping: notReplayed, noting: Set(page.rows.map(\.seq)),
-                                   settings: store.settings, now: now, judged: judged)
+                                   settings: store.settings, now: now, judged: judged,
+                                   channels: store.withLiveState { $0.channels })
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)

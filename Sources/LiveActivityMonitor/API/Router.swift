@@ -42,7 +42,7 @@ struct Router: Sendable {
                     return response
                 }
             }
-        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}":
+        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
             Self.slowReads.async {
                 let response = handle(request)
                 answer { response }
@@ -103,12 +103,15 @@ struct Router: Sendable {
         case 1 where segments[0] == "metrics":
             return ("/metrics", nil)
         case 2 where segments == ["v1", "events"] || segments == ["-", "healthy"] || segments == ["-", "ready"]
-                     || segments == ["api", "activities"] || segments == ["api", "shapes"] || segments == ["api", "triage"]:
+                     || segments == ["api", "activities"] || segments == ["api", "shapes"] || segments == ["api", "triage"]
+                     || segments == ["api", "channels"]:
             return ("/" + segments.joined(separator: "/"), nil)
         case 3 where segments[0] == "api" && segments[1] == "activities" && !segments[2].isEmpty:
             return ("/api/activities/{activity_id}", segments[2])
         case 3 where segments[0] == "api" && segments[1] == "bookings" && !segments[2].isEmpty:
             return ("/api/bookings/{booking_id}", segments[2])
+        case 3 where segments[0] == "api" && segments[1] == "channels" && !segments[2].isEmpty:
+            return ("/api/channels/{channel_id}", segments[2])
         default:
             return (segments.count > 1 && (segments[0] == "api" || segments[0] == "v1") ? "other" : "static", nil)
         }
@@ -157,6 +160,10 @@ struct Router: Sendable {
             return protected(template) { reads.shapes() }
         case "/api/triage":
             return protected(template) { () throws(APIError) in try reads.triage(request) }
+        case "/api/channels":
+            return protected(template) { () throws(APIError) in try reads.channels(request) }
+        case "/api/channels/{channel_id}":
+            return protected(template) { () throws(APIError) in try reads.channel(id ?? "") }
         case "/api/activities/{activity_id}":
             return protected(template) { () throws(APIError) in try reads.activity(id ?? "", query: request.query) }
         case "/api/bookings/{booking_id}":

@@ -106,5 +106,6 @@ extension DemoScenario {
         (swiped.duration, swiped.ending) = (2.5, .swipedAway)
         scheduleTimer(swiped, at: t + 0.1)
         scheduleDeliveryFaults()
+        scheduleMatch()
     }
 }

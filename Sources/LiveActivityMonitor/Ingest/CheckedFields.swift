@@ -55,6 +55,11 @@ extension Event {
             event.push = PushResult(kind: kind, status: status, reason: fields.text(.reason), latencyMs: latencyMs,
                                     priority: fields.integer(.priority) ?? 10, payloadBytes: fields.integer(.payloadBytes))
         }
+        if let operation = type.channelOperation, let status = fields.integer(.status) {
+            event.channelRequest = ChannelRequest(operation: operation, status: status, reason: fields.text(.reason),
+                                                  latencyMs: fields.number(.latencyMs),
+                                                  storagePolicy: fields.integer(.storagePolicy))
+        }
         return event
     }
 }

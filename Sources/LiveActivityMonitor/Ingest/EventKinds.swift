@@ -21,11 +21,15 @@ struct EventKinds: OptionSet, Sendable, Hashable {
     /// A `push.sent` to a channel (`channel_id`, version 2): an update or an end broadcast to
     /// the activities subscribed to it, naming no activity and no token.
     static let pushBroadcast = EventKinds(rawValue: 1 << 10)
+    static let channelCreated = EventKinds(rawValue: 1 << 11)
+    static let channelDeleted = EventKinds(rawValue: 1 << 12)
+    /// A call to the channel management API (version 2): it names a channel, no activity.
+    static let channelRequest: EventKinds = [.channelCreated, .channelDeleted]
 
     static let pushSent: EventKinds = [.pushUpdateOrEnd, .pushToStart, .pushBroadcast]
     static let all: EventKinds = [.activityStarted, .activityUpdated, .activityTokenUpdated, .activityStale,
                                   .activityEnded, .activityDismissed, .pushSent, .activityObserved,
-                                  .devicePushToStartToken]
+                                  .devicePushToStartToken, .channelRequest]
 
     /// Every kind of `type`: both of `push.sent`'s.
     init(_ type: EventType) {
@@ -39,6 +43,8 @@ struct EventKinds: OptionSet, Sendable, Hashable {
         case .pushSent: .pushSent
         case .activityObserved: .activityObserved
         case .devicePushToStartToken: .devicePushToStartToken
+        case .channelCreated: .channelCreated
+        case .channelDeleted: .channelDeleted
         }
     }
 

@@ -7,7 +7,7 @@ enum EventField: UInt8, CaseIterable, Sendable {
     case contentState, attributes, staleDate, dismissalDate, relevanceScore, timestamp, source, dismissalPolicy
     case alert, pushToken, status, latencyMs, priority, payloadBytes, reason, apnsID, apnsUniqueID
     case deviceID, pushToStartToken, inputPushChannel, startDate
-    case channelID, apnsRequestID, expiration
+    case channelID, apnsRequestID, expiration, storagePolicy
 
     /// Its row in the schema.
     var spec: FieldSpec { EventSchema.fields[Int(rawValue)] }
@@ -55,11 +55,12 @@ enum EventSchema {
         FieldSpec(.occurredAt, "occurred_at", .date(dateWindow), allowed: .all, required: .all),
         FieldSpec(.id, "id", .identifier(maxLength: maxIDLength), allowed: .all),
         FieldSpec(.activityID, "activity_id", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: EventKinds.all.subtracting([.pushToStart, .pushBroadcast, .devicePushToStartToken])),
+                  allowed: aboutActivities,
+                  required: EventKinds.all.subtracting([.pushToStart, .pushBroadcast, .devicePushToStartToken, .channelRequest])),
         FieldSpec(.bookingID, "booking_id", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: [.activityStarted, .pushToStart], nullLeftOut: true),
+                  allowed: aboutActivities, required: [.activityStarted, .pushToStart], nullLeftOut: true),
         FieldSpec(.attributesType, "attributes_type", .identifier(maxLength: maxIDLength),
-                  allowed: .all, required: [.activityStarted, .devicePushToStartToken]),
+                  allowed: aboutActivities, required: [.activityStarted, .devicePushToStartToken]),
         FieldSpec(.app, "app", .identifier(maxLength: 255), allowed: .all),
         FieldSpec(.contentState, "content_state", .content(maxBytes: maxContentBytes),
                   allowed: [.activityStarted, .activityUpdated, .activityEnded, .pushSent, .activityObserved],
@@ -81,18 +82,18 @@ enum EventSchema {
                   // A start push names its token here or in `push_to_start_token`: one of the two
                   // (`EventValidator.check`; the one-pass scanner declines a body without it).
                   required: [.activityTokenUpdated, .pushUpdateOrEnd, .devicePushToStartToken]),
-        // A push result's parts: read once its `event` is valid.
+        // A push result's parts: read once its `event` is valid (a channel request has no `event`).
         FieldSpec(.status, "status",
                   .integer(.init(0...599, refusing: 1...99, "must be an HTTP status (100–599), or 0 when APNs gave no answer")),
-                  allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
+                  allowed: answered, required: answered, checked: .withValid(.event)),
         FieldSpec(.latencyMs, "latency_ms", .number(0...3_600_000),
-                  allowed: .pushSent, required: .pushSent, checked: .withValid(.event)),
+                  allowed: answered, required: .pushSent, checked: .withValid(.event)),
         // 1 only for a broadcast: on a token push it is stored with a warning (`priority1_on_token`).
         FieldSpec(.priority, "priority", .integer(.init(1...10, refusing: 2...4, and: 6...9, "must be 1, 5 or 10")),
                   allowed: .pushSent, checked: .withValid(.event)),
         FieldSpec(.payloadBytes, "payload_bytes", .integer(.init(0...1_048_576)),
                   allowed: .pushSent, checked: .withValid(.event)),
-        FieldSpec(.reason, "reason", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
+        FieldSpec(.reason, "reason", .identifier(maxLength: 64), allowed: answered, checked: .withValid(.event)),
         FieldSpec(.apnsID, "apns_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
         FieldSpec(.apnsUniqueID, "apns_unique_id", .identifier(maxLength: 64), allowed: .pushSent, checked: .withValid(.event)),
         // Version 2: push-to-start.
@@ -107,12 +108,21 @@ enum EventSchema {
         FieldSpec(.startDate, "start_date", .date(dateWindow), allowed: .activityStarted),
         // Version 2: broadcasts. A `push.sent` with `channel_id` is a broadcast (`EventKinds.pushBroadcast`):
         // it names no activity and no token. On `activity.started`, the channel it subscribes to.
-        FieldSpec(.channelID, "channel_id", .identifier(maxLength: 256), allowed: [.activityStarted, .pushSent]),
+        // On `channel.created` it is required when APNs created one (a 2xx: `EventValidator.check`).
+        FieldSpec(.channelID, "channel_id", .identifier(maxLength: 256),
+                  allowed: [.activityStarted, .pushSent, .channelRequest], required: .channelDeleted),
         FieldSpec(.apnsRequestID, "apns_request_id", .identifier(maxLength: 64), allowed: .pushSent,
                   checked: .withValid(.event)),
         // `apns-expiration`: Unix seconds, 0 for none.
         FieldSpec(.expiration, "expiration", .number(0...9e15), allowed: .pushSent, checked: .withValid(.event)),
+        // Version 2: channel management. `message-storage-policy`: 0 keeps no message, 1 the latest.
+        FieldSpec(.storagePolicy, "storage_policy", .integer(.init(0...1)), allowed: .channelCreated),
     ])
+
+    /// Every type but the channel requests, which name a channel and no activity or booking.
+    private static let aboutActivities = EventKinds.all.subtracting(.channelRequest)
+    /// The types that carry APNs' answer: a push's, or a channel request's.
+    private static let answered = EventKinds.pushSent.union(.channelRequest)
 
     /// Finds a field by its member name's bytes.
     static let lookup = FieldLookup(fields)

@@ -89,7 +89,9 @@ public enum EventValidator {
             case .whereAllowed:
                 if row.allowed.isDisjoint(with: typeKinds) { continue }
             case .withValid(let other):
-                if row.allowed.isDisjoint(with: typeKinds) || values.isAbsent(other) { continue }
+                // Waits for `other` only on the types that have it (a channel request has no `event`).
+                if row.allowed.isDisjoint(with: typeKinds)
+                    || (!other.spec.allowed.isDisjoint(with: typeKinds) && values.isAbsent(other)) { continue }
             }
             let read = reader.read(row, value(row.field), required: !row.required.isDisjoint(with: kinds))
             values.set(row.field, read)
@@ -112,6 +114,10 @@ public enum EventValidator {
             for field in [EventField.activityID, .pushToken, .pushToStartToken] where given(field) {
                 reader.fail(field.spec, "not allowed on a broadcast (a push.sent with channel_id)")
             }
+        }
+        // A channel APNs created has an id; a create it refused has none.
+        if kinds == .channelCreated, !given(.channelID), let status = values.integer(.status), (200..<300).contains(status) {
+            reader.fail(EventField.channelID.spec, "required when status is 2xx (APNs created the channel)")
         }
         if kinds == .pushToStart, given(.channelID) {
             reader.fail(EventField.channelID.spec, "not allowed on a start push (its channel is input_push_channel)")

@@ -18,7 +18,7 @@ struct MetricsCollector: Sendable {
         let now = store.clock.now()
         var families = store.withLiveState { s in
             [activitiesFamily(s, now: now), heavyFamily(s, now: now), pushToStartTokensFamily(s),
-             subscriptionsFamily(s, now: now),
+             subscriptionsFamily(s, now: now), channelsFamily(s),
              gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
@@ -95,6 +95,13 @@ struct MetricsCollector: Sendable {
         }
         return gauge(M.channelSubscriptions, counts.map { type, count in
             Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
+        })
+    }
+
+    /// Live channels by storage policy (0 and 1 from zero).
+    private func channelsFamily(_ s: LiveState) -> MetricFamily {
+        gauge(M.channels, s.channels.liveByPolicy.map { policy, count in
+            Sample(labels: Labels([("storage_policy", policy)]), value: .number(Double(count)))
         })
     }
 

@@ -21,6 +21,9 @@ public enum MonitorMetrics {
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
     public static let channelSubscriptions = family("channel_subscriptions",
         "Live activities (pending, active or stale) subscribed to a broadcast channel.", ["attributes_type"])
+    public static let channels = family("channels",
+        "Live broadcast channels (created, not deleted), by message storage policy; APNs allows 10,000 per app and environment.",
+        ["storage_policy"])
     public static let pushToStartTokens = family("push_to_start_tokens",
         "Devices with a current push-to-start token, by attributes type.", ["attributes_type"])
     public static let evictedActivities = family("activities_evicted_total",
@@ -69,6 +72,8 @@ public enum MonitorMetrics {
         "APNs broadcast requests (push.sent to a channel) reported, by APNs answer.", ["event", "priority", "reason", "status"])
     public static let broadcastLatency = family("broadcast_latency_seconds",
         "APNs broadcast request latency reported by the backend.", ["event", "priority"], buckets: pushLatency.buckets)
+    public static let channelRequests = family("channel_requests_total",
+        "APNs channel management requests (channel.created, channel.deleted) reported, by answer.", ["op", "reason", "status"])
     public static let ingestEvents = family("ingest_events_total", "Events stored, by type.", ["type"])
     public static let ingestRejected = family("ingest_rejected_total", "Ingest requests refused, by reason.", ["reason"])
     public static let ingestDuplicates = family("ingest_duplicates_total", "Events received again under an id already stored.")
@@ -92,7 +97,7 @@ public enum MonitorMetrics {
                                            tokenRotations, tokensInvalidated, pushesWithoutEffect,
                                            ingestEvents, ingestRejected, ingestDuplicates, ingestConflicts,
                                            pushWarnings, pushDeliveries, pushToStart, pushToStartTokenRotations,
-                                           broadcastPushes]
+                                           broadcastPushes, channelRequests]
     public static let persistedHistograms = [pushLatency, pushPayload, pushDeliverySeconds, pushToStartSeconds,
                                              broadcastLatency]
 
@@ -110,7 +115,7 @@ public enum MonitorMetrics {
     /// push APNs refused (`failed`) is counted by its answer in `push_requests_total`, a repeated
     /// event id (`duplicate`) in `ingest_duplicates_total`.
     public static let withoutEffectReasons: [EventEffect.Why] = [
-        .supersededToken, .ended, .dismissed, .unknownActivity, .outOfOrder, .undecodableContent,
+        .supersededToken, .ended, .dismissed, .unknownActivity, .outOfOrder, .undecodableContent, .unknownChannel,
     ]
 
     /// Why an ingest request was refused (the `reason` label).
@@ -126,6 +131,11 @@ public enum MonitorMetrics {
 
     static func statusLabel(_ status: Int) -> String {
         knownStatuses.contains(status) ? String(status) : "other"
+    }
+
+    /// A channel request's status: the channel management API's (201, 204…) as themselves.
+    static func channelStatusLabel(_ status: Int) -> String {
+        ChannelRequest.knownStatuses.contains(status) ? String(status) : "other"
     }
 
     static func reasonLabel(_ reason: String?) -> String {

@@ -23,6 +23,8 @@ public struct Event: Sendable {
     public var dismissalDate: Double?
     public var dismissalPolicy: DismissalPolicy?
     public var push: PushResult?
+    /// A `channel.created` or `channel.deleted`: the request and APNs' answer.
+    public var channelRequest: ChannelRequest?
     /// Whether it carries an `alert` (a push-to-start needs one).
     public var hasAlert = false
     /// A replay's: the verdict the writer stored with this event when its content would not

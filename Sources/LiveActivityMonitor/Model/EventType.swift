@@ -11,6 +11,18 @@ public enum EventType: String, Sendable, CaseIterable {
     case activityObserved = "activity.observed"
     /// A device's push-to-start token for one attributes type (a newer one supersedes it).
     case devicePushToStartToken = "device.push_to_start_token"
+    /// The backend's call to APNs' channel management API: a channel created, or deleted.
+    case channelCreated = "channel.created"
+    case channelDeleted = "channel.deleted"
+
+    /// What a channel request asked of APNs; nil for the other types.
+    var channelOperation: ChannelRequest.Operation? {
+        switch self {
+        case .channelCreated: .create
+        case .channelDeleted: .delete
+        default: nil
+        }
+    }
 }
 
 /// The `aps.event` of a push.

@@ -15,12 +15,23 @@ struct ActivityTable: Sendable {
     private var interned: Set<ExactString> = []
     /// Bounds the intern pool: these fields are free text, usually from a small set.
     private static let maxInterned = 1024
+    /// The ids subscribed to each broadcast channel: a broadcast finds its subscribers without
+    /// walking the table.
+    private var subscribed: [String: Set<String>] = [:]
 
     var count: Int { storage.count }
 
     subscript(id: String) -> ActivityRecord? {
         get { positions[id].map { storage[$0] } }
         set {
+            let oldChannel = positions[id].flatMap { storage[$0].channelID }
+            if oldChannel != newValue?.channelID {
+                if let oldChannel {
+                    subscribed[oldChannel]?.remove(id)
+                    if subscribed[oldChannel]?.isEmpty == true { subscribed[oldChannel] = nil }
+                }
+                if let channel = newValue?.channelID { subscribed[channel, default: []].insert(id) }
+            }
             if var record = newValue {
                 record.attributesType = intern(record.attributesType)
                 if let app = record.app { record.app = intern(app) }
@@ -39,6 +50,23 @@ struct ActivityTable: Sendable {
                 storage.removeLast()
             }
         }
+    }
+
+    /// The ids of the records subscribed to `channel`, in no particular order.
+    func subscribers(of channel: String) -> [String] {
+        subscribed[channel].map(Array.init) ?? []
+    }
+
+    /// The channels some record is subscribed to.
+    var subscribedChannels: Dictionary<String, Set<String>>.Keys { subscribed.keys }
+
+    /// How many records subscribed to `channel` count as its subscribers at `now` (read in place).
+    func subscriberCount(of channel: String, at now: Double) -> Int {
+        var n = 0
+        for id in subscribed[channel] ?? [] {
+            if let i = positions[id], storage[i].isSubscribed(at: now) { n += 1 }
+        }
+        return n
     }
 
     /// The records, in no particular order, as a buffer valid only inside `body`. Read fields as

@@ -7,6 +7,11 @@ enum ContentDigest {
     /// The digest of a content object's text; nil if it does not parse (stored text always does).
     static func of(_ content: JSONText?) -> UInt64? {
         guard let content, let value = try? JSONParser.parse(content.text) else { return nil }
+        return of(value)
+    }
+
+    /// The digest of a content already parsed.
+    static func of(_ value: JSONValue) -> UInt64 {
         var hash = FNV()
         write(value, into: &hash)
         return hash.value

@@ -50,8 +50,14 @@ struct ContentShapes: Sendable, Equatable {
     /// words ("`rating`: a number where the app sends a string"); nil when it would, or when
     /// the type has no shape yet (then a push is applied).
     func verdict(on content: JSONText, of attributesType: String) -> String? {
+        guard judging, shape(of: attributesType) != nil else { return nil }
+        return verdict(on: try? JSONParser.parse(content.text), of: attributesType)
+    }
+
+    /// The same, for a content already parsed (nil: it did not parse).
+    func verdict(on content: JSONValue?, of attributesType: String) -> String? {
         guard judging, let shape = shape(of: attributesType) else { return nil }
-        guard case .object(let object)? = try? JSONParser.parse(content.text) else { return "not a JSON object" }
+        guard case .object(let object)? = content else { return "not a JSON object" }
         let problems = shape.problems(in: object)
         return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }

@@ -37,7 +37,12 @@ public struct DeliveryEvidence: Sendable, Equatable {
 
     /// Keeps a content now on the lock screen (from the app, or from `push`).
     mutating func remember(_ content: JSONText, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
-        guard let digest = ContentDigest.of(content) else { return }
+        remember(digest: ContentDigest.of(content), timestamp: timestamp, push: push)
+    }
+
+    /// The same, by the content's digest (nil: it did not parse).
+    mutating func remember(digest: UInt64?, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
+        guard let digest else { return }
         known.append(Known(digest: digest, timestamp: timestamp, push: push))
         if known.count > Self.maxKnown { known.removeFirst(known.count - Self.maxKnown) }
     }

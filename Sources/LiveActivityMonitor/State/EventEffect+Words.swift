@@ -2,9 +2,9 @@
 /// the exports and `history`. Written here once, from what the engine decided, so that no page
 /// or file keeps its own phrasing of a rule.
 extension EventEffect {
-    /// One sentence: what the event of `type` did, and its warnings. `push` names a failed
-    /// push's answer.
-    func sentence(of type: EventType, push: PushResult?) -> String {
+    /// One sentence: what the event of `type` did, and its warnings. `answer` names a failed
+    /// push's or channel request's answer.
+    func sentence(of type: EventType, answer: (status: Int, reason: String?)?) -> String {
         var text: String
         switch why {
         case nil where type == .activityObserved: text = "the phone's own report of what it shows"
@@ -19,11 +19,13 @@ extension EventEffect {
         case .undecodableContent?:
             text = "no effect: the phone cannot decode its content" + (detail.map { ": " + $0 } ?? "")
         case .duplicate?: text = "no effect: an event with this id was already stored"
+        case .unknownChannel?: text = "no effect: the channel had been deleted"
         case .failed?:
-            if let push, push.status != 0 {
-                text = "not delivered: APNs answered \(push.status)" + (push.reason.map { " \($0)" } ?? "")
+            let what = type.channelOperation.map { "not \($0 == .create ? "created" : "deleted")" } ?? "not delivered"
+            if let answer, answer.status != 0 {
+                text = "\(what): APNs answered \(answer.status)" + (answer.reason.map { " \($0)" } ?? "")
             } else {
-                text = "not delivered: APNs gave no answer"
+                text = "\(what): APNs gave no answer"
             }
         }
         switch start {

@@ -62,8 +62,11 @@ public struct EventEffect: Sendable, Hashable {
         /// A content-state the app's `Codable` type would not decode (a key missing, or of
         /// another JSON kind than the type's content shape): the phone drops the push.
         case undecodableContent = "undecodable_content"
-        /// APNs did not answer 200: nothing reached the phone.
+        /// APNs did not answer 200: nothing reached the phone (for a channel request: not 2xx,
+        /// nothing was created or deleted).
         case failed
+        /// A 200 broadcast to a channel the backend had reported deleted before it.
+        case unknownChannel = "unknown_channel"
         /// An event id already stored: stored once, applied once (the store finds these; the
         /// engine never sees them).
         case duplicate
@@ -95,6 +98,8 @@ public struct EventEffect: Sendable, Hashable {
         case unknownReason
         /// Priority 1 on a push to a token: APNs takes it only for a broadcast.
         case priority1OnToken
+        /// A broadcast with an `expiration` other than 0 to a channel created to keep no message.
+        case expirationOnNoStorageChannel
 
         /// Looked up, not derived each time: the writer counts every warned event by name, and
         /// deriving it (`String(describing:)`, a Unicode property per character) was half of

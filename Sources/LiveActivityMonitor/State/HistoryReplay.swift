@@ -34,12 +34,24 @@ struct HistoryReplay {
         var contentChanges: [ContentChange] = []
         /// The token APNs invalidated with this push (its reason), if it did.
         var tokenInvalidated: String?
-        /// The event's type and push answer, for the effect's words.
+        /// The event's type and APNs' answer (a push's or a channel request's), for the effect's words.
         var type: EventType
-        var push: PushResult?
+        var answer: (status: Int, reason: String?)?
 
         /// The effect in words (`EventEffect.sentence`).
-        var sentence: String { effect.sentence(of: type, push: push) }
+        var sentence: String { effect.sentence(of: type, answer: answer) }
+
+        init(effect: EventEffect, of event: Event) {
+            self.effect = effect
+            type = event.type
+            answer = event.push.map { ($0.status, $0.reason) } ?? event.channelRequest.map { ($0.status, $0.reason) }
+        }
+
+        static func == (a: Note, b: Note) -> Bool {
+            a.effect == b.effect && a.before == b.before && a.contentChanges == b.contentChanges
+                && a.tokenInvalidated == b.tokenInvalidated && a.type == b.type
+                && a.answer?.status == b.answer?.status && a.answer?.reason == b.answer?.reason
+        }
     }
 
     struct Passage: Equatable {
@@ -55,6 +67,8 @@ struct HistoryReplay {
     private var labels = AttributesTypeLabels()
     /// Judges nothing: each event's stored verdict stands (`ContentShapes.recorded`).
     private var shapes = ContentShapes.recorded
+    /// The channels as the store knows them: a broadcast is judged by what was stored before it.
+    private var channels: ChannelBook
     private var timePassedTo = -Double.infinity
     private var startsExpiredFor: Double?
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
@@ -81,9 +95,12 @@ struct HistoryReplay {
     ///   - now: without `until`, the instant whose passed start windows count (the read's now).
     ///   - judged: the start pushes the writer judged `superseded_token` when it stored them
     ///     (`EventStore.judgedSuperseded`): the device events that decided it are not the booking's.
+    ///   - channels: the store's channel book (the channel requests are not the booking's events).
     init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil,
-         settings: EngineSettings = EngineSettings(), now: Double = .infinity, judged: Set<Int64> = []) {
+         settings: EngineSettings = EngineSettings(), now: Double = .infinity, judged: Set<Int64> = [],
+         channels: ChannelBook = ChannelBook()) {
         self.noting = noting
+        self.channels = channels
         engine = StateEngine(settings: settings)
         starts.judgedSuperseded = judged
         let limit = until ?? .infinity
@@ -131,7 +148,8 @@ struct HistoryReplay {
         var record = event.activityID.flatMap { records[$0] }
         let old = record
         let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &record, counters: &counters,
-                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts)
+                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts,
+                                   channels: &channels)
         let t = outcome.at
         defer { amend(outcome.verdicts) }
         guard noting?.contains(seq) ?? true else {
@@ -141,7 +159,7 @@ struct HistoryReplay {
             }
             return
         }
-        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
+        var note = Note(effect: outcome.effect, of: event)
         note.before = old.map { Before(state: $0.state(at: t), contentTimestamp: $0.contentTimestamp, tokenFingerprint: $0.tokenFingerprint) }
         if let record {
             if record.contentState != old?.contentState {
@@ -164,18 +182,20 @@ struct HistoryReplay {
     private mutating func broadcast(_ event: Event, receivedAt: Double, seq: Int64) {
         var none: ActivityRecord?
         let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &none, counters: &counters,
-                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts)
-        var note = Note(effect: outcome.effect, type: event.type, push: event.push)
+                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts,
+                                   channels: &channels)
+        var note = Note(effect: outcome.effect, of: event)
         guard outcome.effect.why == nil, let channel = event.channelID else {
             if noting?.contains(seq) ?? true { notes[seq] = note }
             return
         }
         var first = true
+        var pushContent = PushContent(event)
         for id in records.keys.sorted() where records[id]!.channelID == channel {
             let old = records[id]!
             var record = old
             let received = engine.receive(event, seq: seq, receivedAt: receivedAt, on: &record, counters: &counters,
-                                          labels: labels, shapes: shapes)
+                                          labels: labels, shapes: shapes, content: &pushContent)
             records[id] = record
             passages += received.passed.map { Passage(activityID: id, transition: $0) }
             guard first else { continue }

@@ -71,12 +71,13 @@ public struct StateEngine: Sendable {
     /// `seq` is the event's place in the log (verdicts name it); `starts` the push-to-start
     /// book. Its start windows run out at commit boundaries, not here: the caller lets them run
     /// out at a commit's time before its first event and when it ends (`expireStarts`).
+    /// `channels` is the channel book: channel requests change it, broadcasts are judged by it.
     func apply(_ event: Event, seq: Int64, receivedAt: Double, to record: inout ActivityRecord?,
                counters: inout MonitorCounters, pushes: inout PushTally, labels: inout AttributesTypeLabels,
-               shapes: inout ContentShapes, starts: inout PushToStartBook) -> Outcome {
+               shapes: inout ContentShapes, starts: inout PushToStartBook, channels: inout ChannelBook) -> Outcome {
         let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
         var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
-                            shapes: &shapes, starts: &starts)
+                            shapes: &shapes, starts: &starts, channels: &channels)
         outcome.effect.warnings = warnings + Self.valueWarnings(event) + outcome.effect.warnings
         return outcome
     }
@@ -95,6 +96,7 @@ public struct StateEngine: Sendable {
             if !push.isKnownAnswer { warnings.append(.unknownReason) }
             if push.priority == 1, !event.isBroadcast { warnings.append(.priority1OnToken) }
         }
+        if let request = event.channelRequest, !request.isKnownAnswer { warnings.append(.unknownReason) }
         return warnings
     }
 
@@ -131,7 +133,7 @@ public struct StateEngine: Sendable {
 
     private func apply(_ event: Event, seq: Int64, to record: inout ActivityRecord?, counters: inout MonitorCounters,
                        pushes: inout PushTally, labels: inout AttributesTypeLabels, shapes: inout ContentShapes,
-                       starts: inout PushToStartBook) -> Outcome {
+                       starts: inout PushToStartBook, channels: inout ChannelBook) -> Outcome {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
         var verdicts: [Verdict] = []
@@ -150,7 +152,9 @@ public struct StateEngine: Sendable {
             }
         case .pushSent where event.isBroadcast:
             // The broadcast itself: counted once; each subscriber takes it (`receive`).
-            effect = broadcast(event, counters: &counters)
+            effect = broadcast(event, seq: seq, channels: &channels, counters: &counters)
+        case .channelCreated, .channelDeleted:
+            effect = channelRequest(event, seq: seq, channels: &channels, counters: &counters)
         case .pushSent:
             if event.push?.kind == .start, event.push?.accepted == true {
                 // The funnel's part of a start push, whatever the activity's (DESIGN.md section 4).
@@ -344,7 +348,8 @@ public struct StateEngine: Sendable {
     @discardableResult
     public func advance(_ record: inout ActivityRecord, to time: Double,
                         counters: inout MonitorCounters, labels: AttributesTypeLabels) -> [TimeTransition] {
-        let type = labels.label(for: record.attributesType)
+        // The label only when something is counted: this runs for every record a commit holds.
+        var type: String { labels.label(for: record.attributesType) }
         var passed: [TimeTransition] = []
         if !record.staleCounted, !record.reportedStale, let staleFrom = record.staleFrom,
            staleFrom <= time, staleFrom < (record.endedAt ?? record.systemEndAt) {
@@ -452,20 +457,44 @@ public struct StateEngine: Sendable {
 
         if let over = Self.over(r, at: t) { return .noEffect(over) }
         if !toCurrentToken { return .noEffect(.supersededToken) }
-        return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        var content = PushContent(event)
+        return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
+                       content: &content, passed: &passed)
     }
 
     /// A broadcast as such (DESIGN.md sections 2 and 4): counted in the broadcast families,
-    /// once whatever the subscribers; applied (to be taken by each subscriber) when APNs took it.
-    private func broadcast(_ event: Event, counters: inout MonitorCounters) -> EventEffect {
-        guard let push = event.push else { return .applied }  // the validator gives every push.sent one
+    /// once whatever the subscribers; applied (to be taken by each subscriber) when APNs took it
+    /// and its channel had not been deleted before it; noted as the channel's last broadcast.
+    private func broadcast(_ event: Event, seq: Int64, channels: inout ChannelBook,
+                           counters: inout MonitorCounters) -> EventEffect {
+        // The validator gives every push.sent a push, and a broadcast its channel.
+        guard let push = event.push, let channel = event.channelID else { return .applied }
         let priority = String(push.priority)
         counters.inc(M.broadcastPushes, push.kind.rawValue, priority, push.accepted ? "none" : M.reasonLabel(push.reason),
                      M.statusLabel(push.status))
         var latency = HistogramValue(upperBounds: M.broadcastLatency.buckets)
         latency.observe(push.latencyMs / 1000)
         counters.merge(M.broadcastLatency, push.kind.rawValue, priority, histogram: latency)
-        return push.accepted ? .applied : .noEffect(.failed)
+        let found = channels.judge(broadcastTo: channel, seq: seq, at: event.occurredAt)
+        var effect: EventEffect = !push.accepted ? .noEffect(.failed) : found.deleted ? .noEffect(.unknownChannel) : .applied
+        if found.keepsNoMessage, let expiration = event.expiration, expiration != 0 {
+            effect.warnings.append(.expirationOnNoStorageChannel)
+        }
+        channels.noteBroadcast(to: channel, .init(seq: seq, at: event.occurredAt, push: push, effect: effect.result,
+                                                  why: effect.why))
+        return effect
+    }
+
+    /// A call to the channel management API: counted by its answer; a 2xx creates or deletes
+    /// the channel in the book.
+    private func channelRequest(_ event: Event, seq: Int64, channels: inout ChannelBook,
+                                counters: inout MonitorCounters) -> EventEffect {
+        guard let request = event.channelRequest else { return .applied }  // the validator gives every one
+        counters.inc(M.channelRequests, request.operation.rawValue, M.reasonLabel(request.reason),
+                     M.channelStatusLabel(request.status))
+        guard request.succeeded else { return .noEffect(.failed) }
+        if let channel = event.channelID { channels.record(request, channel: channel, seq: seq, at: event.occurredAt) }
+        return .applied
     }
 
     /// One subscriber's part of a 200 broadcast (`event`, stored as `seq`, received at
@@ -473,8 +502,10 @@ public struct StateEngine: Sendable {
     /// newest-timestamp rule; one that had ended or left the lock screen is untouched. Its
     /// effect is that activity's (the broadcast's own is `apply`'s). Called by the writer for
     /// every activity subscribed to the channel, and by the replay for those it holds.
+    /// `content` is the broadcast's, read once for all its subscribers (`PushContent(event)`).
     func receive(_ event: Event, seq: Int64, receivedAt: Double, on r: inout ActivityRecord,
-                 counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes) -> Outcome {
+                 counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
+                 content: inout PushContent) -> Outcome {
         let (event, _) = Self.dated(event, receivedAt: receivedAt, record: r)
         let t = event.occurredAt
         var passed = advance(&r, to: t, counters: &counters, labels: labels)
@@ -482,7 +513,8 @@ public struct StateEngine: Sendable {
             return Outcome(effect: .noEffect(.failed), passed: passed, at: t)
         }
         if let over = Self.over(r, at: t) { return Outcome(effect: .noEffect(over), passed: passed, at: t) }
-        let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes, passed: &passed)
+        let effect = deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
+                             content: &content, passed: &passed)
         return Outcome(effect: effect, passed: passed, at: t)
     }
 
@@ -490,25 +522,25 @@ public struct StateEngine: Sendable {
     /// token or a channel).
     private func deliver(_ push: PushResult, _ event: Event, seq: Int64, to r: inout ActivityRecord,
                          counters: inout MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes,
-                         passed: inout [TimeTransition]) -> EventEffect {
+                         content: inout PushContent, passed: inout [TimeTransition]) -> EventEffect {
         let t = event.occurredAt
         // The phone decodes the content first: one it cannot read drops the whole push (an end
         // too), whatever its timestamp.
-        if let detail = Self.undecodable(event, as: r.attributesType, shapes) {
+        if let detail = content.verdict(as: r.attributesType, shapes) {
             if t >= r.undecodable?.at ?? -.infinity { r.undecodable = .init(at: t, detail: detail) }
             return EventEffect(why: .undecodableContent, detail: detail)
         }
         if push.kind == .update {
             let effect = applyContent(event, to: &r)
-            if effect.why == nil, let content = event.contentState {
-                r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
+            if effect.why == nil, event.contentState != nil {
+                r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
             }
             return effect
         }
-        if let content = event.contentState, event.timestamp > r.contentTimestamp {
-            r.contentState = content
+        if let text = event.contentState, event.timestamp > r.contentTimestamp {
+            r.contentState = text
             r.contentTimestamp = event.timestamp
-            r.delivery.remember(content, timestamp: event.timestamp, push: (seq, t))
+            r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
         }
         end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
             dismissalDate: event.dismissalDate, counters: &counters, labels: labels)

@@ -6,7 +6,7 @@ extension EventStore: MonitorStore {
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
         state.withLock { s in
             body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, pushToStartTokens: s.pushToStartTokens,
-                           unstartedStarts: s.unstartedStarts,
+                           unstartedStarts: s.unstartedStarts, channels: s.channels,
                            committed: s.counters,
                            notCommitted: s.unpersisted, committing: s.persisting))
         }

@@ -113,6 +113,21 @@ extension EventStore {
         ORDER BY occurred_at, seq
         """
 
+    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
+        try readers.read { db in
+            let s = try db.cached("""
+                SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+                       (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+                WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = ?1 ORDER BY seq DESC LIMIT ?2)
+                ORDER BY occurred_at, seq
+                """)
+            defer { s.reset() }
+            try s.bind(channelID, at: 1)
+            try s.bind(Int64(limit), at: 2)
+            return try Self.rows(of: s)
+        }
+    }
+
     private func storedEvents(sql: String, value: String) throws -> [StoredEventRow] {
         try readers.read { try Self.storedEvents(sql: sql, value: value, in: $0) }
     }
@@ -122,6 +137,11 @@ extension EventStore {
         let s = try db.cached(sql)
         defer { s.reset() }
         try s.bind(value, at: 1)
+        return try rows(of: s)
+    }
+
+    /// The rows a statement selecting the read columns (`activityEventsSQL`'s) steps through.
+    private static func rows(of s: Statement) throws -> [StoredEventRow] {
         var out: [StoredEventRow] = []
         while try s.step() {
             out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),

@@ -38,9 +38,11 @@ extension EventStore {
                     try finish()
                     // The shapes were stored with the commits that learned them, and each event's
                     // verdict with it: the replay judges nothing again.
-                    let (counters, labels, starts) = state.withLock { ($0.counters, $0.labels, $0.takeStarts()) }
+                    let (counters, labels, starts, channels) = state.withLock {
+                        ($0.counters, $0.labels, $0.takeStarts(), $0.channels)
+                    }
                     commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, starts: starts,
-                                            settings: settings, load: recordLoader(db),
+                                            channels: channels, settings: settings, load: recordLoader(db),
                                             subscribers: subscriberFinder()), receivedAt)
                 }
                 guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),

@@ -259,8 +259,9 @@ public final class EventStore: Sendable {
             return (s.counters, s.labels, s.shapes, s.unpersisted)
         }
         // The book moves into the commit (no other reference: it changes in place, uncopied).
-        var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes,
-                                    starts: state.withLock { $0.takeStarts() }, settings: settings, load: recordLoader(db),
+        let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
+        var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes, starts: starts,
+                                    channels: channels, settings: settings, load: recordLoader(db),
                                     subscribers: subscriberFinder())
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
@@ -330,6 +331,7 @@ public final class EventStore: Sendable {
             let book = (try? Self.loadStarts(db)) ?? changes.starts
             state.withLock { s in
                 s.publish(book)
+                // Memory's book is as the last commit left it: this one's changes are not kept.
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
                 for id in due { s.deadlines.push(now, id) }
@@ -424,11 +426,8 @@ public final class EventStore: Sendable {
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
     }
 
-    /// Stores the verdicts of events whose content would not decode, and the content shapes
-    /// the commit learned.
-    static func write(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)],
-                                 receivers: [(activityID: String, seq: Int64)]),
-                      _ db: Database) throws {
+    /// Stores the rows a commit writes beside its events (`CommitWrites`).
+    static func write(_ writes: CommitWrites, _ db: Database) throws {
         // Each a cached statement, run once per row.
         for (id, seq) in writes.receivers {
             try db.run("INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) VALUES (?, ?)", [.text(id), .integer(seq)])
@@ -439,6 +438,10 @@ public final class EventStore: Sendable {
         for (type, shape) in writes.shapes {
             try db.run("INSERT OR REPLACE INTO content_shapes (attributes_type, shape) VALUES (?, ?)",
                        [.text(type), .text(JSONValue.object(shape.text).jsonString)])
+        }
+        for (id, channel) in writes.channels { try channel.write(id, db) }
+        for (id, seq) in writes.channelEvents {
+            try db.run("INSERT OR IGNORE INTO channel_events (channel_id, seq) VALUES (?, ?)", [.text(id), .integer(seq)])
         }
     }
 
@@ -451,6 +454,7 @@ public final class EventStore: Sendable {
             s.persisting = MonitorCounters()
             s.labels = changes.labels
             s.publish(changes.starts)
+            s.channels = changes.channels
             for record in changes.working.values { s.publish(record, now: now) }
             s.expireLabels(now: now)
         }
@@ -582,6 +586,7 @@ public final class EventStore: Sendable {
         }
         s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
         s.publish(try loadStarts(db))
+        s.channels = try ChannelBook.load(db)
         return s
     }
 
@@ -590,16 +595,10 @@ public final class EventStore: Sendable {
         { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db) }
     }
 
-    /// The activities in memory subscribed to a channel: a walk of the live records per
-    /// broadcast (a subscribed activity that left memory, evicted or dismissed, receives none).
+    /// The activities in memory subscribed to a channel, from the table's index (a subscribed
+    /// activity that left memory, evicted or dismissed, receives none).
     func subscriberFinder() -> (String) -> [String] {
-        { [self] channel in
-            state.withLock { s in
-                s.records.withRecords { records in
-                    records.compactMap { r in r.channelID.map { $0 == channel } == true ? r.activityID : nil }
-                }
-            }
-        }
+        { [self] channel in state.withLock { $0.records.subscribers(of: channel) } }
     }
 
     static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {

@@ -16,6 +16,8 @@ struct LiveState {
     let pushToStartTokens: [ExactString: Int]
     /// The start pushes of the last day that started nothing, oldest first (triage).
     let unstartedStarts: [PushToStartBook.Pending]
+    /// The broadcast channels the store knows.
+    let channels: ChannelBook
     private let committed: MonitorCounters
     private let notCommitted: MonitorCounters
     private let committing: MonitorCounters
@@ -26,13 +28,14 @@ struct LiveState {
     ///   - committing: such counts that a commit in progress is writing.
     init(records: ActivityTable, labels: AttributesTypeLabels, shapes: ContentShapes = ContentShapes(judging: false),
          pushToStartTokens: [ExactString: Int] = [:], unstartedStarts: [PushToStartBook.Pending] = [],
-         committed: MonitorCounters,
+         channels: ChannelBook = ChannelBook(), committed: MonitorCounters,
          notCommitted: MonitorCounters = MonitorCounters(), committing: MonitorCounters = MonitorCounters()) {
         self.records = records
         self.labels = labels
         self.shapes = shapes
         self.pushToStartTokens = pushToStartTokens
         self.unstartedStarts = unstartedStarts
+        self.channels = channels
         self.committed = committed
         self.notCommitted = notCommitted
         self.committing = committing

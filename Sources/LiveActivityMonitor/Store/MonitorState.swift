@@ -13,6 +13,8 @@ struct MonitorState: Sendable {
     /// The push-to-start book (`PushToStartBook`). Only the writer reads it: a commit takes it
     /// (`takeStarts`) and `publish` gives it back, so that it changes in place, never copied.
     var starts = PushToStartBook()
+    /// The broadcast channels (`ChannelBook`): a commit works on a copy and publishes it.
+    var channels = ChannelBook()
     /// What readers need of it: when its next start window runs out, and the devices with a
     /// current push-to-start token per raw attributes type.
     var startDeadline: Double?

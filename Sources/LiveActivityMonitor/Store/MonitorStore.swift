@@ -57,6 +57,10 @@ protocol MonitorStore: Sendable {
     /// A booking's stored events (those naming it and those of its activities), in the same order.
     func storedEvents(bookingID: String) throws -> [StoredEventRow]
 
+    /// The newest `limit` stored events that name `channelID` and no activity (its requests and
+    /// broadcasts), in `occurred_at` order, ties in arrival order (`/api/channels/{id}`).
+    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow]
+
     /// Which of `rows` are start pushes judged `superseded_token` when they were stored: a
     /// replay cannot judge them (the device events that decided it are not the booking's).
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64>

@@ -226,5 +226,29 @@ enum Schema {
             DELETE FROM broadcast_receivers WHERE seq = old.seq;
         END;
         """,
+        // Channel management (`channel.created`, `channel.deleted`): each channel as the book
+        // knows it (`ChannelBook`), and the events that name it (requests and broadcasts) for
+        // `/api/channels/{id}`.
+        """
+        CREATE TABLE channels (
+            channel_id     TEXT PRIMARY KEY,
+            storage_policy INTEGER,
+            created_at     REAL,
+            created_seq    INTEGER,
+            deleted_at     REAL,
+            deleted_seq    INTEGER,
+            last_broadcast TEXT               -- JSON: ChannelBook.Broadcast
+        ) WITHOUT ROWID;
+        CREATE TABLE channel_events (
+            channel_id TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            PRIMARY KEY (channel_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX channel_events_by_seq ON channel_events(seq);
+        CREATE TRIGGER channel_events_follow_deletes AFTER DELETE ON events WHEN old.activity_id IS NULL
+        BEGIN
+            DELETE FROM channel_events WHERE seq = old.seq;
+        END;
+        """,
     ]
 }

@@ -46,7 +46,20 @@ final class LiveServer {
 
     /// The stored events of a booking, by id, as the read API echoes them.
     func events(booking: String) async throws -> [String: [String: JSONContent]] {
-        let answer = try await json("/api/bookings/" + booking)
+        Self.byID(try await json("/api/bookings/" + Self.pathSegment(booking)))
+    }
+
+    /// The stored events of a channel (its management results and broadcasts), by id.
+    func events(channel: String) async throws -> [String: [String: JSONContent]] {
+        Self.byID(try await json("/api/channels/" + Self.pathSegment(channel)))
+    }
+
+    /// `id` as one path segment: a channel id is base64, whose "/" and "+" must not split or change it.
+    static func pathSegment(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? id
+    }
+
+    private static func byID(_ answer: JSONContent) -> [String: [String: JSONContent]] {
         guard case .array(let events)? = answer.objectValue?["events"] else { return [:] }
         var byID: [String: [String: JSONContent]] = [:]
         for case .object(let event) in events {

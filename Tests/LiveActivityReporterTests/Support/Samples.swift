@@ -2,7 +2,8 @@ import Foundation
 @testable import LiveActivityReporter
 
 /// Realistic events of every type with every field set, in an order the monitor accepts:
-/// the ride app's booking BK-1042 from start to dismissal, plus a push-to-start.
+/// the ride app's booking BK-1042 from start to dismissal, plus a push-to-start, a broadcast to
+/// the channel the activity subscribed to, and that channel's creation and deletion.
 enum Samples {
     static func at(_ seconds: Double) -> Date { Date(timeIntervalSince1970: LiveServer.base + seconds) }
 
@@ -61,6 +62,12 @@ enum Samples {
                                apnsRequestID: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b", expiration: 0, timestamp: at(6),
                                contentState: ["driverName": "Ana", "rating": "4.9", "progress": 0.9, "duration": 1]),
                       occurredAt: at(6), id: "ev-broadcast"),
+            // The channel's management results: no activity, booking or attributes type.
+            .channelCreated(ChannelCreated(channelID: "ride-updates", status: 201, reason: "none-given",
+                                           storagePolicy: .mostRecentMessage, latencyMs: 85.5),
+                            occurredAt: at(-30), app: "com.example.ride-backend", id: "ev-channel-created"),
+            .channelDeleted(ChannelDeleted(channelID: "ride-updates", status: 204, reason: "none-given", latencyMs: 40.25),
+                            occurredAt: at(1200), app: "com.example.ride-backend", id: "ev-channel-deleted"),
         ]
     }
 

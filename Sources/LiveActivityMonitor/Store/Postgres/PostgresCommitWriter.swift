@@ -124,10 +124,8 @@ struct PostgresCommitWriter {
             ])
     }
 
-    /// Verdicts of undecodable contents, learned shapes and broadcast receivers, filed by day.
-    private func writeSideTables(_ writes: (verdicts: [(seq: Int64, detail: String)], shapes: [(type: String, shape: ObjectShape)],
-                                            receivers: [(activityID: String, seq: Int64)]),
-                                 dayOf: [Int64: Int64]) throws {
+    /// The rows a commit writes beside its events (`CommitWrites`), those of events filed by day.
+    private func writeSideTables(_ writes: CommitWrites, dayOf: [Int64: Int64]) throws {
         if !writes.verdicts.isEmpty {
             try db.prepared("""
                 INSERT INTO event_verdicts (seq, day, detail) SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[])
@@ -149,6 +147,15 @@ struct PostgresCommitWriter {
                 """, [try .array(writes.receivers.map { .text($0.activityID) }),
                       try .array(writes.receivers.map { .integer($0.seq) }),
                       try .array(writes.receivers.map { .integer(dayOf[$0.seq] ?? 0) })])
+        }
+        for (id, channel) in writes.channels { try PostgresChannels.write(channel, id, db) }
+        if !writes.channelEvents.isEmpty {
+            try db.prepared("""
+                INSERT INTO channel_events (channel_id, seq, day) SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[])
+                ON CONFLICT DO NOTHING
+                """, [try .array(writes.channelEvents.map { .text($0.channelID) }),
+                      try .array(writes.channelEvents.map { .integer($0.seq) }),
+                      try .array(writes.channelEvents.map { .integer(dayOf[$0.seq] ?? 0) })])
         }
     }
 

@@ -50,7 +50,7 @@ enum PostgresEventPartitions {
         guard !old.isEmpty else { return [] }
         try db.transaction {
             for d in old { try db.execute("DROP TABLE \(name(d))") }
-            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "start_push_verdicts"] {
+            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "start_push_verdicts", "channel_events"] {
                 try db.query("DELETE FROM \(table) WHERE day < $1::integer", [.integer(day)])
             }
         }

@@ -7,7 +7,7 @@ extension PostgresEventStore: MonitorStore {
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
         state.withLock { s in
             body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, pushToStartTokens: s.pushToStartTokens,
-                           unstartedStarts: s.unstartedStarts, committed: s.counters,
+                           unstartedStarts: s.unstartedStarts, channels: s.channels, committed: s.counters,
                            notCommitted: s.unpersisted, committing: s.persisting))
         }
     }
@@ -58,6 +58,16 @@ extension PostgresEventStore: MonitorStore {
         try storedEvents(Self.bookingEventsSQL, bookingID)
     }
 
+    /// The newest `limit` events that name `channelID` and no activity, in time order.
+    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
+        try readers.read { db in
+            try Self.rows(db.prepared(Self.columns + """
+                 WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint)
+                 ORDER BY 3, 4
+                """, [.text(channelID), .integer(Int64(limit))]))
+        }
+    }
+
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
         guard !rows.isEmpty else { return [] }
         return try readers.read { db in
@@ -90,12 +100,15 @@ extension PostgresEventStore: MonitorStore {
         + "(SELECT activity_id FROM activities WHERE booking_id = $1)) ORDER BY 3, 4"
 
     private func storedEvents(_ sql: String, _ value: String) throws -> [StoredEventRow] {
-        try readers.read { db in
-            try db.prepared(sql, [.text(value)]).rows.map { r in
-                StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
-                               occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
-                               activityID: r[6].textValue, verdict: r[7].textValue)
-            }
+        try readers.read { db in try Self.rows(db.prepared(sql, [.text(value)])) }
+    }
+
+    /// The rows of a statement selecting `columns`.
+    private static func rows(_ result: PostgresResult) -> [StoredEventRow] {
+        result.rows.map { r in
+            StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
+                           occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
+                           activityID: r[6].textValue, verdict: r[7].textValue)
         }
     }
 }

@@ -176,8 +176,9 @@ final class PostgresEventStore: Sendable {
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
             return (s.counters, s.labels, s.shapes, s.unpersisted, s.deadlines.popDue(now))
         }
+        let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
         var changes = CommitChanges(
-            counters: counters, labels: labels, shapes: shapes, starts: state.withLock { $0.takeStarts() },
+            counters: counters, labels: labels, shapes: shapes, starts: starts, channels: channels,
             settings: settings,
             load: { [self] id in try state.withLock({ $0.records[id] }) ?? PostgresStateLoader.record(id, db) },
             subscribers: subscriberFinder())
@@ -217,6 +218,7 @@ final class PostgresEventStore: Sendable {
             s.persisting = MonitorCounters()
             s.labels = changes.labels
             s.publish(changes.starts)
+            s.channels = changes.channels
             for record in changes.working.values { s.publish(record, now: now) }
             s.expireLabels(now: now)
         }
@@ -232,14 +234,9 @@ final class PostgresEventStore: Sendable {
         log("store: \(gone) oldest-started live activities left memory (--max-live-activities \(maxLiveActivities)); they are still stored")
     }
 
+    /// The activities in memory subscribed to a channel, as `EventStore` finds them.
     private func subscriberFinder() -> (String) -> [String] {
-        { [self] channel in
-            state.withLock { s in
-                s.records.withRecords { records in
-                    records.compactMap { r in r.channelID.map { $0 == channel } == true ? r.activityID : nil }
-                }
-            }
-        }
+        { [self] channel in state.withLock { $0.records.subscribers(of: channel) } }
     }
 
     func recordWriteProblem(_ problem: String?) {

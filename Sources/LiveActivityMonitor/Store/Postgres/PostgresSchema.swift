@@ -121,5 +121,25 @@ enum PostgresSchema {
             why text NOT NULL
         );
         """,
+        // Channel management (`channel.created`, `channel.deleted`): each channel as the book
+        // knows it (`ChannelBook`), and the events that name it and no activity, filed by day.
+        """
+        CREATE TABLE channels (
+            channel_id     text PRIMARY KEY,
+            storage_policy bigint,
+            created_at     double precision,
+            created_seq    bigint,
+            deleted_at     double precision,
+            deleted_seq    bigint,
+            last_broadcast text                   -- JSON: ChannelBook.Broadcast
+        );
+        CREATE TABLE channel_events (
+            channel_id text NOT NULL,
+            seq        bigint NOT NULL,
+            day        integer NOT NULL,
+            PRIMARY KEY (channel_id, seq)
+        );
+        CREATE INDEX channel_events_by_day ON channel_events (day);
+        """,
     ]
 }

@@ -57,6 +57,7 @@ enum PostgresStateLoader {
         }
         s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
         s.publish(try PostgresStarts.load(db))
+        s.channels = try PostgresChannels.load(db)
         return s
     }
 

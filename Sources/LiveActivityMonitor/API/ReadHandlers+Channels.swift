@@ -1,0 +1,136 @@
+import HTTPServer
+import Prometheus
+import JSON
+
+/// `GET /api/channels` and `GET /api/channels/{channel_id}` (DESIGN.md section 6): the broadcast
+/// channels the server knows, from the channel book and the live activities' subscriptions.
+extension ReadHandlers {
+    static let channelPageLimit = 100
+    static let maxChannelPageLimit = 1000
+    /// A channel's answer lists at most this many subscribers (phone order) and events (newest).
+    static let channelSubscribersShown = 100
+    static let channelEventsShown = 50
+
+    /// What the list and the detail say of one channel.
+    private struct ChannelSummary {
+        var id: String
+        var channel: ChannelBook.Channel?
+        var subscribers: Int
+
+        /// `live` (created, not deleted), `deleted`, or `unreported`: known only from
+        /// subscriptions or broadcasts (the backend does not report channel management).
+        var state: String {
+            guard let channel else { return "unreported" }
+            if channel.deleted != nil { return "deleted" }
+            return channel.created != nil ? "live" : "unreported"
+        }
+
+        func writeMembers(to w: inout JSONWriter) {
+            w.key("channel_id"); w.string(id)
+            w.key("state"); w.string(state)
+            w.key("storage_policy"); w.number(channel?.storagePolicy)
+            w.key("created_at"); w.date(channel?.created?.at)
+            w.key("deleted_at"); w.date(channel?.deleted?.at)
+            w.key("subscribers"); w.number(subscribers)
+            w.key("last_broadcast")
+            guard let b = channel?.lastBroadcast else { return w.null() }
+            w.beginObject()
+            w.key("at"); w.date(b.at)
+            w.key("event"); w.string(b.push.kind.rawValue)
+            w.key("status"); w.number(b.push.status)
+            w.key("reason"); w.string(b.push.reason)
+            w.key("priority"); w.number(b.push.priority)
+            w.key("latency_ms"); w.number(b.push.latencyMs)
+            w.key("result"); w.string(b.effect.rawValue)
+            w.key("why"); w.string(b.why?.rawValue)
+            w.endObject()
+        }
+    }
+
+    /// Every channel the book knows or a live activity is subscribed to, in byte order of the id,
+    /// a page at a time (`limit`, `cursor`: the last id of the previous page).
+    func channels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query = request.query
+        var limit = Self.channelPageLimit
+        if let text = query["limit"] {
+            guard let n = Int(text), (1...Self.maxChannelPageLimit).contains(n) else {
+                throw .badRequest("limit must be an integer from 1 to \(Self.maxChannelPageLimit)")
+            }
+            limit = n
+        }
+        let after = query["cursor"].flatMap { $0.isEmpty ? nil : $0 }
+        let now = store.clock.now()
+        let (page, more, live, deleted) = store.withLiveState { s in
+            var ids = Set(s.channels.channels.keys)
+            ids.formUnion(s.records.subscribedChannels)
+            let sorted = ids.filter { id in after.map { ExactText.precedes($0, id) } ?? true }
+                .sorted(by: ExactText.precedes)
+            let page = sorted.prefix(limit).map { id in
+                ChannelSummary(id: id, channel: s.channels[id], subscribers: s.records.subscriberCount(of: id, at: now))
+            }
+            let live = s.channels.channels.values.filter(\.isLive).count
+            let deleted = s.channels.channels.values.filter { $0.deleted != nil }.count
+            return (page, sorted.count > limit, live, deleted)
+        }
+        return .json { w in
+            w.beginObject()
+            w.key("channels")
+            w.beginArray()
+            for summary in page {
+                w.beginObject()
+                summary.writeMembers(to: &w)
+                w.endObject()
+            }
+            w.endArray()
+            w.key("next_cursor"); w.string(more ? page.last?.id : nil)
+            w.key("counts")
+            w.beginObject()
+            w.key("live"); w.number(live)
+            w.key("deleted"); w.number(deleted)
+            w.endObject()
+            w.key("limit"); w.number(ChannelBook.limit)
+            w.endObject()
+        }
+    }
+
+    /// One channel: what the list says, its subscribers (phone order; their lock screens show
+    /// what its broadcasts brought) and its newest events with their effects.
+    func channel(_ id: String) throws(APIError) -> HTTPResponse {
+        let now = store.clock.now()
+        let (summary, subscribers, book) = store.withLiveState { s in
+            let subscribers = Self.subscribers(of: id, in: s, at: now)
+            return (ChannelSummary(id: id, channel: s.channels[id], subscribers: subscribers.count),
+                    Array(subscribers.prefix(Self.channelSubscribersShown)), s.channels)
+        }
+        let rows: [StoredEventRow]
+        do { rows = try store.storedEvents(channelID: id, limit: Self.channelEventsShown) } catch {
+            throw type(of: store).unavailable(error)
+        }
+        guard summary.channel != nil || summary.subscribers > 0 || !rows.isEmpty else {
+            throw .notFound("no channel \"\(id)\"")
+        }
+        // Each event's own effect, judged by the book as the writer judged it.
+        let replay = HistoryReplay(rows, settings: store.settings, now: now, channels: book)
+        return .json { w in
+            w.beginObject()
+            summary.writeMembers(to: &w)
+            w.key("activities")
+            w.beginArray()
+            for r in subscribers { r.write(to: &w, now: now, priority10Budget: priority10Budget) }
+            w.endArray()
+            w.key("events")
+            w.beginArray()
+            for row in rows { w.write(replay.document(row)) }
+            w.endArray()
+            w.key("priority10_budget"); w.number(Int64(priority10Budget))
+            w.endObject()
+        }
+    }
+
+    /// The live activities subscribed to `channel` at `now` (pending, active or stale), in phone order.
+    private static func subscribers(of channel: String, in s: LiveState, at now: Double) -> [ActivityRecord] {
+        s.records.subscribers(of: channel).compactMap { s.records[$0] }
+            .filter { $0.isSubscribed(at: now) }
+            .sorted(by: ActivityRecord.phoneOrder)
+    }
+}
