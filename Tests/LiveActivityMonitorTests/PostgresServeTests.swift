@@ -22,7 +22,7 @@ import Testing
         client.close()
         let (status, log) = first.stop()
         #expect(status == 0)
-        #expect(log.contains("database postgres://"), "\(log)")
+        #expect(log.contains("database postgres://") && log.contains("durability synchronous_commit on"), "\(log)")
 
         // Named by the environment this time.
         let second = try ServeProcess([], environment: ["LAM_DB": uri])

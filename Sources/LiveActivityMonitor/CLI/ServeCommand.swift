@@ -149,8 +149,11 @@ enum ServeCommand {
             }
             return 1
         }
+        // Over PostgreSQL every commit waits for the server's disk (`--durability` is SQLite's).
+        let durability = PostgresStoreDatabase.isPostgresURI(configuration.databasePath)
+            ? "synchronous_commit on" : configuration.durability.rawValue
         log("live-activity-monitor \(MonitorServer.version) listening on \(server.baseURL) "
-            + "(database \(configuration.databasePath), durability \(configuration.durability.rawValue), "
+            + "(database \(configuration.databasePath), durability \(durability), "
             + "retention \(configuration.retention.map(Retention.describe) ?? "off"))")
         if StaticFiles(webRoot: configuration.webRoot).root == nil {
             log("warning: web root \(configuration.webRoot) not found; the dashboard will answer 404")

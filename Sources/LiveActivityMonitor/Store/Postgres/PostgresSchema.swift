@@ -7,6 +7,8 @@ import PostgresDB
 ///   drops whole partitions (`PostgresEventPartitions`). A unique index on a partitioned table
 ///   must hold the partition key, so the idempotency keys live in `event_keys` (one row per
 ///   keyed event, with its day, deleted with its partition).
+/// - Ids compare and sort by their bytes (`COLLATE "C"`), as SQLite's BINARY does, whatever the
+///   database's locale: list pages are ordered by (start, id) in both stores alike.
 /// - Tables filed by event (`event_verdicts`, `broadcast_receivers`, `start_push_verdicts`)
 ///   carry the event's day too, so retention deletes their rows by day, as the SQLite schema's
 ///   triggers do by `seq`.
@@ -38,8 +40,8 @@ enum PostgresSchema {
         CREATE INDEX event_keys_by_day ON event_keys (day);
 
         CREATE TABLE activities (
-            activity_id          text PRIMARY KEY,
-            booking_id           text,
+            activity_id          text COLLATE "C" PRIMARY KEY,   -- "C": ids sort by bytes, as in SQLite
+            booking_id           text COLLATE "C",
             attributes_type      text NOT NULL,
             app                  text,
             source               text NOT NULL,
