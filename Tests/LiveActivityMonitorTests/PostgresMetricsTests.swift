@@ -17,6 +17,16 @@ import Testing
         }
     }
 
+    /// The same over HTTP, from the server `serve --db postgres://…` runs (`MonitorServer`).
+    @Test func goldenExpositionOverHTTP() throws {
+        let uri = try PostgresCluster.database()
+        try withTestServer(configure: { $0.databasePath = uri }) { server in
+            #expect(try server.post(events: Scenario.events).text == #"{"accepted":16,"duplicates":0}"#)
+            let golden = try String(contentsOfFile: MetricsTests.goldenPath, encoding: .utf8)
+            #expect(MetricsText.dataOnly(try server.get("/metrics").text) == golden)
+        }
+    }
+
     @Test func restartChangesNoMetricAndKeepsDuplicates() throws {
         let first = try PostgresInProcessMonitor()
         let m = TestedMonitor(first)

@@ -11,6 +11,8 @@ enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case http = "over HTTP"
     /// In process, over the PostgreSQL store (a database of the private test cluster).
     case postgres = "in process on PostgreSQL"
+    /// Over HTTP to the real server with `--db postgres://…` (what `serve` runs).
+    case httpPostgres = "over HTTP on PostgreSQL"
 
     var testDescription: String { rawValue }
 
@@ -26,6 +28,11 @@ enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try withTestServer(now: now, configure: configure) { try body(TestedMonitor($0)) }
         case .postgres:
             return try withPostgresInProcessMonitor(now: now, configure: configure) { try body(TestedMonitor($0)) }
+        case .httpPostgres:
+            let uri = try PostgresCluster.database()
+            return try withTestServer(now: now, configure: { c in configure(&c); c.databasePath = uri }) {
+                try body(TestedMonitor($0))
+            }
         }
     }
 }
@@ -71,9 +78,10 @@ struct TestedMonitor {
     }
 
     init(_ server: TestServer) {
-        tier = .http
+        let postgres = PostgresStoreDatabase.isPostgresURI(server.configuration.databasePath)
+        tier = postgres ? .httpPostgres : .http
         time = server.time
-        store = server.server.store
+        store = postgres ? nil : server.server.store
         send = { method, target, headers, body in
             let r = try server.client.request(method, target, headers: headers, body: body)
             return Answer(status: r.status, headers: r.headers, body: r.body)
