@@ -18,11 +18,14 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // Thin wrappers: the only modules that import C.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "SQLiteDB", dependencies: ["CSQLite3"]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
+        .target(name: "PostgresDB", dependencies: ["CPostgreSQL"]),
 
         // Pure Swift building blocks.
         .target(name: "Prometheus"),
@@ -30,7 +33,7 @@ let package = Package(
 
         // The domain.
         .target(name: "LiveActivityMonitor",
-                dependencies: ["HTTPServer", "SQLiteDB", "Hashing", "Prometheus", "JSON"]),
+                dependencies: ["HTTPServer", "SQLiteDB", "PostgresDB", "Hashing", "Prometheus", "JSON"]),
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",
@@ -45,10 +48,11 @@ let package = Package(
 
         // What the test targets share: raw connections, locks, promtool, the live-server fixture.
         // A plain target (no `import Testing`): helpers answer statuses and throw, the tests expect.
-        .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON"],
+        .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON", "PostgresDB"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
+        .testTarget(name: "PostgresDBTests", dependencies: ["PostgresDB", "TestSupport"]),
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LiveActivityMonitorTests",

@@ -3,10 +3,13 @@
 # Usage: Tests/install-dependencies.sh [run|test|bench]   (default: test)
 set -euo pipefail
 what="${1:-test}"
-packages=(libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config)
+# libpq-dev in every mode: the build links libpq (the PostgreSQL store).
+packages=(libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev pkg-config)
 case "$what" in
   run) ;;
-  test) packages+=(prometheus chromium fonts-inter python3 sqlite3 curl systemd) ;;
+  # postgresql: initdb and pg_ctl, for the private cluster the PostgreSQL tests start;
+  # systemd: systemd-analyze, which checks the unit in docs/systemd.
+  test) packages+=(prometheus chromium fonts-inter python3 sqlite3 curl postgresql systemd) ;;
   bench) packages+=(prometheus-pushgateway wrk) ;;
   *) echo "usage: $0 [run|test|bench]" >&2; exit 2 ;;
 esac

@@ -4,13 +4,16 @@ import Testing
 @testable import LiveActivityMonitor
 
 /// The in-process tier: the router `buildMonitor` builds, called with built requests (no
-/// socket), over a real SQLite store. The assertions of a handful of live tests (IngestTests,
-/// ReadAPITests, MetricsTests), here in milliseconds; the live ones stay, for what only the HTTP
-/// layer does (security headers, framing, early 413 and 415, keep-alive).
+/// socket), over a real SQLite store and again over a PostgreSQL one (the private test
+/// cluster). The assertions of a handful of live tests (IngestTests, ReadAPITests,
+/// MetricsTests), here in milliseconds; the live ones stay, for what only the HTTP layer does
+/// (security headers, framing, early 413 and 415, keep-alive).
 @Suite struct InProcessRouterTests {
+    /// Runs `body` over the SQLite store, then over the PostgreSQL one: the same contract.
     static func run<R>(configure: (inout MonitorConfiguration) -> Void = { _ in },
                        _ body: (TestedMonitor) throws -> R) throws -> R {
-        try MonitorTier.inProcess.run(configure: configure, body)
+        _ = try MonitorTier.postgres.run(configure: configure, body)
+        return try MonitorTier.inProcess.run(configure: configure, body)
     }
 
     /// Nothing was stored: no event counted, no activity listed.

@@ -16,22 +16,29 @@ public final class MonitorServer: Sendable {
     ]
 
     public let configuration: MonitorConfiguration
-    public let store: EventStore
+    private let backing: StoreBacking
     private let http: HTTPServer
     private let httpLog: LogThrottle
     let retention: Retention?
-    /// What answers the requests (`buildMonitor`): the HTTP server is bound to its router.
-    let monitor: Monitor<EventStore>
+    let postgresRetention: PostgresRetention?
 
-    /// Opens the database, rebuilds state (`buildMonitor`), then binds the socket and starts
-    /// serving (and retention, when configured).
-    public init(_ configuration: MonitorConfiguration) throws {
+    /// The SQLite store. Only a server on an SQLite file has one (`--db FILE`, the live tests'
+    /// servers): over PostgreSQL this is a programming error.
+    public var store: EventStore {
+        guard case .sqlite(let monitor) = backing else { preconditionFailure("this server's store is PostgreSQL, not SQLite") }
+        return monitor.store
+    }
+
+    /// Opens the database (an SQLite file, or PostgreSQL for a `postgres://` URI, with
+    /// `databasePassword` when given), rebuilds state (`buildMonitor`), then binds the socket and
+    /// starts serving (and retention, when configured).
+    public init(_ configuration: MonitorConfiguration, databasePassword: String? = nil) throws {
         self.configuration = configuration
-        let monitor = try buildMonitor(configuration)
-        self.monitor = monitor
-        let store = monitor.store
-        self.store = store
-        let router = monitor.router
+        let backing: StoreBacking = PostgresStoreDatabase.isPostgresURI(configuration.databasePath)
+            ? .postgres(try buildPostgresMonitor(configuration, password: databasePassword))
+            : .sqlite(try buildMonitor(configuration))
+        self.backing = backing
+        let router = backing.router
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
@@ -52,14 +59,26 @@ public final class MonitorServer: Sendable {
                 router.handle(request) { responder.respond(building: $0) }
             })
         } catch {
-            store.close()
+            backing.close()
             throw error
         }
-        retention = configuration.retention.map { age in
-            Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
-                      clock: configuration.clock, catchUp: { store.catchUp() }, log: configuration.log)
+        switch backing {
+        case .sqlite(let monitor):
+            let store = monitor.store
+            retention = configuration.retention.map { age in
+                Retention(path: configuration.databasePath, age: age, interval: configuration.retentionInterval,
+                          clock: configuration.clock, catchUp: { store.catchUp() }, log: configuration.log)
+            }
+            postgresRetention = nil
+        case .postgres:
+            retention = nil
+            postgresRetention = configuration.retention.map { age in
+                PostgresRetention(uri: configuration.databasePath, password: databasePassword, age: age,
+                                  interval: configuration.retentionInterval, clock: configuration.clock, log: configuration.log)
+            }
         }
         retention?.start()
+        postgresRetention?.start()
     }
 
     /// The bound port (useful with port 0).
@@ -75,6 +94,28 @@ public final class MonitorServer: Sendable {
         http.stop()
         httpLog.flush()
         retention?.stop()
-        store.close()
+        postgresRetention?.stop()
+        backing.close()
+    }
+}
+
+/// What answers the requests (`buildMonitor`), over one store or the other: the HTTP server is
+/// bound to its router.
+private enum StoreBacking: Sendable {
+    case sqlite(Monitor<EventStore>)
+    case postgres(Monitor<PostgresEventStore>)
+
+    var router: Router {
+        switch self {
+        case .sqlite(let monitor): monitor.router
+        case .postgres(let monitor): monitor.router
+        }
+    }
+
+    func close() {
+        switch self {
+        case .sqlite(let monitor): monitor.store.close()
+        case .postgres(let monitor): monitor.store.close()
+        }
     }
 }

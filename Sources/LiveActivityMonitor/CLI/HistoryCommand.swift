@@ -23,7 +23,7 @@ enum HistoryCommand {
         guard let format = BookingTimeline.Format(rawValue: formatName) else {
             throw UsageError("--format must be text, ndjson or csv, not \"\(formatName)\"")
         }
-        let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
+        let path = try CommandLineTool.sqliteDatabasePath(parsed, command: "history")
         guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
         let db = try Database(path: path, mode: .readOnly)
         try Schema.requireCurrentMonitorDatabase(db, path: path)

@@ -32,7 +32,7 @@ enum ImportCommand {
         do { reader = try LineBlockReader(path: file, maxLines: decoder.maxEvents) } catch {
             throw UsageError("cannot read \(file)")
         }
-        let store = try EventStore(path: parsed.values["db"] ?? MonitorConfiguration().databasePath)
+        let store = try EventStore(path: CommandLineTool.sqliteDatabasePath(parsed, command: "import"))
         defer { store.close() }
 
         let outcome = load(reader, named: file, into: store, decoder: decoder)

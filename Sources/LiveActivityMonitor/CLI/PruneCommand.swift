@@ -23,7 +23,7 @@ enum PruneCommand {
         guard let seconds = CommandLineTool.duration(age) else {
             throw UsageError("\(parsed.source("older-than")) must look like 30d, 12h, 90m or 45s, not '\(age)'")
         }
-        let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
+        let path = try CommandLineTool.sqliteDatabasePath(parsed, command: "prune")
         guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
         let db = try Retention.open(path)
         let result = try Retention.prune(db, before: Date().timeIntervalSince1970 - seconds, batch: 5000)

@@ -19,7 +19,8 @@ enum ServeCommand {
                   help: "TCP port (default \(MonitorConfiguration.defaultPort); 0 picks a free one and logs it)."),
             .init(name: "host", environment: "LAM_HOST", valueName: "ADDR",
                   help: "Address to bind (default 127.0.0.1; 0.0.0.0 or :: for all)."),
-            CommandLineTool.dbOption,
+            CommandLineTool.serveDBOption,
+            CommandLineTool.dbPasswordFileOption,
             .init(name: "web-root", environment: "LAM_WEB_ROOT", valueName: "DIR", help: "Dashboard files (default ./Web)."),
             .init(name: "ingest-token-file", environment: "LAM_INGEST_TOKEN_FILE", valueName: "F",
                   help: "File holding the bearer token POST /v1/events requires."),
@@ -129,13 +130,14 @@ enum ServeCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         var configuration = try configuration(parsed)
         configuration.log = { log($0) }
+        let databasePassword = try CommandLineTool.databasePassword(parsed)
 
         let signals = TerminationSignals { sig in
             log("\(sig == SIGINT ? "SIGINT" : "SIGTERM") again: exiting without finishing the stop "
                 + "(acknowledged events are safe; unanswered requests get no answer)")
         }
         let server: MonitorServer
-        do { server = try MonitorServer(configuration) } catch HTTPServerError.cannotBind(let address, let reason) {
+        do { server = try MonitorServer(configuration, databasePassword: databasePassword) } catch HTTPServerError.cannotBind(let address, let reason) {
             // The database opened: the address is the problem.
             CommandLineTool.printError("error: cannot listen on \(address): \(reason)")
             return 1
@@ -147,8 +149,11 @@ enum ServeCommand {
             }
             return 1
         }
+        // Over PostgreSQL every commit waits for the server's disk (`--durability` is SQLite's).
+        let durability = PostgresStoreDatabase.isPostgresURI(configuration.databasePath)
+            ? "synchronous_commit on" : configuration.durability.rawValue
         log("live-activity-monitor \(MonitorServer.version) listening on \(server.baseURL) "
-            + "(database \(configuration.databasePath), durability \(configuration.durability.rawValue), "
+            + "(database \(configuration.databasePath), durability \(durability), "
             + "retention \(configuration.retention.map(Retention.describe) ?? "off"))")
         if StaticFiles(webRoot: configuration.webRoot).root == nil {
             log("warning: web root \(configuration.webRoot) not found; the dashboard will answer 404")

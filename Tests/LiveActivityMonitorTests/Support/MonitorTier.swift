@@ -9,6 +9,10 @@ import Testing
 enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inProcess = "in process"
     case http = "over HTTP"
+    /// In process, over the PostgreSQL store (a database of the private test cluster).
+    case postgres = "in process on PostgreSQL"
+    /// Over HTTP to the real server with `--db postgres://…` (what `serve` runs).
+    case httpPostgres = "over HTTP on PostgreSQL"
 
     var testDescription: String { rawValue }
 
@@ -22,6 +26,13 @@ enum MonitorTier: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try withInProcessMonitor(now: now, configure: configure) { try body(TestedMonitor($0)) }
         case .http:
             return try withTestServer(now: now, configure: configure) { try body(TestedMonitor($0)) }
+        case .postgres:
+            return try withPostgresInProcessMonitor(now: now, configure: configure) { try body(TestedMonitor($0)) }
+        case .httpPostgres:
+            let uri = try PostgresCluster.database()
+            return try withTestServer(now: now, configure: { c in configure(&c); c.databasePath = uri }) {
+                try body(TestedMonitor($0))
+            }
         }
     }
 }
@@ -38,7 +49,8 @@ struct TestedMonitor {
 
     let tier: MonitorTier
     let time: ManualTime
-    let store: EventStore
+    /// The SQLite store, in the tiers that have one.
+    let store: EventStore?
     private let send: (_ method: String, _ target: String, _ headers: [(String, String)], _ body: [UInt8]) throws -> Answer
 
     init(_ monitor: InProcessMonitor) {
@@ -53,10 +65,23 @@ struct TestedMonitor {
         }
     }
 
+    init(_ monitor: PostgresInProcessMonitor) {
+        tier = .postgres
+        time = monitor.time
+        store = nil
+        send = { method, target, headers, body in
+            let r = monitor.handle(method, target, headers: headers, body: body)
+            return Answer(status: r.status, headers: Dictionary(r.headers.map { ($0.name.lowercased(), $0.value) },
+                                                                uniquingKeysWith: { $0 + ", " + $1 }),
+                          body: r.body)
+        }
+    }
+
     init(_ server: TestServer) {
-        tier = .http
+        let postgres = PostgresStoreDatabase.isPostgresURI(server.configuration.databasePath)
+        tier = postgres ? .httpPostgres : .http
         time = server.time
-        store = server.server.store
+        store = postgres ? nil : server.server.store
         send = { method, target, headers, body in
             let r = try server.client.request(method, target, headers: headers, body: body)
             return Answer(status: r.status, headers: r.headers, body: r.body)

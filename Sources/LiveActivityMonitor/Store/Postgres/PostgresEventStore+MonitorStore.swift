@@ -1,0 +1,114 @@
+import PostgresDB
+import Prometheus
+
+/// The PostgreSQL store as the monitor's store: live state from memory, the rest from the
+/// tables through the read connections.
+extension PostgresEventStore: MonitorStore {
+    func withLiveState<T>(_ body: (LiveState) -> T) -> T {
+        state.withLock { s in
+            body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, pushToStartTokens: s.pushToStartTokens,
+                           unstartedStarts: s.unstartedStarts, channels: s.channels, committed: s.counters,
+                           notCommitted: s.unpersisted, committing: s.persisting))
+        }
+    }
+
+    func record(_ activityID: String) throws -> ActivityRecord? {
+        if let live = state.withLock({ $0.records[activityID] }) { return live }
+        return try readers.read { try PostgresStateLoader.record(activityID, $0) }
+    }
+
+    func records(bookingID: String) throws -> [ActivityRecord] {
+        let stored = try readers.read { db in
+            try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
+                            [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))
+        }
+        return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+    }
+
+    func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
+                          matching: (ActivityRecord) -> Bool) throws -> [ActivityRecord] {
+        // Pages along `activities_dismissed` until `limit` match (a filter may skip many).
+        var out: [ActivityRecord] = []
+        var cursor = (startedAt: after?.startedAt ?? .infinity, activityID: after?.activityID ?? "")
+        let page = max(limit, 100)
+        while out.count < limit {
+            let rows = try readers.read { db in
+                try db.prepared(ActivityRecord.postgresSelectSQL + """
+                     WHERE dismissed_at IS NOT NULL AND started_at <= $1::float8
+                       AND (started_at < $1::float8 OR activity_id > $2::text)
+                     ORDER BY started_at DESC, activity_id LIMIT $3::bigint
+                    """, [.real(cursor.startedAt), .text(cursor.activityID), .integer(Int64(page))]).rows
+            }
+            for row in rows {
+                let record = ActivityRecord(postgresRow: row)
+                cursor = (record.startedAt, record.activityID)
+                if matching(record) { out.append(record) }
+                if out.count == limit { break }
+            }
+            if rows.count < page { break }
+        }
+        return out
+    }
+
+    func storedEvents(activityID: String) throws -> [StoredEventRow] {
+        try storedEvents(Self.activityEventsSQL, activityID)
+    }
+
+    func storedEvents(bookingID: String) throws -> [StoredEventRow] {
+        try storedEvents(Self.bookingEventsSQL, bookingID)
+    }
+
+    /// The newest `limit` events that name `channelID` and no activity, in time order.
+    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
+        try readers.read { db in
+            try Self.rows(db.prepared(Self.columns + """
+                 WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint)
+                 ORDER BY 3, 4
+                """, [.text(channelID), .integer(Int64(limit))]))
+        }
+    }
+
+    func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
+        guard !rows.isEmpty else { return [] }
+        return try readers.read { db in
+            Set(try db.prepared("SELECT seq FROM start_push_verdicts WHERE seq = ANY($1::bigint[])",
+                                [try .array(rows.map { .integer($0.seq) })]).rows.compactMap { $0[0].int64Value })
+        }
+    }
+
+    var sizeBytes: Int64 {
+        let size = try? readers.read { try $0.prepared("SELECT pg_database_size(current_database())").scalar?.int64Value }
+        return (size ?? nil) ?? 0
+    }
+
+    var commitDurations: HistogramValue { commitSeconds.withLock { $0 } }
+    var evictedActivities: Int { evicted.load(ordering: .relaxed) }
+
+    private static let columns = """
+        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
+               (SELECT detail FROM event_verdicts v WHERE v.seq = e.seq) FROM events e
+        """
+
+    /// An activity's events and the broadcasts it received, in time order, ties in arrival order.
+    static let activityEventsSQL = columns + " WHERE activity_id = $1 UNION ALL " + columns
+        + " WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id = $1) ORDER BY 3, 4"
+
+    /// A booking's events: those naming it and every event (and broadcast) of its activities, once each.
+    static let bookingEventsSQL = columns + " WHERE booking_id = $1 UNION " + columns
+        + " WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = $1) UNION " + columns
+        + " WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id IN "
+        + "(SELECT activity_id FROM activities WHERE booking_id = $1)) ORDER BY 3, 4"
+
+    private func storedEvents(_ sql: String, _ value: String) throws -> [StoredEventRow] {
+        try readers.read { db in try Self.rows(db.prepared(sql, [.text(value)])) }
+    }
+
+    /// The rows of a statement selecting `columns`.
+    private static func rows(_ result: PostgresResult) -> [StoredEventRow] {
+        result.rows.map { r in
+            StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
+                           occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
+                           activityID: r[6].textValue, verdict: r[7].textValue)
+        }
+    }
+}

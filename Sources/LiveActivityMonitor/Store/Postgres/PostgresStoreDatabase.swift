@@ -1,0 +1,40 @@
+import Foundation
+import PostgresDB
+
+/// Opens the PostgreSQL store's database: connects (the password, when given, from
+/// `--db-password-file`, never from the URI on a command line), sets what the store's
+/// guarantees need, and brings the schema up to date.
+enum PostgresStoreDatabase {
+    /// Whether `--db` names a PostgreSQL database rather than an SQLite file.
+    static func isPostgresURI(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// Whether the URI carries a password (`user:secret@host`, or a `password=` parameter).
+    static func uriHasPassword(_ uri: String) -> Bool {
+        guard let scheme = uri.range(of: "://") else { return false }
+        let rest = uri[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
+        guard let query = rest.firstIndex(of: "?") else { return false }
+        return rest[rest.index(after: query)...].split(separator: "&").contains { $0.lowercased().hasPrefix("password=") }
+    }
+
+    static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
+        let db = try PostgresConnection(uri: uri, password: password)
+        // An answer only after the commit is on the server's disk (the server default, made
+        // explicit: a database configured otherwise must not weaken the ingest contract).
+        try db.execute("SET synchronous_commit = on")
+        // Times are Unix seconds in float8 columns; nothing depends on the session's zone.
+        try db.execute("SET TIME ZONE 'UTC'")
+        try db.migrate(PostgresSchema.migrations)
+        return db
+    }
+
+    /// The password in `path`: its first line, without surrounding white space. Read once at start.
+    static func password(fromFile path: String) throws -> String {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let first = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return first.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
