@@ -23,7 +23,7 @@ extension ActivityRecord {
         "boolean", "float8", "text", "text", "float8", "float8",
         "text", "bigint", "float8", "text",
         "bigint", "text", "float8", "bigint",
-        "float8", "bytea", "text", "float8", "text",
+        "float8", "bytea", "bytea", "float8", "text",
         "float8", "text",
     ]
 
@@ -40,7 +40,7 @@ extension ActivityRecord {
             PostgresValue(tokenInvalidReason),
             PostgresValue(lastPush.map { Int64($0.status) }), PostgresValue(lastPush?.reason), PostgresValue(lastPush?.latencyMs),
             PostgresValue(lastPush.map { Int64($0.priority) }),
-            PostgresValue(lastPush?.at), .bytes(priority10.blob), PostgresValue(delivery.stored), PostgresValue(undecodable?.at),
+            PostgresValue(lastPush?.at), .bytes(priority10.blob), delivery.stored.map { .bytes($0) } ?? .null, PostgresValue(undecodable?.at),
             PostgresValue(undecodable?.detail),
             PostgresValue(startDate), PostgresValue(channelID),
         ]
@@ -75,7 +75,7 @@ extension ActivityRecord {
                                 priority: Int(r[25].int64Value ?? 0), at: real(26) ?? 0)
         }
         priority10 = r[27].bytesValue.map(Priority10Minutes.init(blob:)) ?? Priority10Minutes()
-        delivery = DeliveryEvidence(stored: text(28))
+        delivery = DeliveryEvidence(stored: r[28].bytesValue)
         if let detail = text(30) { undecodable = Undecodable(at: real(29) ?? 0, detail: detail) }
         startDate = real(31)
         channelID = text(32)

@@ -68,7 +68,7 @@ enum PostgresSchema {
             last_push_priority   bigint,
             last_push_at         double precision,
             priority10_times     bytea NOT NULL,
-            delivery             text,
+            delivery             bytea,            -- DeliveryEvidence.stored
             undecodable_at       double precision,
             undecodable_detail   text,
             start_date           double precision,
