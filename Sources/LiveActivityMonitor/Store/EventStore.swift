@@ -454,17 +454,7 @@ public final class EventStore: Sendable {
 
     /// Makes a commit's changes what memory holds.
     func publish(_ changes: CommitChanges, at now: Double) {
-        state.withLock { s in
-            s.counters = changes.counters
-            // A replay's shapes judge nothing: memory keeps the writer's.
-            if changes.shapes.judging { s.shapes = changes.shapes }
-            s.persisting = MonitorCounters()
-            s.labels = changes.labels
-            s.publish(changes.starts)
-            s.channels = changes.channels
-            for record in changes.working.values { s.publish(record, now: now) }
-            s.expireLabels(now: now)
-        }
+        state.withLock { $0.publish(changes, at: now) }
     }
 
     private static func write(_ record: ActivityRecord, to statement: Statement, update: Bool) throws {
@@ -546,10 +536,7 @@ public final class EventStore: Sendable {
         var learned: [String: ObjectShape] = [:]
         let shapes = try db.prepare("SELECT attributes_type, shape FROM content_shapes")
         while try shapes.step() {
-            // A row that no longer reads (edited by hand) is learned again from the next contents.
-            guard let type = shapes.text(0), case .object(let text)? = try? JSONParser.parse(shapes.text(1) ?? ""),
-                  case .success(let shape) = ObjectShape.parse(text) else { continue }
-            learned[type] = shape
+            if let type = shapes.text(0), let shape = MonitorState.storedShape(shapes.text(1)) { learned[type] = shape }
         }
         s.shapes = ContentShapes(judging: true, declared: declaredShapes, learned: learned)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
@@ -564,34 +551,9 @@ public final class EventStore: Sendable {
         var appStarts: [ExactString: Double] = [:]
         let counters = try db.prepare("SELECT key, value, histogram FROM counters")
         while try counters.step() {
-            let key = SeriesKey.stored(counters.text(0) ?? "")
-            if let text = counters.text(2), let family = MonitorMetrics.persistedHistograms.first(where: { $0.name == key.family }) {
-                var h = HistogramValue(upperBounds: family.buckets)
-                let parts = text.split(separator: ";")
-                let buckets = parts.dropFirst().compactMap { UInt64($0) }
-                if let sum = parts.first.flatMap({ Double($0) }), buckets.count == h.bucketCounts.count {
-                    h.sum = sum
-                    h.bucketCounts = buckets
-                }
-                s.counters.histograms[key] = h
-            } else {
-                s.counters.counters[key] = counters.double(1)
-            }
-            if MonitorMetrics.fits(key, [MonitorMetrics.started]), key.labelValues[1] == StartSource.app.rawValue {
-                appStarts[ExactString(key.labelValues[0]), default: 0] += counters.double(1)
-            }
+            s.loadCounter(key: counters.text(0) ?? "", value: counters.double(1), histogram: counters.text(2), appStarts: &appStarts)
         }
-        // The free label slots go to app-reported types that live activities use, then to the
-        // most started.
-        var live: [ExactString: Int] = [:]
-        s.records.withRecords { records in
-            for record in records { live[ExactString(record.attributesType), default: 0] += 1 }
-        }
-        let candidates = appStarts.keys.sorted { a, b in
-            let x = (live[a] ?? 0, appStarts[a]!), y = (live[b] ?? 0, appStarts[b]!)
-            return x != y ? x > y : ExactText.precedes(a.text, b.text)
-        }
-        s.labels = AttributesTypeLabels(reserved: reservedTypes, admitted: candidates.map(\.text))
+        s.assignLabels(reserved: reservedTypes, appStarts: appStarts)
         s.publish(try loadStarts(db))
         s.channels = try ChannelBook.load(db)
         return s

@@ -212,16 +212,7 @@ final class PostgresEventStore: Sendable {
     }
 
     private func publish(_ changes: CommitChanges, at now: Double) {
-        state.withLock { s in
-            s.counters = changes.counters
-            if changes.shapes.judging { s.shapes = changes.shapes }
-            s.persisting = MonitorCounters()
-            s.labels = changes.labels
-            s.publish(changes.starts)
-            s.channels = changes.channels
-            for record in changes.working.values { s.publish(record, now: now) }
-            s.expireLabels(now: now)
-        }
+        state.withLock { $0.publish(changes, at: now) }
     }
 
     /// Past `maxLiveActivities`, the oldest-started leave memory (their rows are current).
