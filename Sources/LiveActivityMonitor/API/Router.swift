@@ -26,7 +26,8 @@ struct Router: Sendable {
     /// What the HTTP server calls, on a polling thread that must never wait: an ingest is
     /// answered once its events are durable, from the store writer (the request's connection
     /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
-    /// write; a history read replays and may queue for a slot) run on `slowReads`; every other
+    /// write; a history read replays and may queue for a slot; a list or search may queue for one
+    /// of its slots, `ReadHandlers.listReads`) run on `slowReads`; every other
     /// route is answered at once, where it arrived.
     ///
     /// `answer` takes what builds the response, run where it is sent (for an ingest, on the
@@ -42,7 +43,7 @@ struct Router: Sendable {
                     return response
                 }
             }
-        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
+        case "/-/ready", "/api/activities", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
             Self.slowReads.async {
                 let response = handle(request)
                 answer { response }
