@@ -30,10 +30,11 @@ final class ConcurrencyLimit: Sendable {
     }
 
     /// Activity lists and searches (`GET /api/activities`): each takes the state lock (a list
-    /// for its scan, a search a slice at a time), so only as many run at once as there are
-    /// processors; the others wait (up to 5 s, then 503 with Retry-After) instead of queueing
+    /// for its scan, a search a slice at a time) and processor time, so only half as many run
+    /// at once as there are processors (at least one), leaving the rest to the writer, ingest
+    /// and scrapes; the others wait (up to 5 s, then 503 with Retry-After) instead of queueing
     /// at the lock the writer and `/metrics` need.
     static func listReads() -> ConcurrencyLimit {
-        ConcurrencyLimit(ProcessInfo.processInfo.activeProcessorCount)
+        ConcurrencyLimit(max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     }
 }
