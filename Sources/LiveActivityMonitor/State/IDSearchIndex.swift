@@ -11,7 +11,8 @@ import Glibc
 /// hundred entries, so that no search holds the writer or a scrape for its whole length
 /// (ARCHITECTURE.md, "Search").
 struct IDSearchIndex: Sendable {
-    struct Entry: Sendable, Equatable {
+    /// Compare entries with `same`, by bytes (not `==` on strings: canonical equivalence).
+    struct Entry: Sendable {
         /// The lowercased activity id or booking id.
         var key: String
         /// The activity it leads to.
