@@ -125,7 +125,7 @@ struct ReadHandlers: Sendable {
     }
 
     /// A search reads the state lock for at most this many index entries at a time.
-    static let searchSlice = 128
+    static let searchSlice = 32
 
     private func listNow(_ query: ListQuery) throws(APIError) -> HTTPResponse {
         let now = store.clock.now()
