@@ -262,7 +262,7 @@ def wall_checks(server, chrome, facts, t0):
         chrome.evaluate("(() => { const s = document.querySelector('#type-filter'); s.value = ''; s.dispatchEvent(new Event('change')); })()")
         chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = 'bk-20'; i.dispatchEvent(new Event('input')); })()")
         chrome.wait_for("document.querySelectorAll('.card').length === 1", timeout=6)
-        check("search by booking id (substring, any case)", ids() == [facts["ride40"]], str(ids()))
+        check("search by booking id (prefix, any case)", ids() == [facts["ride40"]], str(ids()))
         chrome.evaluate("(() => { const i = document.querySelector('#search'); i.value = 'timer-gym-2'; i.dispatchEvent(new Event('input')); })()")
         chrome.wait_for(f"document.querySelectorAll('.card').length === 1 && {card(facts['paused'])} !== null", timeout=6)
         check("search by activity id", ids() == [facts["paused"]], str(ids()))

@@ -42,3 +42,69 @@ struct PhoneOrderSelection {
         heap.sorted { ActivityRecord.phoneOrder(records[$0], records[$1]) }
     }
 }
+
+/// What phone order needs of a live activity, with its state: a search copies these out under
+/// the state lock and chooses its page from them outside it (`ReadHandlers.searched`).
+struct PageKey {
+    var relevance: Double
+    var startedAt: Double
+    var activityID: String
+    var state: ActivityState
+
+    init(_ r: ActivityRecord, state: ActivityState) {
+        relevance = r.relevanceScore ?? 0
+        startedAt = r.startedAt
+        activityID = r.activityID
+        self.state = state
+    }
+
+    /// `ActivityRecord.phoneOrder` on the keys.
+    static func phoneOrder(_ a: PageKey, _ b: PageKey) -> Bool {
+        if a.relevance != b.relevance { return a.relevance > b.relevance }
+        if a.startedAt != b.startedAt { return a.startedAt > b.startedAt }
+        return a.activityID < b.activityID
+    }
+}
+
+/// The first `limit` keys in phone order, met one at a time: the same bounded heap as
+/// `PhoneOrderSelection`, over keys.
+struct KeySelection {
+    let limit: Int
+    /// `heap[0]` comes last in phone order among those kept.
+    private var heap: [PageKey] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    mutating func offer(_ key: PageKey) {
+        if heap.count < limit {
+            heap.append(key)
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard PageKey.phoneOrder(heap[parent], heap[i]) else { break }
+                heap.swapAt(i, parent)
+                i = parent
+            }
+            return
+        }
+        guard limit > 0, PageKey.phoneOrder(key, heap[0]) else { return }
+        heap[0] = key
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var last = i
+            if l < heap.count, PageKey.phoneOrder(heap[last], heap[l]) { last = l }
+            if r < heap.count, PageKey.phoneOrder(heap[last], heap[r]) { last = r }
+            if last == i { break }
+            heap.swapAt(i, last)
+            i = last
+        }
+    }
+
+    /// The kept keys, in phone order.
+    func sorted() -> [PageKey] {
+        heap.sorted(by: PageKey.phoneOrder)
+    }
+}

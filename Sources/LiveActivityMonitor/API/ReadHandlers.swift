@@ -13,6 +13,8 @@ struct ReadHandlers: Sendable {
     let priority10Budget: Int
     /// Bounds the memory of history reads (`historyRead`).
     let historyReads = ConcurrencyLimit.historyReads()
+    /// Bounds how many activity lists and searches run at once (`list`).
+    let listReads = ConcurrencyLimit.listReads()
 
     static let defaultLimit = 100
     static let maxLimit = 1000
@@ -50,10 +52,28 @@ struct ReadHandlers: Sendable {
             }
         }
 
+        /// The type filter and the search (`IDSearchIndex.matches`: a prefix of the activity id or
+        /// the booking id, any case). The live list searches through the index instead.
         func matches(_ r: ActivityRecord) -> Bool {
             if let attributesType, r.attributesType != attributesType { return false }
-            if let search, !r.activityID.lowercased().contains(search),
-               !(r.bookingID?.lowercased().contains(search) ?? false) { return false }
+            if let search, !IDSearchIndex.matches(r.activityID, search),
+               !(r.bookingID.map { IDSearchIndex.matches($0, search) } ?? false) { return false }
+            return true
+        }
+
+        /// Counts the live record at `i` by its state at `now`, and whether it belongs on the page
+        /// (the state filter, after the cursor).
+        func admits(_ i: Int, in records: UnsafeBufferPointer<ActivityRecord>, now: Double, counts: inout [Int]) -> Bool {
+            let state = records[i].state(at: now)
+            switch state {
+            case .active: counts[0] += 1
+            case .stale: counts[1] += 1
+            case .ended: counts[2] += 1
+            case .pending: counts[3] += 1
+            default: return false
+            }
+            if let wanted = self.state, wanted != state { return false }
+            if let after, !after.precedes(records[i]) { return false }
             return true
         }
     }
@@ -89,30 +109,41 @@ struct ReadHandlers: Sendable {
             if r.startedAt != startedAt { return r.startedAt < startedAt }
             return r.activityID > activityID
         }
+
+        func precedes(_ k: PageKey) -> Bool {
+            if k.relevance != relevance { return k.relevance < relevance }
+            if k.startedAt != startedAt { return k.startedAt < startedAt }
+            return k.activityID > activityID
+        }
     }
 
     func list(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try ListQuery(request.query)
+        guard let response = try listReads.run(waitingAtMost: 5, { () throws(APIError) -> HTTPResponse in try listNow(query) })
+        else { throw .unavailable("too many activity lists and searches at once: retry shortly") }
+        return response
+    }
+
+    /// A search reads the state lock for at most this many index entries at a time.
+    static let searchSlice = 32
+
+    private func listNow(_ query: ListQuery) throws(APIError) -> HTTPResponse {
         let now = store.clock.now()
         var counts = [0, 0, 0, 0]
-        // Records are read in place (indexing the buffer copies none) and only the page is copied out.
-        var page = store.withLiveState { s in
-            s.records.withRecords { records in
-                var selection = PhoneOrderSelection(limit: query.limit + 1)
-                for i in records.indices where query.matches(records[i]) {
-                    let state = records[i].state(at: now)
-                    switch state {
-                    case .active: counts[0] += 1
-                    case .stale: counts[1] += 1
-                    case .ended: counts[2] += 1
-                    case .pending: counts[3] += 1
-                    default: continue
+        var page: [ActivityRecord]
+        if let search = query.search {
+            page = searched(search, query, now: now, counts: &counts)
+        } else {
+            // Records are read in place (indexing the buffer copies none) and only the page is copied out.
+            page = store.withLiveState { s in
+                s.records.withRecords { records in
+                    var selection = PhoneOrderSelection(limit: query.limit + 1)
+                    for i in records.indices where query.matches(records[i]) {
+                        guard query.admits(i, in: records, now: now, counts: &counts) else { continue }
+                        selection.offer(i, in: records)
                     }
-                    if let wanted = query.state, wanted != state { continue }
-                    if let after = query.after, !after.precedes(records[i]) { continue }
-                    selection.offer(i, in: records)
+                    return selection.sorted(in: records).map { records[$0] }
                 }
-                return selection.sorted(in: records).map { records[$0] }
             }
         }
         if query.state == .dismissed {
@@ -142,6 +173,67 @@ struct ReadHandlers: Sendable {
             w.key("priority10_budget"); w.number(Int64(priority10Budget))
             w.endObject()
         }
+    }
+
+    /// `?q=`: the matches, from the id index (`IDSearchIndex`), read in slices of `searchSlice`
+    /// entries so that a search holds the state lock (which the writer and a scrape need) only
+    /// for short spells, never for its whole length or for anything it can do without it:
+    /// 1. under the lock, the next slice of index entries (a binary search, then the slice) and
+    ///    each match's state and phone-order keys (`PageKey`: no record is copied); a booking
+    ///    entry of an activity whose own id matches too is skipped (each is met once);
+    /// 2. outside, the counts and the page's choice, over those keys;
+    /// 3. once all slices are read, under the lock, a copy of the page's records (limit + 1).
+    /// A search with fewer matches than a slice (the usual one) takes the lock once: its page is
+    /// chosen and copied in that spell.
+    /// Each spell sees the table as of its own instant: an activity that leaves meanwhile is left
+    /// out of the page.
+    private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout [Int]) -> [ActivityRecord] {
+        var selection = KeySelection(limit: query.limit + 1)
+        var after: IDSearchIndex.Entry?
+        var more = true
+        var keys: [(key: PageKey, position: Int)] = []
+        keys.reserveCapacity(Self.searchSlice)
+        /// Counts a match and offers it to the page.
+        func consider(_ key: PageKey) {
+            switch key.state {
+            case .active: counts[0] += 1
+            case .stale: counts[1] += 1
+            case .ended: counts[2] += 1
+            case .pending: counts[3] += 1
+            default: return
+            }
+            if let wanted = query.state, wanted != key.state { return }
+            if let cursor = query.after, !cursor.precedes(key) { return }
+            selection.offer(key)
+        }
+        while more {
+            keys.removeAll(keepingCapacity: true)
+            let first = after == nil
+            let page: [ActivityRecord]? = store.withLiveState { s in
+                let entries = s.records.searchIndex.entries(withPrefix: search, after: after, max: Self.searchSlice)
+                after = entries.last
+                more = entries.count == Self.searchSlice
+                return s.records.withRecords { records in
+                    for e in entries {
+                        // Met by its own id's entry too.
+                        if e.isBooking, IDSearchIndex.matches(e.activityID, search) { continue }
+                        guard let i = s.records.position(of: e.activityID) else { continue }
+                        if let type = query.attributesType, records[i].attributesType != type { continue }
+                        keys.append((PageKey(records[i], state: records[i].state(at: now)), i))
+                    }
+                    // Every match in this one slice (the usual search): the page, copied at once.
+                    guard first, !more else { return nil }
+                    for (key, _) in keys { consider(key) }
+                    let chosen = Set(selection.sorted().map(\.activityID))
+                    return keys.filter { chosen.contains($0.key.activityID) }
+                        .sorted { PageKey.phoneOrder($0.key, $1.key) }.map { records[$0.position] }
+                }
+            }
+            if let page { return page }
+            for (key, _) in keys { consider(key) }
+        }
+        let chosen = selection.sorted()
+        return store.withLiveState { s in chosen.compactMap { s.records[$0.activityID] } }
     }
 
     func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {

@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import Glibc
 import HTTPServer
 import JSON
 import Prometheus
@@ -26,7 +28,9 @@ struct Router: Sendable {
     /// What the HTTP server calls, on a polling thread that must never wait: an ingest is
     /// answered once its events are durable, from the store writer (the request's connection
     /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
-    /// write; a history read replays and may queue for a slot) run on `slowReads`; every other
+    /// write; a history read replays and may queue for a slot) run on `slowReads`; a list or
+    /// search (which may queue for one of its slots, `ReadHandlers.listReads`) on a thread of its
+    /// own at a lower priority; every other
     /// route is answered at once, where it arrived.
     ///
     /// `answer` takes what builds the response, run where it is sent (for an ingest, on the
@@ -42,6 +46,15 @@ struct Router: Sendable {
                     return response
                 }
             }
+        case "/api/activities":
+            // A thread of its own, at the lowest CPU priority (nice 19, this thread only: Linux
+            // keeps nice per thread, and it is never raised back, so the thread is not reused):
+            // on busy processors, lists and searches get what the writer, ingest and scrapes leave.
+            Thread.start(named: "list-read") {
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.listNice)
+                let response = handle(request)
+                answer { response }
+            }
         case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
             Self.slowReads.async {
                 let response = handle(request)
@@ -52,6 +65,9 @@ struct Router: Sendable {
             answer { response }
         }
     }
+
+    /// The nice value of the thread that answers a list or a search.
+    static let listNice: Int32 = 19
 
     /// Where reads that may wait run, off the HTTP polling threads.
     static let slowReads = DispatchQueue(label: "slow-reads", qos: .userInitiated, attributes: .concurrent)

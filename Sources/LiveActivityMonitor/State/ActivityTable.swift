@@ -18,12 +18,20 @@ struct ActivityTable: Sendable {
     /// The ids subscribed to each broadcast channel: a broadcast finds its subscribers without
     /// walking the table.
     private var subscribed: [String: Set<String>] = [:]
+    /// The ids and booking ids, lowercased and in order, for `?q=` (`IDSearchIndex`): kept here,
+    /// as records come and go, so that it always holds exactly these records.
+    private(set) var searchIndex = IDSearchIndex()
 
     var count: Int { storage.count }
 
     subscript(id: String) -> ActivityRecord? {
         get { positions[id].map { storage[$0] } }
         set {
+            let old = positions[id].map { (id: storage[$0].activityID, booking: storage[$0].bookingID) }
+            if old?.id != newValue?.activityID || old?.booking != newValue?.bookingID {
+                if let old { searchIndex.remove(activityID: old.id, bookingID: old.booking) }
+                if let newValue { searchIndex.insert(activityID: newValue.activityID, bookingID: newValue.bookingID) }
+            }
             let oldChannel = positions[id].flatMap { storage[$0].channelID }
             if oldChannel != newValue?.channelID {
                 if let oldChannel {
@@ -51,6 +59,9 @@ struct ActivityTable: Sendable {
             }
         }
     }
+
+    /// The position of the record `id` (for reading it in place in `withRecords`).
+    func position(of id: String) -> Int? { positions[id] }
 
     /// The ids of the records subscribed to `channel`, in no particular order.
     func subscribers(of channel: String) -> [String] {
