@@ -143,9 +143,11 @@ struct CommitChanges {
 
 
     /// Whether `id` is new to the store or its dismissal changed (its row's index entries change).
+    /// Read in place through the dictionaries' indices: a lookup by key copied whole records,
+    /// 10,000 of them after a broadcast.
     func dismissalChanged(_ id: String) -> Bool {
-        guard let original = originals[id] ?? nil else { return true }
-        return original.dismissedAt != working[id]?.dismissedAt
+        guard let o = originals.index(forKey: id), originals.values[o] != nil else { return true }
+        return originals.values[o]?.dismissedAt != working.index(forKey: id).flatMap { working.values[$0].dismissedAt }
     }
 
     /// Whether a record's row must be written in this commit, not later: a new activity (the
@@ -153,7 +155,15 @@ struct CommitChanges {
     func needsRowNow(at now: Double) -> Bool {
         // The push-to-start tables are written with the counters and `applied_seq` they go
         // with, so that replay after a crash never applies their events twice.
-        !startChanges.isEmpty || changedIDs.contains { id in dismissalChanged(id) || working[id]!.state(at: now) == .dismissed }
+        !startChanges.isEmpty || changedIDs.contains { id in
+            dismissalChanged(id) || working.index(forKey: id).map { working.values[$0].state(at: now) == .dismissed } == true
+        }
+    }
+
+    /// The records the commit holds, moved out for memory to take (`MonitorState.publish`).
+    mutating func takeWorking() -> [String: ActivityRecord] {
+        defer { working = [:] }
+        return working
     }
 }
 

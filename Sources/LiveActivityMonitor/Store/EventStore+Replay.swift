@@ -30,7 +30,7 @@ extension EventStore {
                 // Rows written as each commit ends: a record that leaves memory is read from its row.
                 _ = try Self.writeRows(of: changes, at: now, db)
                 try Self.write(changes.startChanges, db)
-                publish(changes, at: now)
+                publish(&changes, at: now)
             }
             while try rows.step() {
                 let receivedAt = rows.double(4)

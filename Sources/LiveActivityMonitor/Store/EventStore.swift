@@ -340,7 +340,7 @@ public final class EventStore: Sendable {
             for job in jobs { job.finish(.failure(failure)) }
             return
         }
-        publish(changes, at: now)
+        publish(&changes, at: now)
         if flush {
             deferred.flushed(changes.counters)
             evictOverflow()
@@ -453,8 +453,8 @@ public final class EventStore: Sendable {
     }
 
     /// Makes a commit's changes what memory holds.
-    func publish(_ changes: CommitChanges, at now: Double) {
-        state.withLock { $0.publish(changes, at: now) }
+    func publish(_ changes: inout CommitChanges, at now: Double) {
+        state.withLock { $0.publish(&changes, at: now) }
     }
 
     private static func write(_ record: ActivityRecord, to statement: Statement, update: Bool) throws {

@@ -49,8 +49,9 @@ extension MonitorState {
         labels = AttributesTypeLabels(reserved: reserved, admitted: candidates.map(\.text))
     }
 
-    /// Makes a commit's changes what memory holds.
-    mutating func publish(_ changes: CommitChanges, at now: Double) {
+    /// Makes a commit's changes what memory holds; its records are moved here (the commit's
+    /// `working` is empty after).
+    mutating func publish(_ changes: inout CommitChanges, at now: Double) {
         counters = changes.counters
         // A replay's shapes judge nothing: memory keeps the writer's.
         if changes.shapes.judging { shapes = changes.shapes }
@@ -58,7 +59,8 @@ extension MonitorState {
         labels = changes.labels
         publish(changes.starts)
         channels = changes.channels
-        for record in changes.working.values { publish(record, now: now) }
+        var records = changes.takeWorking()
+        while let (_, record) = records.popFirst() { publish(record, now: now) }
         expireLabels(now: now)
     }
 }

@@ -63,13 +63,15 @@ struct MonitorState: Sendable {
     }
 
     /// Keeps `record` if it is still on a lock screen at `now`, and schedules its next deadline.
-    mutating func publish(_ record: ActivityRecord, now: Double) {
+    mutating func publish(_ record: consuming ActivityRecord, now: Double) {
+        let id = record.activityID
         if record.state(at: now) == .dismissed {
-            records[record.activityID] = nil
+            records[id] = nil
             return
         }
-        records[record.activityID] = record
-        if let next = record.nextDeadline { deadlines.push(next, record.activityID) }
+        let next = record.nextDeadline
+        records[id] = record
+        if let next { deadlines.push(next, id) }
         // The entries this one replaces stay until they fall due (an activity updated every few
         // seconds left thousands over its 8 hours): past twice the live records, start afresh.
         if deadlines.count > 2 * records.count + DeadlineQueue.slack {

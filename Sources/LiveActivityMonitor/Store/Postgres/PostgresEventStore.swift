@@ -194,7 +194,7 @@ final class PostgresEventStore: Sendable {
             return fail(jobs, error, writer)
         }
         writer.persisted = changes.counters
-        publish(changes, at: now)
+        publish(&changes, at: now)
         evictOverflow()
         recordWriteProblem(nil)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -211,8 +211,8 @@ final class PostgresEventStore: Sendable {
         for job in jobs { job.finish(.failure(failure)) }
     }
 
-    private func publish(_ changes: CommitChanges, at now: Double) {
-        state.withLock { $0.publish(changes, at: now) }
+    private func publish(_ changes: inout CommitChanges, at now: Double) {
+        state.withLock { $0.publish(&changes, at: now) }
     }
 
     /// Past `maxLiveActivities`, the oldest-started leave memory (their rows are current).
