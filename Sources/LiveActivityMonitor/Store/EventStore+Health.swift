@@ -58,18 +58,9 @@ extension EventStore {
         return nil
     }
 
-    /// Sets (or with nil clears) why the store cannot write, and logs each change between
-    /// writable and not: the first failure and the recovery, not every refused request.
+    /// Sets (or with nil clears) why the store cannot write (`WriteProblem`).
     func recordWriteProblem(_ problem: String?) {
-        let before = writeFailure.withLock { failure in
-            defer { failure = problem }
-            return failure
-        }
-        if before == nil, let problem {
-            log("store: cannot write: \(problem); ingest answers 503 and /-/ready fails until it can")
-        } else if before != nil, problem == nil {
-            log("store: writable again")
-        }
+        WriteProblem.record(problem, in: writeFailure, log: log)
     }
 
     /// Runs a maintenance job on the writer thread, outside any transaction.

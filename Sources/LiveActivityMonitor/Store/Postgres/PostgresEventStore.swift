@@ -230,16 +230,9 @@ final class PostgresEventStore: Sendable {
         { [self] channel in state.withLock { $0.records.subscribers(of: channel) } }
     }
 
+    /// Sets (or with nil clears) why the store cannot write (`WriteProblem`).
     func recordWriteProblem(_ problem: String?) {
-        let before = writeFailure.withLock { failure in
-            defer { failure = problem }
-            return failure
-        }
-        if before == nil, let problem {
-            log("store: cannot write: \(problem); ingest answers 503 and /-/ready fails until it can")
-        } else if before != nil, problem == nil {
-            log("store: writable again")
-        }
+        WriteProblem.record(problem, in: writeFailure, log: log)
     }
 
     /// Why a commit failed, in words an operator can act on; PostgreSQL's primary messages
