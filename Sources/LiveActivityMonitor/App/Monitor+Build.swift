@@ -6,13 +6,18 @@ import Prometheus
 func buildMonitor(_ configuration: MonitorConfiguration) throws -> Monitor<EventStore> {
     let store = try EventStore(path: configuration.databasePath, durability: configuration.durability,
                                clock: configuration.clock, catchUpInterval: configuration.catchUpInterval,
-                               reservedTypes: configuration.attributesTypes
-                                   + MonitorServer.templateTypes(in: configuration.webRoot),
-                               declaredShapes: MonitorServer.declaredShapes(in: configuration.webRoot,
-                                                                            log: configuration.log),
+                               reservedTypes: configuration.reservedTypes, declaredShapes: configuration.declaredShapes,
                                maxLiveActivities: configuration.maxLiveActivities,
                                settings: configuration.engine, log: configuration.log)
     return buildMonitor(configuration, store: store)
+}
+
+extension MonitorConfiguration {
+    /// Attributes types with a series of their own whatever else happens: those listed and
+    /// those the web root has a template for. Either store takes them.
+    var reservedTypes: [String] { attributesTypes + MonitorServer.templateTypes(in: webRoot) }
+    /// The content shapes the web root's templates declare.
+    var declaredShapes: [String: ObjectShape] { MonitorServer.declaredShapes(in: webRoot, log: log) }
 }
 
 /// Builds the router and what it needs (registry, collector, handlers) over an open store: the

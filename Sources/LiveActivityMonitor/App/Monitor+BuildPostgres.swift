@@ -3,10 +3,8 @@
 /// exactly as over SQLite (`buildMonitor(_:store:)`). Binds no socket.
 func buildPostgresMonitor(_ configuration: MonitorConfiguration, password: String? = nil) throws -> Monitor<PostgresEventStore> {
     let store = try PostgresEventStore(uri: configuration.databasePath, password: password, clock: configuration.clock,
-                                       reservedTypes: configuration.attributesTypes
-                                           + MonitorServer.templateTypes(in: configuration.webRoot),
-                                       declaredShapes: MonitorServer.declaredShapes(in: configuration.webRoot,
-                                                                                    log: configuration.log),
+                                       reservedTypes: configuration.reservedTypes,
+                                       declaredShapes: configuration.declaredShapes,
                                        maxLiveActivities: configuration.maxLiveActivities,
                                        settings: configuration.engine, log: configuration.log)
     return buildMonitor(configuration, store: store)
