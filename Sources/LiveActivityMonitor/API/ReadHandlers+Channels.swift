@@ -129,7 +129,7 @@ extension ReadHandlers {
 
     /// The live activities subscribed to `channel` at `now` (pending, active or stale), in phone order.
     private static func subscribers(of channel: String, in s: LiveState, at now: Double) -> [ActivityRecord] {
-        s.records.subscribers(of: channel).compactMap { s.records[$0] }
+        s.records.subscriberRecords(of: channel).lazy.map(\.record)
             .filter { $0.isSubscribed(at: now) }
             .sorted(by: ActivityRecord.phoneOrder)
     }

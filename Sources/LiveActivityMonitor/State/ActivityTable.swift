@@ -27,45 +27,74 @@ struct ActivityTable: Sendable {
     subscript(id: String) -> ActivityRecord? {
         get { positions[id].map { storage[$0] } }
         set {
-            let old = positions[id].map { (id: storage[$0].activityID, booking: storage[$0].bookingID) }
-            if old?.id != newValue?.activityID || old?.booking != newValue?.bookingID {
-                if let old { searchIndex.remove(activityID: old.id, bookingID: old.booking) }
-                if let newValue { searchIndex.insert(activityID: newValue.activityID, bookingID: newValue.bookingID) }
-            }
-            let oldChannel = positions[id].flatMap { storage[$0].channelID }
-            if oldChannel != newValue?.channelID {
-                if let oldChannel {
-                    subscribed[oldChannel]?.remove(id)
-                    if subscribed[oldChannel]?.isEmpty == true { subscribed[oldChannel] = nil }
-                }
-                if let channel = newValue?.channelID { subscribed[channel, default: []].insert(id) }
-            }
-            if var record = newValue {
-                record.attributesType = intern(record.attributesType)
-                if let app = record.app { record.app = intern(app) }
-                if let i = positions[id] {
-                    storage[i] = record
-                } else {
-                    positions[id] = storage.count
-                    storage.append(record)
-                }
-            } else if let i = positions.removeValue(forKey: id) {
-                let last = storage.count - 1
-                if i != last {
-                    storage.swapAt(i, last)
-                    positions[storage[i].activityID] = i
-                }
-                storage.removeLast()
-            }
+            assert(newValue.map { $0.activityID == id } ?? true, "a record is kept under its own id")
+            if let newValue { put(newValue) } else { remove(id) }
         }
+    }
+
+    /// Keeps `record`, in place of the one with its id if there is one.
+    mutating func put(_ record: consuming ActivityRecord) {
+        let id = record.activityID
+        let position = positions[id]
+        if let i = position {
+            // What the indexes hold of the record replaced, read in place; a record read from
+            // here comes back with the interned strings it had: kept without a lookup (equal
+            // strings that share storage compare by identity).
+            if storage[i].bookingID != record.bookingID {
+                searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
+                searchIndex.insert(activityID: id, bookingID: record.bookingID)
+            }
+            if storage[i].channelID != record.channelID {
+                unsubscribe(id, from: storage[i].channelID)
+                subscribe(id, to: record.channelID)
+            }
+            record.attributesType = storage[i].attributesType == record.attributesType
+                ? storage[i].attributesType : intern(record.attributesType)
+            if let app = record.app { record.app = storage[i].app == app ? storage[i].app : intern(app) }
+            storage[i] = consume record
+        } else {
+            searchIndex.insert(activityID: id, bookingID: record.bookingID)
+            subscribe(id, to: record.channelID)
+            record.attributesType = intern(record.attributesType)
+            if let app = record.app { record.app = intern(app) }
+            positions[id] = storage.count
+            storage.append(consume record)
+        }
+    }
+
+    /// Forgets the record `id`, if there is one.
+    mutating func remove(_ id: String) {
+        guard let i = positions.removeValue(forKey: id) else { return }
+        searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
+        unsubscribe(id, from: storage[i].channelID)
+        let last = storage.count - 1
+        if i != last {
+            storage.swapAt(i, last)
+            positions[storage[i].activityID] = i
+        }
+        storage.removeLast()
+    }
+
+    private mutating func subscribe(_ id: String, to channel: String?) {
+        if let channel { subscribed[channel, default: []].insert(id) }
+    }
+
+    private mutating func unsubscribe(_ id: String, from channel: String?) {
+        guard let channel else { return }
+        subscribed[channel]?.remove(id)
+        if subscribed[channel]?.isEmpty == true { subscribed[channel] = nil }
     }
 
     /// The position of the record `id` (for reading it in place in `withRecords`).
     func position(of id: String) -> Int? { positions[id] }
 
-    /// The ids of the records subscribed to `channel`, in no particular order.
-    func subscribers(of channel: String) -> [String] {
-        subscribed[channel].map(Array.init) ?? []
+    /// The records subscribed to `channel`, in id order (a broadcast's receivers are filed so).
+    func subscriberRecords(of channel: String) -> [(id: String, record: ActivityRecord)] {
+        guard let ids = subscribed[channel] else { return [] }
+        var records: [(id: String, record: ActivityRecord)] = []
+        records.reserveCapacity(ids.count)
+        for id in ids.sorted() { if let i = positions[id] { records.append((id, storage[i])) } }
+        return records
     }
 
     /// The channels some record is subscribed to.

@@ -18,6 +18,10 @@ struct CommitChanges {
     private var changed = Set<String>()
     /// The records the commit changed, by an event or by time (set by `finish`).
     private(set) var changedIDs = Set<String>()
+    /// Of those, the ones new to the store or whose dismissal changed (set by `finish`).
+    private var wholeRowIDs = Set<String>()
+    /// Whether one of those leaves memory at the commit's time (set by `finish`).
+    private var leavesMemory = false
     private var acceptedByType: [EventType: Double] = [:]
     private var pushes = PushTally()
     private let engine: StateEngine
@@ -29,7 +33,10 @@ struct CommitChanges {
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
     /// The activities in memory subscribed to a channel (this commit's own are in `working`).
-    private let subscribers: (String) -> [String]
+    private let subscribers: (String) -> [(id: String, record: ActivityRecord)]
+    /// Subscribers a broadcast took straight from memory (not in `originals`, so changed for
+    /// `finish` without a place in `changed`): their dismissal before it.
+    private var receivedDismissals: [String: Double?] = [:]
     /// This commit's broadcasts, filed under each activity that received one (`broadcast_receivers`).
     private(set) var receivers: [(activityID: String, seq: Int64)] = []
     /// The channel book, taken from memory for the commit and given back by `publish`.
@@ -39,7 +46,7 @@ struct CommitChanges {
 
     init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes, starts: PushToStartBook,
          channels: ChannelBook, settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?,
-         subscribers: @escaping (String) -> [String] = { _ in [] }) {
+         subscribers: @escaping (String) -> [(id: String, record: ActivityRecord)] = { _ in [] }) {
         self.subscribers = subscribers
         self.channels = channels
         self.counters = counters
@@ -93,19 +100,34 @@ struct CommitChanges {
     /// commit, N records (DESIGN.md section 4, "Channels"). Each is filed under the broadcast
     /// so that its history finds it.
     private mutating func deliver(_ event: Event, to channel: String, seq: Int64, receivedAt: Double) throws {
-        var ids = Set(subscribers(channel))
-        for (id, r) in working where r.channelID == channel { ids.insert(id) }
         var (received, content) = StateEngine.receivable(event, receivedAt: receivedAt)
+        var fromMemory = subscribers(channel)
         // Room for every subscriber at once: growing by doubling moved 400-byte records again and again.
-        working.reserveCapacity(working.count + ids.count)
-        originals.reserveCapacity(originals.count + ids.count)
-        for id in ids.sorted() {
+        working.reserveCapacity(working.count + fromMemory.count)
+        // The subscribers this commit has read already take it as this commit knows them...
+        var known = Set<String>()
+        for (id, _) in fromMemory where originals.index(forKey: id) != nil || working.index(forKey: id) != nil { known.insert(id) }
+        for (id, r) in working where r.channelID == channel { known.insert(id) }
+        for id in known.sorted() {
             guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
             defer { working[id] = r }
             guard r.channelID == channel else { continue }
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
             changed.insert(id)
+            receivers.append((id, seq))
+        }
+        // ...and the others as memory holds them, taken at once (a lookup and a copy each, under
+        // the state's lock, had been a third of a broadcast's cost) and moved out from the end
+        // (receivers are filed in descending id order). Of those originals, `finish` needs only
+        // their dismissal.
+        while let (id, record) = fromMemory.popLast() {
+            guard !known.contains(id) else { continue }
+            var r = consume record
+            receivedDismissals[id] = r.dismissedAt
+            _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
+                               content: &content)
+            working[id] = consume r
             receivers.append((id, seq))
         }
     }
@@ -133,31 +155,52 @@ struct CommitChanges {
         for id in due where working[id] == nil {
             if let r = try record(id) { working[id] = r }
         }
-        for id in working.keys {
-            engine.advance(&working[id]!, to: now, counters: &counters, labels: labels)
+        // Each record is reached through its index and changed in place: a loop over
+        // `working.keys` that assigned `working[id]` copied the whole dictionary (10,000 records
+        // after a broadcast), and reading a record by key or index copied it too.
+        changedIDs = []
+        wholeRowIDs = []
+        leavesMemory = false
+        var i = working.startIndex
+        while i != working.endIndex {
+            let id = working.keys[i]
+            let o = originals.index(forKey: id)
+            engine.advance(&working.values[i], to: now, counters: &counters, labels: labels)
+            let (dismissedAt, isDismissed, unchanged) = Self.inPlace(&working.values[i]) { r in
+                (r.dismissedAt, r.state(at: now) == .dismissed,
+                 !changed.contains(id) && o.map { Self.inPlace(&originals.values[$0]) { $0 == r } } == true)
+            }
+            if !unchanged {
+                changedIDs.insert(id)
+                let received = o == nil ? receivedDismissals.index(forKey: id) : nil
+                let known = o.map { Self.inPlace(&originals.values[$0]) { if case .some = $0 { true } else { false } } }
+                    ?? (received != nil)
+                let dismissedBefore = o.flatMap { Self.inPlace(&originals.values[$0]) { $0?.dismissedAt } }
+                    ?? received.flatMap { receivedDismissals.values[$0] }
+                // New to the store, or its dismissal changed: its row's index entries change.
+                if !known || dismissedBefore != dismissedAt { wholeRowIDs.insert(id) }
+                if isDismissed { leavesMemory = true }
+            }
+            working.formIndex(after: &i)
         }
         _ = engine.expireStarts(&starts, at: now, counters: &counters)
         startChanges = starts.takeChanges()
-        changedIDs = Set(working.keys.filter { changed.contains($0) || working[$0] != originals[$0] ?? nil })
     }
 
+    /// `body` on a value in place, for values held in a dictionary: its getters copy them.
+    private static func inPlace<V, T>(_ value: inout V, _ body: (inout V) -> T) -> T { body(&value) }
 
-    /// Whether `id` is new to the store or its dismissal changed (its row's index entries change).
-    /// Read in place through the dictionaries' indices: a lookup by key copied whole records,
-    /// 10,000 of them after a broadcast.
-    func dismissalChanged(_ id: String) -> Bool {
-        guard let o = originals.index(forKey: id), originals.values[o] != nil else { return true }
-        return originals.values[o]?.dismissedAt != working.index(forKey: id).flatMap { working.values[$0].dismissedAt }
-    }
+    /// Whether `id` is new to the store or its dismissal changed (its row's index entries
+    /// change): its row is written whole. Known after `finish`.
+    func dismissalChanged(_ id: String) -> Bool { wholeRowIDs.contains(id) }
 
     /// Whether a record's row must be written in this commit, not later: a new activity (the
     /// tables must hold every activity replay may meet), or one that leaves memory at `now`.
-    func needsRowNow(at now: Double) -> Bool {
+    /// Known after `finish`.
+    var needsRowNow: Bool {
         // The push-to-start tables are written with the counters and `applied_seq` they go
         // with, so that replay after a crash never applies their events twice.
-        !startChanges.isEmpty || changedIDs.contains { id in
-            dismissalChanged(id) || working.index(forKey: id).map { working.values[$0].state(at: now) == .dismissed } == true
-        }
+        !startChanges.isEmpty || !wholeRowIDs.isEmpty || leavesMemory
     }
 
     /// The records the commit holds, moved out for memory to take (`MonitorState.publish`).

@@ -318,7 +318,7 @@ public final class EventStore: Sendable {
                 accepted = summaries.reduce(0) { $0 + $1.accepted }
                 flush = jobs.contains { if case .sweep = $0.kind { true } else { false } }
                     || summaries.contains { $0.duplicates > 0 } || taken != MonitorCounters()
-                    || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow(at: now)
+                    || stopping || deferred.isDue(adding: accepted) || changes.needsRowNow
                 if flush {
                     let written = try Self.writeRows(of: changes, at: now, db)
                     try Self.write(changes.startChanges, db)
@@ -429,15 +429,16 @@ public final class EventStore: Sendable {
     /// Stores the rows a commit writes beside its events (`CommitWrites`).
     static func write(_ writes: CommitWrites, _ db: Database) throws {
         // A broadcast files itself under each of its subscribers (10,000 rows for a big channel):
-        // one statement, bound in place. The other side rows are few: a cached one-call statement each.
-        if !writes.receivers.isEmpty {
-            let receiver = try db.cached("INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) VALUES (?, ?)")
-            for (id, seq) in writes.receivers {
-                try receiver.bind(id, at: 1)
-                try receiver.bind(seq, at: 2)
-                _ = try receiver.step()
-                receiver.reset()
-            }
+        // one statement, given their ids as one JSON array (a statement step per row cost a third
+        // more). The other side rows are few: a cached one-call statement each.
+        for (seq, receivers) in Dictionary(grouping: writes.receivers, by: \.seq) {
+            let insert = try db.cached("""
+                INSERT OR IGNORE INTO broadcast_receivers (activity_id, seq) SELECT value, ?2 FROM json_each(?1)
+                """)
+            defer { insert.reset() }
+            try insert.bind(JSONValue.array(receivers.map { .string($0.activityID) }).jsonString, at: 1)
+            try insert.bind(seq, at: 2)
+            _ = try insert.step()
         }
         for (seq, detail) in writes.verdicts {
             try db.run("INSERT OR REPLACE INTO event_verdicts (seq, detail) VALUES (?, ?)", [.integer(seq), .text(detail)])
@@ -566,8 +567,8 @@ public final class EventStore: Sendable {
 
     /// The activities in memory subscribed to a channel, from the table's index (a subscribed
     /// activity that left memory, evicted or dismissed, receives none).
-    func subscriberFinder() -> (String) -> [String] {
-        { [self] channel in state.withLock { $0.records.subscribers(of: channel) } }
+    func subscriberFinder() -> (String) -> [(id: String, record: ActivityRecord)] {
+        { [self] channel in state.withLock { $0.records.subscriberRecords(of: channel) } }
     }
 
     static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {

@@ -60,7 +60,7 @@ extension MonitorState {
         publish(changes.starts)
         channels = changes.channels
         var records = changes.takeWorking()
-        while let (_, record) = records.popFirst() { publish(record, now: now) }
+        while let (_, record) = records.popFirst() { publish(consume record, now: now) }
         expireLabels(now: now)
     }
 }

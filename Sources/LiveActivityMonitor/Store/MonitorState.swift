@@ -70,7 +70,7 @@ struct MonitorState: Sendable {
             return
         }
         let next = record.nextDeadline
-        records[id] = record
+        records.put(consume record)
         if let next { deadlines.push(next, id) }
         // The entries this one replaces stay until they fall due (an activity updated every few
         // seconds left thousands over its 8 hours): past twice the live records, start afresh.

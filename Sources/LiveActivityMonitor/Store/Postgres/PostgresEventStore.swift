@@ -226,8 +226,8 @@ final class PostgresEventStore: Sendable {
     }
 
     /// The activities in memory subscribed to a channel, as `EventStore` finds them.
-    private func subscriberFinder() -> (String) -> [String] {
-        { [self] channel in state.withLock { $0.records.subscribers(of: channel) } }
+    private func subscriberFinder() -> (String) -> [(id: String, record: ActivityRecord)] {
+        { [self] channel in state.withLock { $0.records.subscriberRecords(of: channel) } }
     }
 
     /// Sets (or with nil clears) why the store cannot write (`WriteProblem`).
