@@ -104,6 +104,7 @@ struct CommitChanges {
         var fromMemory = subscribers(channel)
         // Room for every subscriber at once: growing by doubling moved 400-byte records again and again.
         working.reserveCapacity(working.count + fromMemory.count)
+        receivedDismissals.reserveCapacity(receivedDismissals.count + fromMemory.count)
         // The subscribers this commit has read already take it as this commit knows them...
         var known = Set<String>()
         for (id, _) in fromMemory where originals.index(forKey: id) != nil || working.index(forKey: id) != nil { known.insert(id) }
