@@ -21,13 +21,27 @@ enum PostgresStoreDatabase {
     }
 
     static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
-        let db = try PostgresConnection(uri: uri, password: password)
+        let db = try connect(uri: uri, password: password)
         // An answer only after the commit is on the server's disk (the server default, made
         // explicit: a database configured otherwise must not weaken the ingest contract).
         try db.execute("SET synchronous_commit = on")
         // Times are Unix seconds in float8 columns; nothing depends on the session's zone.
         try db.execute("SET TIME ZONE 'UTC'")
         try db.migrate(PostgresSchema.migrations)
+        return db
+    }
+
+    /// A connection whose death either end notices within about 11 s (5 s idle, then 3 probes
+    /// 2 s apart), over TCP: libpq's keepalives so that this process sees a vanished server,
+    /// and the server's (settable per session) so that the server ends the session of a vanished
+    /// machine, releasing its leader lock and any row it holds (`LeaderLock`, `LeaderEpoch`).
+    /// Both are ignored over a Unix socket. The URI's own parameters win over libpq's here.
+    static func connect(uri: String, password: String?, applicationName: String = "live-activity-monitor") throws -> PostgresConnection {
+        let db = try PostgresConnection(uri: uri, password: password, defaults: [
+            ("application_name", applicationName), ("keepalives", "1"), ("keepalives_idle", "5"),
+            ("keepalives_interval", "2"), ("keepalives_count", "3"),
+        ])
+        try db.execute("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3")
         return db
     }
 
