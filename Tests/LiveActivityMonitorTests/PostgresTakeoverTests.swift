@@ -85,6 +85,23 @@ import Testing
         try Self.expectMetricsMatchTheTables(second, uri: uri)
     }
 
+    /// Fencing alone, without the lock: once another replica raised the epoch, the store that
+    /// took the previous one commits nothing (503), and is not ready.
+    @Test func aDeposedLeaderNeverCommitsAgain() throws {
+        let uri = try PostgresCluster.database()
+        let db = try PostgresStoreDatabase.open(uri: uri)
+        let mine = try LeaderEpoch.take(db)
+        let leader = try PostgresInProcessMonitor(uri: uri, epoch: mine)
+        defer { leader.stop() }
+        let m = TestedMonitor(leader)
+        #expect(try m.post(events: [IngestTests.started("a", eventID: "e-a")]).status == 200)
+        #expect(try LeaderEpoch.take(db) == mine + 1)
+        let refused = try m.post(events: [IngestTests.started("b", eventID: "e-b")])
+        #expect(refused.status == 503 && refused.text.contains("no longer the leader"), "\(refused.text)")
+        #expect(try db.query("SELECT event_id FROM events").rows.map { $0[0].textValue } == ["e-a"])
+        #expect(try m.get("/-/ready").status == 503)
+    }
+
     // MARK: Checks
 
     static func expectStoredExactlyOnce(_ ids: [String], uri: String) throws {
