@@ -33,16 +33,16 @@ enum PostgresStoreDatabase {
 
     /// A connection whose death either end notices within about 11 s (5 s idle, then 3 probes
     /// 2 s apart), over TCP: libpq's keepalives so that this process sees a vanished server,
-    /// and the server's (settable per session) so that the server ends the session of a vanished
-    /// machine, releasing its leader lock and any row it holds (`LeaderLock`, `LeaderEpoch`).
-    /// Both are ignored over a Unix socket. The URI's own parameters win over libpq's here.
+    /// and the server's (given as startup `options`, so that a reconnect keeps them) so that the
+    /// server ends the session of a vanished machine, releasing its leader lock and any row it
+    /// holds (`LeaderLock`, `LeaderEpoch`). Both are ignored over a Unix socket. Parameters the
+    /// URI sets itself win over these.
     static func connect(uri: String, password: String?, applicationName: String = "live-activity-monitor") throws -> PostgresConnection {
-        let db = try PostgresConnection(uri: uri, password: password, defaults: [
+        try PostgresConnection(uri: uri, password: password, defaults: [
             ("application_name", applicationName), ("keepalives", "1"), ("keepalives_idle", "5"),
             ("keepalives_interval", "2"), ("keepalives_count", "3"),
+            ("options", "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"),
         ])
-        try db.execute("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3")
-        return db
     }
 
     /// The password in `path`: its first line, without surrounding white space. Read once at start.
