@@ -21,6 +21,7 @@ public final class MonitorServer: Sendable {
     public let configuration: MonitorConfiguration
     private let role: ReplicaRole
     private let election: LeaderElection?
+    private let standbyStore: PostgresStandbyStore?
     private let http: HTTPServer
     private let httpLog: LogThrottle
 
@@ -53,9 +54,13 @@ public final class MonitorServer: Sendable {
     public init(_ configuration: MonitorConfiguration, databasePassword: String? = nil,
                 onDeposed: @escaping @Sendable () -> Void = {}) throws {
         self.configuration = configuration
-        let standby = StandbyAnswers(version: Self.version, revision: BuildInfo.revision)
         let leading: Bool
         if PostgresStoreDatabase.isPostgresURI(configuration.databasePath) {
+            let standbyStore = PostgresStandbyStore(uri: configuration.databasePath, password: databasePassword,
+                                                    clock: configuration.clock, settings: configuration.engine)
+            self.standbyStore = standbyStore
+            let standby = StandbyAnswers(version: Self.version, revision: BuildInfo.revision,
+                                         reads: buildMonitor(configuration, store: standbyStore).router)
             let role = ReplicaRole(.standby, standby: standby)
             let log = configuration.log
             let election = LeaderElection(uri: configuration.databasePath, password: databasePassword, log: log,
@@ -74,8 +79,9 @@ public final class MonitorServer: Sendable {
             self.election = election
         } else {
             let services = try LeaderServices(configuration, databasePassword: databasePassword, epoch: nil)
-            role = ReplicaRole(.leading(services), standby: standby)
+            role = ReplicaRole(.leading(services), standby: StandbyAnswers(version: Self.version, revision: BuildInfo.revision))
             election = nil
+            standbyStore = nil
             leading = true
         }
         let role = role
@@ -101,6 +107,7 @@ public final class MonitorServer: Sendable {
         } catch {
             role.depose()?.stop()
             election?.release()
+            standbyStore?.close()
             throw error
         }
         if let election {
@@ -126,5 +133,6 @@ public final class MonitorServer: Sendable {
         election?.stop()
         role.depose()?.stop()
         election?.release()
+        standbyStore?.close()
     }
 }

@@ -59,8 +59,7 @@ final class ReplicaRole: Sendable {
         case .leading(let services):
             services.router.handle(request, answer: answer)
         case .standby, .deposed:
-            let response = standby.answer(request, deposed: isDeposed)
-            answer { response }
+            standby.handle(request, deposed: isDeposed, answer: answer)
         }
     }
 

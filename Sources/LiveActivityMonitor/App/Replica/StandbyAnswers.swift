@@ -2,20 +2,38 @@ import HTTPServer
 import Prometheus
 
 /// What a replica that does not lead answers (DESIGN.md sections 6 and 9): a standby, or a
-/// leader that lost its lock and is stopping. It holds no state: ingest, the read API and the
-/// dashboard get 503 with `Retry-After: 1` (a client, a load balancer or the reporter tries
-/// again, or another replica); `/-/ready` is 503 too, so that a load balancer sends everything
-/// to the leader; `/-/healthy` is 200 (the process is fine); `/metrics` has only what every
-/// replica exports (`liveactivity_leader` 0, build and process), never a domain metric, so
-/// that sums over replicas stay right.
+/// leader that lost its lock and is stopping. It holds no state. One activity and one booking
+/// (`/api/activities/{id}`, `/api/bookings/{id}`, with `?at=` and the files) are read from the
+/// tables (`reads`: the monitor's router over `PostgresStandbyStore`, tokens checked as on the
+/// leader). Ingest, lists, triage, channels and the dashboard get 503 with `Retry-After: 1` (a
+/// client, a load balancer or the reporter tries again, or another replica); `/-/ready` is 503
+/// too, so that a load balancer sends everything to the leader; `/-/healthy` is 200 (the
+/// process is fine); `/metrics` has only what every replica exports (`liveactivity_leader` 0,
+/// build and process), never a domain metric, so that sums over replicas stay right.
 struct StandbyAnswers: Sendable {
     let registry: Registry
+    let reads: Router?
 
-    init(version: String, revision: String) {
+    /// The routes a standby reads from the tables, through `reads`.
+    static let readRoutes: Set<String> = ["/api/activities/{activity_id}", "/api/bookings/{booking_id}"]
+
+    init(version: String, revision: String, reads: Router? = nil) {
         registry = Registry()
         registry.register { MetricsCollector.replicaFamilies(leader: false, version: version, revision: revision) }
         let process = ProcessCollector()
         registry.register { process.collect() }
+        self.reads = reads
+    }
+
+    /// Answers `request` as `Router.handle(_:answer:)` does (`deposed`: this replica led and
+    /// lost the lock).
+    func handle(_ request: HTTPRequest, deposed: Bool,
+                answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
+        if let reads, Self.readRoutes.contains(Router.match(request.pathSegments, path: request.path).template) {
+            return reads.handle(request, answer: answer)
+        }
+        let response = self.answer(request, deposed: deposed)
+        answer { response }
     }
 
     /// The answer to `request`; `deposed` when this replica led and lost the lock.
@@ -57,6 +75,6 @@ struct StandbyAnswers: Sendable {
 
     private func why(_ deposed: Bool) -> String {
         deposed ? "this replica lost the leader lock and is stopping; another replica takes over"
-            : "this replica is a standby: another one leads (events, reads and the dashboard go there)"
+            : "this replica is a standby: another one leads (events, lists and the dashboard go there)"
     }
 }
