@@ -15,6 +15,8 @@ final class LeaderElection: Sendable {
     private let elected: @Sendable (Int64) throws -> Void
     private let lost: @Sendable () -> Void
     private let log: @Sendable (String) -> Void
+    /// A standby's failed tries, one a second while the database is away: a few a minute.
+    private let retryLog: LogThrottle
     private let stopping = Atomic(false)
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
@@ -26,6 +28,7 @@ final class LeaderElection: Sendable {
         self.elected = elected
         self.lost = lost
         self.log = log
+        retryLog = LogThrottle(limit: 3, clock: .system, write: log)
     }
 
     /// One try to lead, on the caller's thread (before `start`): true when elected, false when
@@ -50,7 +53,7 @@ final class LeaderElection: Sendable {
         do {
             return try attempt()
         } catch {
-            log("leader election: \(PostgresEventStore.writeProblem(error)); trying again in \(Int(Self.interval)) s")
+            retryLog("leader election: \(PostgresEventStore.writeProblem(error)); trying again in \(Int(Self.interval)) s")
             return false
         }
     }
