@@ -26,8 +26,11 @@ public final class PostgresConnection {
     ///
     /// - Parameter password: used when given, so that it need not appear in the URI (nor on a
     ///   command line); otherwise libpq looks in PGPASSWORD, PGPASSFILE or `~/.pgpass`.
-    public init(uri: String, password: String? = nil) throws(PostgresError) {
-        var keywords = ["dbname"], values = [uri]
+    /// - Parameter defaults: libpq connection parameters (`keepalives`, `application_name`, …)
+    ///   that the URI's own parameters override.
+    public init(uri: String, password: String? = nil, defaults: [(keyword: String, value: String)] = []) throws(PostgresError) {
+        // Keywords before "dbname" are overridden by what the expanded URI sets.
+        var keywords = defaults.map(\.keyword) + ["dbname"], values = defaults.map(\.value) + [uri]
         if let password { keywords.append("password"); values.append(password) }
         let connection: OpaquePointer? = withCStrings(keywords) { k in
             withCStrings(values) { v in

@@ -1,11 +1,15 @@
-"""The systemd unit in docs/systemd/ is valid and starts the server as it says.
+"""The systemd units in docs/systemd/ are valid, and the single-machine one starts the server as
+it says.
 
-- `systemd-analyze verify` accepts it with no complaint (an unknown key is only a warning on
+- `systemd-analyze verify` accepts each with no complaint (an unknown key is only a warning on
   stderr: any output fails), with ExecStart pointing at the binary under test;
 - its ExecStart's flags, with the credentials (`%d`) and the state directory in a temporary
   directory, start the real binary as an unprivileged user (the unit's DynamicUser): ready,
   ingest refused without the token and taken with it, the read API the same with its token,
-  and a clean exit on SIGTERM (the unit's KillSignal).
+  and a clean exit on SIGTERM (the unit's KillSignal);
+- the replica unit (PostgreSQL) is hardened alike, names a `postgres://` database without a
+  password and takes the password from a credential; its start over PostgreSQL, takeover and
+  exit status are what the Swift tests `PostgresTakeoverTests` run with the real binary.
 """
 
 import json
@@ -19,11 +23,12 @@ import tempfile
 from reliability_support import BIN, NOBODY, ROOT, Server, check, main
 
 UNIT = os.path.join(ROOT, "docs", "systemd", "live-activity-monitor.service")
+REPLICA_UNIT = os.path.join(ROOT, "docs", "systemd", "live-activity-monitor-replica.service")
 INSTALLED = "/usr/local/bin/live-activity-monitor"
 
 
-def unit_text():
-    with open(UNIT) as f:
+def unit_text(unit=UNIT):
+    with open(unit) as f:
         return f.read()
 
 
@@ -34,19 +39,32 @@ def exec_start(text):
     return shlex.split(line[len("ExecStart="):])
 
 
-def verifies():
+def verifies(unit=UNIT):
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "live-activity-monitor.service")
+        path = os.path.join(d, os.path.basename(unit))
         with open(path, "w") as f:
-            f.write(unit_text().replace(INSTALLED, os.path.abspath(BIN)))
+            f.write(unit_text(unit).replace(INSTALLED, os.path.abspath(BIN)))
         result = subprocess.run(["systemd-analyze", "verify", path], capture_output=True, text=True, timeout=60)
         check(result.returncode == 0, f"systemd-analyze verify failed: {result.stderr}")
         check(result.stderr.strip() == "" and result.stdout.strip() == "",
               f"systemd-analyze verify complained: {result.stdout}{result.stderr}")
-    text = unit_text()
+    text = unit_text(unit)
     for hardening in ["DynamicUser=yes", "ProtectSystem=strict", "Restart=on-failure", "NoNewPrivileges=yes",
                       "LoadCredential=ingest-token:", "LoadCredential=read-token:"]:
-        check(hardening in text, f"the unit lacks {hardening}")
+        check(hardening in text, f"{os.path.basename(unit)} lacks {hardening}")
+
+
+def replica_unit_names_postgres():
+    verifies(REPLICA_UNIT)
+    text = unit_text(REPLICA_UNIT)
+    words = exec_start(text)
+    check(words[:2] == [INSTALLED, "serve"], f"ExecStart runs {words[:2]}")
+    db = words[words.index("--db") + 1]
+    check(db.startswith("postgres://"), f"the replica's --db is {db}")
+    authority = db[len("postgres://"):].split("/")[0]
+    check(":" not in authority.split("@")[0] and "password=" not in db, "the replica's --db holds a password")
+    check(words[words.index("--db-password-file") + 1] == "%d/db-password", "no --db-password-file %d/db-password")
+    check("LoadCredential=db-password:" in text, "no credential for the database password")
 
 
 def starts_as_it_says():
@@ -101,4 +119,6 @@ def starts_as_it_says():
 if __name__ == "__main__":
     check(shutil.which("systemd-analyze") is not None, "systemd-analyze is missing (Debian's systemd package)")
     main([("the unit passes systemd-analyze verify", verifies),
+          ("the replica unit passes systemd-analyze verify and names PostgreSQL without a password",
+           replica_unit_names_postgres),
           ("the unit's ExecStart starts the server as an unprivileged user with its credentials", starts_as_it_says)])

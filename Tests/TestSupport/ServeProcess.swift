@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The real `live-activity-monitor serve` binary (`Repository.binary`) on port 0, with its
 /// stderr log captured. Stopped by `stop()`, or terminated when the object goes away if a
@@ -49,6 +50,22 @@ public final class ServeProcess {
             return kB * 1024
         }
         return (value("VmRSS"), value("VmHWM"))
+    }
+
+    /// Kills the server with SIGKILL (no stop at all: a crash, or a machine gone) and waits for it.
+    public func kill() {
+        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits up to `seconds` for the server to exit by itself; its status and whole stderr
+    /// log, or nil if it is still running.
+    public func waitForExit(seconds: Double) -> (status: Int32, log: String)? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else { return nil }
+        logSoFar += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, logSoFar)
     }
 
     /// Stops the server with SIGTERM; returns its exit status and whole stderr log.

@@ -137,7 +137,9 @@ enum ServeCommand {
                 + "(acknowledged events are safe; unanswered requests get no answer)")
         }
         let server: MonitorServer
-        do { server = try MonitorServer(configuration, databasePassword: databasePassword) } catch HTTPServerError.cannotBind(let address, let reason) {
+        do {
+            server = try MonitorServer(configuration, databasePassword: databasePassword, onDeposed: signals.interrupt)
+        } catch HTTPServerError.cannotBind(let address, let reason) {
             // The database opened: the address is the problem.
             CommandLineTool.printError("error: cannot listen on \(address): \(reason)")
             return 1
@@ -169,12 +171,22 @@ enum ServeCommand {
             demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
         }
         signals.wait()
+        // A replica that lost the lead stops too, but fails (systemd's Restart=on-failure
+        // starts it again, as a standby).
+        let deposed = server.lostTheLead
         log("stopping: no new connections, finishing requests, flushing the store")
         demo?.stop()
         server.stop()
+        if deposed {
+            log("stopped: lost the lead (exit \(Self.deposedStatus), to be started again as a standby)")
+            return Self.deposedStatus
+        }
         log("stopped")
         return 0
     }
+
+    /// The exit status of a replica that lost the lead: EX_TEMPFAIL, a failure worth a restart.
+    static let deposedStatus: Int32 = 75
 
     static func log(_ message: String) {
         CommandLineTool.writeStandardError("\(RFC3339.format(Date().timeIntervalSince1970)) \(message)\n")

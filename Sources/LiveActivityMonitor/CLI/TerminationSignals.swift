@@ -39,4 +39,11 @@ public final class TerminationSignals {
     public func wait() {
         stop.wait()
     }
+
+    /// Ends `wait()` as a first signal would, for a stop the process decides itself (a
+    /// replica that lost the lead).
+    public var interrupt: @Sendable () -> Void {
+        let stop = stop
+        return { stop.signal() }
+    }
 }

@@ -25,7 +25,7 @@ struct MetricsCollector: Sendable {
         families.append(MetricFamily(name: M.evictedActivities.name, help: M.evictedActivities.help, type: .counter,
                                      samples: [Sample(labels: Labels([]), value: .number(Double(store.evictedActivities)))]))
         families.append(gauge(M.storeSize, [Sample(labels: Labels([]), value: .number(Double(store.sizeBytes)))]))
-        families.append(gauge(M.buildInfo, [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]))
+        families += Self.replicaFamilies(leader: true, version: version, revision: revision)
         let commit = store.commitDurations
         families.append(MetricFamily(name: M.commitSeconds.name, help: M.commitSeconds.help, type: .histogram,
                                      samples: [Sample(labels: Labels([]), value: .histogram(commit))]))
@@ -113,6 +113,15 @@ struct MetricsCollector: Sendable {
         return gauge(M.pushToStartTokens, counts.map { type, count in
             Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
         })
+    }
+
+    /// What every replica exports, leader or standby (DESIGN.md section 9): which build it runs
+    /// and whether it leads, so that `sum(liveactivity_leader)` over a job counts the leaders.
+    static func replicaFamilies(leader: Bool, version: String, revision: String) -> [MetricFamily] {
+        [MetricFamily(name: M.buildInfo.name, help: M.buildInfo.help, type: .gauge,
+                      samples: [Sample(labels: Labels([("revision", revision), ("version", version)]), value: .number(1))]),
+         MetricFamily(name: M.leader.name, help: M.leader.help, type: .gauge,
+                      samples: [Sample(labels: Labels([]), value: .number(leader ? 1 : 0))])]
     }
 
     private func gauge(_ family: M.Family, _ samples: [Sample]) -> MetricFamily {

@@ -19,6 +19,8 @@ public enum MonitorMetrics {
         "Live activities sent more priority-10 pushes in the last hour than the budget.")
     public static let storeSize = family("store_size_bytes", "Size of the SQLite database and its WAL.")
     public static let buildInfo = family("build_info", "Build of the running server; always 1.", ["revision", "version"])
+    public static let leader = family("leader",
+        "1 while this replica leads (takes events, exports the other liveactivity_ metrics), else 0; one SQLite server always leads.")
     public static let channelSubscriptions = family("channel_subscriptions",
         "Live activities (pending, active or stale) subscribed to a broadcast channel.", ["attributes_type"])
     public static let channels = family("channels",

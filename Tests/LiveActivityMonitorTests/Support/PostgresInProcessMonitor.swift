@@ -11,7 +11,9 @@ final class PostgresInProcessMonitor {
     let monitor: Monitor<PostgresEventStore>
     private var stopped = false
 
-    init(now: Double = TestServer.base, uri: String? = nil, configure: (inout MonitorConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter epoch: the leader epoch its commits check (`LeaderEpoch`); none when nil.
+    init(now: Double = TestServer.base, uri: String? = nil, epoch: Int64? = nil,
+         configure: (inout MonitorConfiguration) -> Void = { _ in }) throws {
         let uri = try uri ?? PostgresCluster.database()
         self.uri = uri
         let (clock, time) = Clock.manual(now)
@@ -20,7 +22,7 @@ final class PostgresInProcessMonitor {
         configure(&c)
         c.databasePath = uri
         configuration = c
-        monitor = try buildPostgresMonitor(c)
+        monitor = try buildPostgresMonitor(c, epoch: epoch)
     }
 
     deinit {

@@ -13,9 +13,13 @@ import PostgresDB
 /// column (`unnest`), through prepared statements.
 struct PostgresCommitWriter {
     let db: PostgresConnection
+    /// The leader epoch every commit checks first (`LeaderEpoch`), or nil for a store that no
+    /// leader election runs (in-process tests).
+    let epoch: Int64?
 
-    init(_ db: PostgresConnection) {
+    init(_ db: PostgresConnection, epoch: Int64? = nil) {
         self.db = db
+        self.epoch = epoch
     }
 
     /// Stores `batches` (one per request, in order; their partitions made by `ensurePartitions`)
@@ -27,6 +31,7 @@ struct PostgresCommitWriter {
         let events = batches.flatMap { $0 }
         let days = events.map { PostgresEventPartitions.day($0.occurredAt) }
         return try db.transaction {
+            if let epoch { try LeaderEpoch.check(epoch, db) }
             let seqs = try allocateSeqs(events.count)
             let (fresh, stored) = try claimKeys(events, seqs: seqs, days: days)
             var summaries = [IngestSummary](repeating: IngestSummary(), count: batches.count)

@@ -18,11 +18,14 @@ extension PostgresEventStore: MonitorStore {
     }
 
     func records(bookingID: String) throws -> [ActivityRecord] {
-        let stored = try readers.read { db in
-            try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
-                            [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))
-        }
+        let stored = try readers.read { try Self.records(bookingID: bookingID, $0) }
         return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+    }
+
+    /// A booking's stored activities, in start order (also what a standby reads).
+    static func records(bookingID: String, _ db: PostgresConnection) throws -> [ActivityRecord] {
+        try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
+                        [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))
     }
 
     func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
@@ -70,10 +73,12 @@ extension PostgresEventStore: MonitorStore {
 
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
         guard !rows.isEmpty else { return [] }
-        return try readers.read { db in
-            Set(try db.prepared("SELECT seq FROM start_push_verdicts WHERE seq = ANY($1::bigint[])",
-                                [try .array(rows.map { .integer($0.seq) })]).rows.compactMap { $0[0].int64Value })
-        }
+        return try readers.read { try Self.judgedSuperseded(among: rows, $0) }
+    }
+
+    static func judgedSuperseded(among rows: [StoredEventRow], _ db: PostgresConnection) throws -> Set<Int64> {
+        Set(try db.prepared("SELECT seq FROM start_push_verdicts WHERE seq = ANY($1::bigint[])",
+                            [try .array(rows.map { .integer($0.seq) })]).rows.compactMap { $0[0].int64Value })
     }
 
     var sizeBytes: Int64 {
@@ -100,7 +105,12 @@ extension PostgresEventStore: MonitorStore {
         + "(SELECT activity_id FROM activities WHERE booking_id = $1)) ORDER BY 3, 4"
 
     private func storedEvents(_ sql: String, _ value: String) throws -> [StoredEventRow] {
-        try readers.read { db in try Self.rows(db.prepared(sql, [.text(value)])) }
+        try readers.read { db in try Self.storedEvents(sql, value, db) }
+    }
+
+    /// The events `sql` (`activityEventsSQL`, `bookingEventsSQL`) selects for `value`.
+    static func storedEvents(_ sql: String, _ value: String, _ db: PostgresConnection) throws -> [StoredEventRow] {
+        rows(try db.prepared(sql, [.text(value)]))
     }
 
     /// The rows of a statement selecting `columns`.

@@ -31,7 +31,7 @@ final class PostgresEventStore: Sendable {
 
     init(uri: String, password: String? = nil, clock: Clock = .system, reservedTypes: [String] = [],
          declaredShapes: [String: ObjectShape] = [:], maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
-         settings: EngineSettings = EngineSettings(), readConnections: Int = 4,
+         settings: EngineSettings = EngineSettings(), readConnections: Int = 4, epoch: Int64? = nil,
          log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.clock = clock
         self.settings = settings
@@ -43,8 +43,8 @@ final class PostgresEventStore: Sendable {
                                          maxLiveActivities: maxLiveActivities)
         }
         state = Mutex(try reload(db))
-        let writer = PostgresWriterSlot(db, PostgresCommitWriter(db), persisted: state.withLock { $0.counters })
-        readers = PostgresConnectionPool(maxIdle: readConnections) { try PostgresConnection(uri: uri, password: password) }
+        let writer = PostgresWriterSlot(db, PostgresCommitWriter(db, epoch: epoch), persisted: state.withLock { $0.counters })
+        readers = PostgresConnectionPool(maxIdle: readConnections) { try PostgresStoreDatabase.connect(uri: uri, password: password) }
         Thread.start(named: "store-writer") { [self] in
             writeUntilStopped(writer)
             writer.release()
@@ -238,6 +238,7 @@ final class PostgresEventStore: Sendable {
     /// Why a commit failed, in words an operator can act on; PostgreSQL's primary messages
     /// carry no row values (the DETAIL, which does, is not kept).
     static func writeProblem(_ error: any Error) -> String {
+        if let deposed = error as? LeaderEpoch.Deposed { return deposed.description }
         guard let e = error as? PostgresError else { return "store error: \(error)" }
         if e.isConnectionFailure { return "the PostgreSQL server cannot be reached (\(e.message))" }
         if e.isDiskFull { return "the PostgreSQL server's disk is full" }
@@ -309,7 +310,7 @@ final class PostgresWriterSlot: @unchecked Sendable {
             try db.reconnect()
             try db.execute("SET synchronous_commit = on")
         }
-        commitWriter = PostgresCommitWriter(db)
+        commitWriter = PostgresCommitWriter(db, epoch: commitWriter?.epoch)
         persisted = try rebuild(db)
         needsRecovery = false
     }

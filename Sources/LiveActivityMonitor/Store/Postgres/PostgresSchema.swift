@@ -143,5 +143,14 @@ enum PostgresSchema {
         );
         CREATE INDEX channel_events_by_day ON channel_events (day);
         """,
+        // The leader's epoch (`LeaderEpoch`): raised by each replica that takes the leader
+        // lock; every commit checks it, so that a deposed leader never commits again.
+        """
+        CREATE TABLE leader (
+            id    integer PRIMARY KEY CHECK (id = 1),
+            epoch bigint NOT NULL
+        );
+        INSERT INTO leader (id, epoch) VALUES (1, 0);
+        """,
     ]
 }

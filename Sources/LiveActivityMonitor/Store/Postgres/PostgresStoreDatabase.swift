@@ -21,7 +21,7 @@ enum PostgresStoreDatabase {
     }
 
     static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
-        let db = try PostgresConnection(uri: uri, password: password)
+        let db = try connect(uri: uri, password: password)
         // An answer only after the commit is on the server's disk (the server default, made
         // explicit: a database configured otherwise must not weaken the ingest contract).
         try db.execute("SET synchronous_commit = on")
@@ -29,6 +29,20 @@ enum PostgresStoreDatabase {
         try db.execute("SET TIME ZONE 'UTC'")
         try db.migrate(PostgresSchema.migrations)
         return db
+    }
+
+    /// A connection whose death either end notices within about 11 s (5 s idle, then 3 probes
+    /// 2 s apart), over TCP: libpq's keepalives so that this process sees a vanished server,
+    /// and the server's (given as startup `options`, so that a reconnect keeps them) so that the
+    /// server ends the session of a vanished machine, releasing its leader lock and any row it
+    /// holds (`LeaderLock`, `LeaderEpoch`). Both are ignored over a Unix socket. Parameters the
+    /// URI sets itself win over these.
+    static func connect(uri: String, password: String?, applicationName: String = "live-activity-monitor") throws -> PostgresConnection {
+        try PostgresConnection(uri: uri, password: password, defaults: [
+            ("application_name", applicationName), ("keepalives", "1"), ("keepalives_idle", "5"),
+            ("keepalives_interval", "2"), ("keepalives_count", "3"),
+            ("options", "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"),
+        ])
     }
 
     /// The password in `path`: its first line, without surrounding white space. Read once at start.
