@@ -185,4 +185,20 @@ import Testing
         defer { monitor.store.close() }
         try Self.compare(Driver(monitor, time: time), step: -1)
     }
+
+    /// One activity whose stale date moves earlier at each update: each update queues a new
+    /// instant, so the queue is rebuilt again and again, and must hold the record's newest.
+    @Test func aRebuiltQueueHoldsEachRecordsNewestInstant() {
+        let t0 = TestServer.base
+        var table = ActivityTable(priority10Budget: Self.budget)
+        table.keepGauges(priority10Budget: Self.budget, from: t0)
+        var record = ActivityRecord(activityID: "a", bookingID: nil, attributesType: Self.types[0], startedAt: t0 - 60)
+        for i in 0..<400 {
+            record.staleDate = t0 + 1000 - Double(i)
+            table["a"] = record
+            let t = t0 + 1000 - Double(i) + 0.5
+            #expect(table.gauges(at: t, priority10Budget: Self.budget)
+                    == ActivityGauges.recount(table, at: t, budget: Self.budget), "update \(i)")
+        }
+    }
 }

@@ -72,6 +72,8 @@ struct ActivityTable: Sendable {
                 }
                 storage.removeLast()
             }
+            // Once the record is in place: a rebuild reads the records.
+            if gaugeChanges.count > 2 * storage.count + DeadlineQueue.slack { rebuildGaugeChanges() }
         }
     }
 
@@ -115,10 +117,7 @@ struct ActivityTable: Sendable {
         gauges.count(replacement, at: gaugeTime, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
         let next = ActivityGauges.nextChange(of: replacement, after: gaugeTime, budget: budget)
-        if let next, next != before {
-            gaugeChanges.push(next, replacement.activityID)
-            if gaugeChanges.count > 2 * storage.count + DeadlineQueue.slack { rebuildGaugeChanges() }
-        }
+        if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
     }
 
     /// Brings the gauges forward to `now`: only the records whose contribution may have changed
