@@ -53,4 +53,17 @@ import Testing
         #expect(popped.count == 1000)
         #expect(zip(popped, popped.dropFirst()).allSatisfy { deadline[$0]! <= deadline[$1]! })
     }
+
+    /// What a scrape ahead of the writer reads: the entries due, left in place, exactly those
+    /// that popping would take.
+    @Test func dueEntriesAreThoseThatPopWouldTake() {
+        var generator = PushEventScannerTests.Seeded(state: 7)
+        let entries = (0..<2000).map { i in (at: Double(Int.random(in: 0..<500, using: &generator)), id: "a\(i % 700)") }
+        let queue = DeadlineQueue(entries)
+        for t in [-1.0, 0, 3, 250, 499, 500] {
+            var copy = queue
+            #expect(queue.due(at: t).sorted() == copy.popDue(t).sorted(), "at \(t)")
+            #expect(queue.count == 2000)
+        }
+    }
 }

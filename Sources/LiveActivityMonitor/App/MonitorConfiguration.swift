@@ -34,9 +34,13 @@ public struct MonitorConfiguration: Sendable {
     /// Attributes types that always have their own `attributes_type` series (`--attributes-types`),
     /// besides those with a template in the web root.
     public var attributesTypes: [String] = []
-    /// Priority-10 pushes per activity per hour above which it counts as heavy.
-    public var priority10Budget = 15
-    /// `--delivery-grace`, `--start-window` (DESIGN.md section 4).
+    /// Priority-10 pushes per activity per hour above which it counts as heavy (kept in
+    /// `engine`, which the store takes: it keeps the heavy gauge).
+    public var priority10Budget: Int {
+        get { engine.priority10Budget }
+        set { engine.priority10Budget = newValue }
+    }
+    /// `--delivery-grace`, `--start-window`, `--priority10-budget` (DESIGN.md section 4).
     public var engine = EngineSettings()
     public var demo = false
     public var demoRate = 20.0

@@ -1,11 +1,10 @@
 import Prometheus
 
 /// Builds every `liveactivity_` family at scrape time: gauges from the in-memory state at "now",
-/// counters from the persisted totals. Its cost grows with live activities, never with events.
+/// counters from the persisted totals. The activity gauges are kept as records change
+/// (`ActivityGauges`): a scrape's cost grows with series, never with live activities or events.
 struct MetricsCollector: Sendable {
     typealias M = MonitorMetrics
-    /// Distinct raw attributes types tallied by scan before falling back to hashing.
-    static let maxTallies = 64
     let store: any MonitorStore
     let priority10Budget: Int
     let version: String
@@ -13,12 +12,12 @@ struct MetricsCollector: Sendable {
     let httpRequests: CounterVec
 
     func collect() -> [MetricFamily] {
-        // Never waits for the writer: gauges are computed at `now` from what memory holds, and
-        // the writer applies time's transitions to the counters on its own schedule.
-        let now = store.clock.now()
+        // Never waits for the writer: gauges are read at `now` from what memory holds, and the
+        // writer applies time's transitions to the counters on its own schedule. "Now" is read
+        // inside, so that it is never before the commit the state comes from.
         var families = store.withLiveState { s in
-            [activitiesFamily(s, now: now), heavyFamily(s, now: now), pushToStartTokensFamily(s),
-             subscriptionsFamily(s, now: now), channelsFamily(s),
+            let gauges = s.records.gauges(at: store.clock.now(), priority10Budget: priority10Budget)
+            return activityFamilies(gauges, labels: s.labels) + [pushToStartTokensFamily(s), channelsFamily(s),
              gauge(M.contentShapeTypes, [Sample(labels: Labels([]), value: .number(Double(s.shapes.typeCount)))])]
                 + StoredFamilies.families(s.counters, types: Array(s.labels.known))
         }
@@ -33,69 +32,35 @@ struct MetricsCollector: Sendable {
         return families
     }
 
-    private func activitiesFamily(_ s: LiveState, now: Double) -> MetricFamily {
-        // Tally by raw type first: records share a few interned type strings, so a short scan
-        // comparing by identity beats hashing every record's type into the label set.
-        var tallies: [(type: String, counts: [Int])] = []
-        var counts: [ExactString: [Int]] = [:]
-        for type in s.labels.known { counts[ExactString(type)] = [0, 0, 0, 0] }
-        s.records.withRecords { records in
-            for i in records.indices {
-                let index: Int
-                switch records[i].state(at: now) {
-                case .active: index = 0
-                case .stale: index = 1
-                case .ended: index = 2
-                case .pending: index = 3
-                default: continue
-                }
-                if let k = tallies.firstIndex(where: { ExactText.equal($0.type, records[i].attributesType) }) {
-                    tallies[k].counts[index] += 1
-                } else if tallies.count < Self.maxTallies {
-                    var fresh = [0, 0, 0, 0]
-                    fresh[index] = 1
-                    tallies.append((records[i].attributesType, fresh))
-                } else {
-                    counts[ExactString(s.labels.label(for: records[i].attributesType)), default: [0, 0, 0, 0]][index] += 1
-                }
-            }
+    /// `liveactivity_activities` (every known type from zero, in each counted state), the
+    /// priority-10 gauge and `liveactivity_channel_subscriptions` (every known type from zero),
+    /// from the kept counts: each raw type's counts go to its label.
+    private func activityFamilies(_ gauges: ActivityGauges, labels: AttributesTypeLabels) -> [MetricFamily] {
+        var states: [ExactString: SIMD4<Int>] = [:]
+        var subscribed: [ExactString: Int] = [:]
+        for type in labels.known {
+            states[ExactString(type)] = SIMD4(repeating: 0)
+            subscribed[ExactString(type)] = 0
         }
-        for (type, tally) in tallies {
-            let label = ExactString(s.labels.label(for: type))
-            var total = counts[label] ?? [0, 0, 0, 0]
-            for i in 0..<4 { total[i] += tally[i] }
-            counts[label] = total
+        for (type, counts) in gauges.byType {
+            let label = ExactString(labels.label(for: type.text))
+            states[label, default: SIMD4(repeating: 0)] &+= counts.states
+            if counts.subscribed > 0 { subscribed[label, default: 0] += counts.subscribed }
         }
         var samples: [Sample] = []
-        for (type, values) in counts {
+        for (type, values) in states {
             for (i, state) in ActivityState.counted.enumerated() {
                 samples.append(Sample(labels: Labels([("attributes_type", type.text), ("state", state.rawValue)]),
                                       value: .number(Double(values[i]))))
             }
         }
-        return gauge(M.activities, samples)
-    }
-
-    private func heavyFamily(_ s: LiveState, now: Double) -> MetricFamily {
-        var heavy = 0
-        s.records.withRecords { records in
-            for i in records.indices where records[i].isPriority10Heavy(at: now, budget: priority10Budget) { heavy += 1 }
-        }
-        return gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(heavy)))])
-    }
-
-    /// Live activities subscribed to a channel, by label (every known type from zero).
-    private func subscriptionsFamily(_ s: LiveState, now: Double) -> MetricFamily {
-        var counts: [ExactString: Int] = [:]
-        for type in s.labels.known { counts[ExactString(type)] = 0 }
-        s.records.withRecords { records in
-            for i in records.indices where records[i].channelID != nil && records[i].isSubscribed(at: now) {
-                counts[ExactString(s.labels.label(for: records[i].attributesType)), default: 0] += 1
-            }
-        }
-        return gauge(M.channelSubscriptions, counts.map { type, count in
-            Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
-        })
+        return [
+            gauge(M.activities, samples),
+            gauge(M.priority10Heavy, [Sample(labels: Labels([]), value: .number(Double(gauges.heavy)))]),
+            gauge(M.channelSubscriptions, subscribed.map { type, count in
+                Sample(labels: Labels([("attributes_type", type.text)]), value: .number(Double(count)))
+            }),
+        ]
     }
 
     /// Live channels by storage policy (0 and 1 from zero).

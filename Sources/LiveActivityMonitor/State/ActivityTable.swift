@@ -21,6 +21,20 @@ struct ActivityTable: Sendable {
     /// The ids and booking ids, lowercased and in order, for `?q=` (`IDSearchIndex`): kept here,
     /// as records come and go, so that it always holds exactly these records.
     private(set) var searchIndex = IDSearchIndex()
+    /// The gauges that count live activities, as of `gaugeTime`: every record's contribution
+    /// at that instant (`ActivityGauges`), kept as records come, change and go, so that a
+    /// scrape reads them instead of walking the records.
+    private var gauges: ActivityGauges
+    /// When the gauges were last brought forward (`advanceGauges`); a record set since is
+    /// counted as of then too.
+    private(set) var gaugeTime = -Double.infinity
+    /// When each record's contribution may next change by time alone (`ActivityGauges.nextChange`):
+    /// at least one entry per record that will change, and some outdated ones (checked when due).
+    private var gaugeChanges = DeadlineQueue()
+
+    init(priority10Budget: Int = EngineSettings.defaultPriority10Budget) {
+        gauges = ActivityGauges(priority10Budget: priority10Budget)
+    }
 
     var count: Int { storage.count }
 
@@ -51,15 +65,18 @@ struct ActivityTable: Sendable {
             record.attributesType = storage[i].attributesType == record.attributesType
                 ? storage[i].attributesType : intern(record.attributesType)
             if let app = record.app { record.app = storage[i].app == app ? storage[i].app : intern(app) }
+            countGauges(replacing: i, with: record)
             storage[i] = consume record
         } else {
             searchIndex.insert(activityID: id, bookingID: record.bookingID)
             subscribe(id, to: record.channelID)
             record.attributesType = intern(record.attributesType)
             if let app = record.app { record.app = intern(app) }
+            countGauges(replacing: nil, with: record)
             positions[id] = storage.count
             storage.append(consume record)
         }
+        rebuildGaugeChangesIfLong()
     }
 
     /// Forgets the record `id`, if there is one.
@@ -67,12 +84,20 @@ struct ActivityTable: Sendable {
         guard let i = positions.removeValue(forKey: id) else { return }
         searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
         unsubscribe(id, from: storage[i].channelID)
+        countGauges(replacing: i, with: nil)
         let last = storage.count - 1
         if i != last {
             storage.swapAt(i, last)
             positions[storage[i].activityID] = i
         }
         storage.removeLast()
+        rebuildGaugeChangesIfLong()
+    }
+
+    /// Once the record is in place (a rebuild reads the records): the queue of gauge changes
+    /// starts afresh past twice the records.
+    private mutating func rebuildGaugeChangesIfLong() {
+        if gaugeChanges.count > 2 * storage.count + DeadlineQueue.slack { rebuildGaugeChanges() }
     }
 
     private mutating func subscribe(_ id: String, to channel: String?) {
@@ -114,6 +139,79 @@ struct ActivityTable: Sendable {
     /// to a closure copies the whole record (measured: 6× slower scrapes with a closure per record).
     func withRecords<T>(_ body: (UnsafeBufferPointer<ActivityRecord>) throws -> T) rethrows -> T {
         try storage.withUnsafeBufferPointer(body)
+    }
+
+    /// Takes the record at `position` (if any) out of the gauges and `replacement` (if any) in,
+    /// as of `gaugeTime`: the one path by which a record's change reaches them.
+    private mutating func countGauges(replacing position: Int?, with replacement: ActivityRecord?) {
+        let budget = gauges.priority10Budget
+        var before: Double?
+        if let position {
+            gauges.count(storage[position], at: gaugeTime, -1)
+            before = ActivityGauges.nextChange(of: storage[position], after: gaugeTime, budget: budget)
+        }
+        guard let replacement else { return }
+        gauges.count(replacement, at: gaugeTime, 1)
+        // An entry for the same instant is in the queue already (most events move no deadline).
+        let next = ActivityGauges.nextChange(of: replacement, after: gaugeTime, budget: budget)
+        if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
+    }
+
+    /// Brings the gauges forward to `now`: only the records whose contribution may have changed
+    /// since `gaugeTime` are counted again. The writer calls it as it commits and as time passes.
+    mutating func advanceGauges(to now: Double) {
+        guard now > gaugeTime else { return }
+        let budget = gauges.priority10Budget
+        var seen = Set<String>()
+        for id in gaugeChanges.popDue(now) where seen.insert(id).inserted {
+            guard let i = positions[id] else { continue }
+            gauges.count(storage[i], at: gaugeTime, -1)
+            gauges.count(storage[i], at: now, 1)
+            if let next = ActivityGauges.nextChange(of: storage[i], after: now, budget: budget) {
+                gaugeChanges.push(next, id)
+            }
+        }
+        gaugeTime = now
+        rebuildGaugeChangesIfLong()
+    }
+
+    /// The gauges at `now`, without changing the table: those kept, corrected by the records whose
+    /// contribution changed since `gaugeTime` (a scrape may run ahead of the writer); counted
+    /// afresh only for an instant before `gaugeTime` (a clock set back) or another budget.
+    func gauges(at now: Double, priority10Budget budget: Int) -> ActivityGauges {
+        guard budget == gauges.priority10Budget, now >= gaugeTime else {
+            return ActivityGauges.recount(self, at: now, budget: budget)
+        }
+        var result = gauges
+        guard now > gaugeTime else { return result }
+        var seen = Set<String>()
+        for id in gaugeChanges.due(at: now) where seen.insert(id).inserted {
+            guard let i = positions[id] else { continue }
+            result.count(storage[i], at: gaugeTime, -1)
+            result.count(storage[i], at: now, 1)
+        }
+        return result
+    }
+
+    /// When time alone next changes the gauges (at the latest).
+    var nextGaugeChange: Double? { gaugeChanges.earliest }
+
+    /// Counts the gauges afresh for `budget` (the store's `--priority10-budget`) as of `now`.
+    mutating func keepGauges(priority10Budget budget: Int, from now: Double) {
+        gaugeTime = now
+        gauges = ActivityGauges.recount(self, at: now, budget: budget)
+        rebuildGaugeChanges()
+    }
+
+    private mutating func rebuildGaugeChanges() {
+        let budget = gauges.priority10Budget
+        var entries: [(at: Double, id: String)] = []
+        for i in storage.indices {
+            if let next = ActivityGauges.nextChange(of: storage[i], after: gaugeTime, budget: budget) {
+                entries.append((next, storage[i].activityID))
+            }
+        }
+        gaugeChanges = DeadlineQueue(entries)
     }
 
     /// Takes the oldest-started records out until `target` are left; returns how many went.

@@ -9,12 +9,19 @@ public struct EngineSettings: Sendable, Equatable {
     /// `started`; once it has passed, the push is `not_started`.
     public var startWindow: Double
 
+    /// `--priority10-budget`: an activity sent more priority-10 pushes in the last hour is
+    /// heavy (`liveactivity_priority10_heavy_activities`, the read API's `priority10_heavy`).
+    public var priority10Budget: Int
+
     public static let defaultDeliveryGrace = 120.0
+    public static let defaultPriority10Budget = 15
     public static let defaultStartWindow = 900.0
 
     public init(deliveryGrace: Double = EngineSettings.defaultDeliveryGrace,
-                startWindow: Double = EngineSettings.defaultStartWindow) {
+                startWindow: Double = EngineSettings.defaultStartWindow,
+                priority10Budget: Int = EngineSettings.defaultPriority10Budget) {
         self.deliveryGrace = deliveryGrace
         self.startWindow = startWindow
+        self.priority10Budget = priority10Budget
     }
 }

@@ -49,6 +49,17 @@ public struct Priority10Minutes: Hashable, Sendable {
         }
     }
 
+    /// The next minute boundary after `t` while `count(at:)` may still change (it is constant
+    /// within a minute, and zero from `span` minutes after the newest); nil after that.
+    func nextChange(after t: Double) -> Double? {
+        guard let oldest = minutes.first?.index, let newest = minutes.last?.index else { return nil }
+        // Before any time (a table not yet brought to a clock's time): zero until the oldest minute.
+        guard t.isFinite else { return t < 0 ? Double(oldest) * 60 : nil }
+        let current = Int64(Self.minute(of: t))
+        guard current <= Int64(newest) + Int64(Self.span) else { return nil }
+        return Double(current + 1) * 60
+    }
+
     /// Priority-10 pushes sent in the hour before `now` (to the minute: see `span`).
     public func count(at now: Double) -> Int {
         let current = Self.minute(of: now)

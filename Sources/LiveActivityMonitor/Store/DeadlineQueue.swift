@@ -29,6 +29,21 @@ struct DeadlineQueue: Sendable {
         }
     }
 
+    /// Every entry due at `now`, left in place: a walk of the heap that stops at each entry
+    /// after `now` (its subtree is later still), so it costs what is due, not the queue.
+    func due(at now: Double) -> [String] {
+        var due: [String] = []
+        var stack = heap.isEmpty ? [] : [0]
+        while let i = stack.popLast() {
+            guard heap[i].at <= now else { continue }
+            due.append(heap[i].id)
+            let left = 2 * i + 1
+            if left < heap.count { stack.append(left) }
+            if left + 1 < heap.count { stack.append(left + 1) }
+        }
+        return due
+    }
+
     /// Removes and returns every entry due at `now`.
     mutating func popDue(_ now: Double) -> [String] {
         var due: [String] = []

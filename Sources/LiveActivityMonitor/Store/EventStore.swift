@@ -67,8 +67,10 @@ public final class EventStore: Sendable {
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                                    maxLiveActivities: maxLiveActivities))
+        var loaded = try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                   maxLiveActivities: maxLiveActivities)
+        loaded.records.keepGauges(priority10Budget: settings.priority10Budget, from: clock.now())
+        state = Mutex(loaded)
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -201,7 +203,7 @@ public final class EventStore: Sendable {
     /// once a second (a large fleet has one every few milliseconds; each commit takes the due
     /// ones anyway) and at least once an hour.
     private func nextTimedSweep(after last: DispatchTime) -> DispatchTime {
-        let earliest = state.withLock { $0.earliestDeadline }
+        let earliest = state.withLock { $0.nextWake }
         let seconds = min(3600, max(0, earliest - clock.now()))
         return max(DispatchTime.now() + seconds, last + Self.timedSweepInterval)
     }
@@ -223,7 +225,7 @@ public final class EventStore: Sendable {
                 // Time alone changes states (stale, 8 h end, dismissal): the writer applies it
                 // on its own schedule, so that no reader (a scrape) ever waits for a commit.
                 lastTimedSweep = .now()
-                if state.withLock({ $0.earliestDeadline <= clock.now() }) { enqueue(.sweep) }
+                if state.withLock({ $0.passTime(to: clock.now()) }) { enqueue(.sweep) }
                 continue
             }
             let (jobs, stopping) = queue.withLock { q in

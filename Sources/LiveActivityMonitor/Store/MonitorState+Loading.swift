@@ -52,6 +52,8 @@ extension MonitorState {
     /// Makes a commit's changes what memory holds; its records are moved here (the commit's
     /// `working` is empty after).
     mutating func publish(_ changes: inout CommitChanges, at now: Double) {
+        // First, so that the records below are counted as of the commit's time.
+        records.advanceGauges(to: now)
         counters = changes.counters
         // A replay's shapes judge nothing: memory keeps the writer's.
         if changes.shapes.judging { shapes = changes.shapes }

@@ -38,6 +38,20 @@ struct MonitorState: Sendable {
         min(deadlines.earliest ?? .infinity, startDeadline ?? .infinity)
     }
 
+    /// When the writer next wakes by itself: at the earliest deadline, or when time alone next
+    /// changes the gauges (a scheduled start, a priority-10 minute), which it brings forward
+    /// without a commit (`passTime`).
+    var nextWake: Double {
+        min(earliestDeadline, records.nextGaugeChange ?? .infinity)
+    }
+
+    /// Brings the gauges forward to `now`, and says whether a deadline is due (a sweep commits
+    /// what time changed).
+    mutating func passTime(to now: Double) -> Bool {
+        records.advanceGauges(to: now)
+        return earliestDeadline <= now
+    }
+
     mutating func takeStarts() -> PushToStartBook {
         defer { starts = PushToStartBook() }
         return starts

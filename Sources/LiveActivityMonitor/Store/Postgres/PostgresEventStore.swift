@@ -39,8 +39,10 @@ final class PostgresEventStore: Sendable {
         self.log = log
         let db = try PostgresStoreDatabase.open(uri: uri, password: password)
         reload = { db in
-            try PostgresStateLoader.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                                         maxLiveActivities: maxLiveActivities)
+            var loaded = try PostgresStateLoader.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                                      maxLiveActivities: maxLiveActivities)
+            loaded.records.keepGauges(priority10Budget: settings.priority10Budget, from: clock.now())
+            return loaded
         }
         state = Mutex(try reload(db))
         let writer = PostgresWriterSlot(db, PostgresCommitWriter(db, epoch: epoch), persisted: state.withLock { $0.counters })
@@ -122,7 +124,7 @@ final class PostgresEventStore: Sendable {
         while true {
             if wake.wait(timeout: nextTimedSweep(after: lastTimedSweep)) == .timedOut {
                 lastTimedSweep = .now()
-                if state.withLock({ $0.earliestDeadline <= clock.now() }) { _ = enqueue(WriteJob(.sweep)) }
+                if state.withLock({ $0.passTime(to: clock.now()) }) { _ = enqueue(WriteJob(.sweep)) }
                 continue
             }
             let (jobs, stopping) = queue.withLock { q in
@@ -144,7 +146,7 @@ final class PostgresEventStore: Sendable {
     }
 
     private func nextTimedSweep(after last: DispatchTime) -> DispatchTime {
-        let earliest = state.withLock { $0.earliestDeadline }
+        let earliest = state.withLock { $0.nextWake }
         let seconds = min(3600, max(0, earliest - clock.now()))
         return max(DispatchTime.now() + seconds, last + EventStore.timedSweepInterval)
     }
