@@ -10,16 +10,17 @@ extension CommandLineTool {
         help: "File whose first line is the PostgreSQL password (read once at start).")
 
     /// The PostgreSQL password from `--db-password-file`, or nil (libpq then looks in PGPASSFILE
-    /// and ~/.pgpass). Refuses a password written into the URI itself.
-    static func databasePassword(_ parsed: ArgumentParser.Parsed) throws -> String? {
-        let db = parsed.values["db"] ?? ""
+    /// and ~/.pgpass). Refuses a password written into the URI itself. `option` names the URI's
+    /// flag (`--db`; `migrate --to`).
+    static func databasePassword(_ parsed: ArgumentParser.Parsed, option: String = "db") throws -> String? {
+        let db = parsed.values[option] ?? ""
         if PostgresStoreDatabase.isPostgresURI(db), PostgresStoreDatabase.uriHasPassword(db) {
-            throw UsageError("\(parsed.source("db")) must not hold a password: "
+            throw UsageError("\(parsed.source(option)) must not hold a password: "
                              + "give it with --db-password-file (or PGPASSFILE / ~/.pgpass)")
         }
         guard let file = parsed.values["db-password-file"] else { return nil }
         guard PostgresStoreDatabase.isPostgresURI(db) else {
-            throw UsageError("\(parsed.source("db-password-file")) is for a PostgreSQL --db (postgres://…)")
+            throw UsageError("\(parsed.source("db-password-file")) is for a PostgreSQL --\(option) (postgres://…)")
         }
         do { return try PostgresStoreDatabase.password(fromFile: file) } catch {
             throw UsageError("cannot read \(parsed.source("db-password-file")) \(file): \(error.localizedDescription)")
