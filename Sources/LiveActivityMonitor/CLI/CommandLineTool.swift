@@ -73,9 +73,6 @@ public enum CommandLineTool {
         }
     }
 
-    static let dbOption = ArgumentParser.Option(name: "db", environment: "LAM_DB", valueName: "PATH",
-                                                help: "SQLite database file (default ./live-activities.sqlite).")
-
     /// Parses, or prints help and returns nil.
     static func parse(_ parser: ArgumentParser, _ args: [String], _ environment: [String: String]) throws(UsageError) -> ArgumentParser.Parsed? {
         let parsed = try parser.parse(args, environment: environment)

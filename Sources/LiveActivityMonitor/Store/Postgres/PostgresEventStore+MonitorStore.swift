@@ -18,11 +18,20 @@ extension PostgresEventStore: MonitorStore {
     }
 
     func records(bookingID: String) throws -> [ActivityRecord] {
-        let stored = try readers.read { db in
-            try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
-                            [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))
-        }
+        let stored = try readers.read { try Self.records(bookingID: bookingID, $0) }
         return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+    }
+
+    /// A booking's activities as the tables hold them, in start order (also `history`, which
+    /// reads without a store).
+    static func records(bookingID: String, _ db: PostgresConnection) throws -> [ActivityRecord] {
+        try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
+                        [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))
+    }
+
+    /// A booking's stored events (see `storedEvents(bookingID:)`), on any connection.
+    static func storedEvents(bookingID: String, _ db: PostgresConnection) throws -> [StoredEventRow] {
+        try rows(db.prepared(bookingEventsSQL, [.text(bookingID)]))
     }
 
     func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
