@@ -112,6 +112,23 @@ import Testing
         #expect(run.status == 1 && run.stderr.contains("is not empty"), "\(run.stderr)")
     }
 
+    /// The password reaches libpq from `--db-password-file`; without it the role cannot log in.
+    @Test func takesThePasswordFromItsFile() throws {
+        let server = try TestServer()
+        #expect(try server.post(events: Scenario.events).status == 200)
+        server.stop(keepFiles: true)
+        defer { try? TemporaryDirectory.remove(server.directory) }
+        let uri = try PostgresCluster.passwordDatabase()
+        let path = server.configuration.databasePath
+        var run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri], environment: ["PGPASSFILE": "/dev/null"])
+        #expect(run.status == 1, "\(run.stdout)")
+        let file = server.directory + "/password"
+        try (PostgresCluster.password + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri, "--db-password-file", file])
+        #expect(run.status == 0 && run.stdout.contains("verified"), "\(run.stderr)")
+        #expect(run.stdout.contains("events ") && !run.stdout.contains(PostgresCluster.password))
+    }
+
     @Test(arguments: [
         (["migrate", "--to", "postgres://x@/db"], "--from is required"),
         (["migrate", "--from", "/nonexistent/monitor.sqlite", "--to", "postgres://x@/db"], "no database at"),

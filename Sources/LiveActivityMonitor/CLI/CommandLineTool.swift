@@ -7,7 +7,8 @@ public enum CommandLineTool {
         Usage: live-activity-monitor <command> [options]
 
         Observability for iOS Live Activities: ingests APNs push results and ActivityKit lifecycle
-        events into SQLite, exports Prometheus metrics and serves the lock-screen dashboard.
+        events into SQLite or PostgreSQL, exports Prometheus metrics and serves the lock-screen
+        dashboard.
 
         Commands:
           serve      Run the server (ingest, /metrics, read API, dashboard).
