@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",
-                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "JSON"]),
+                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON"]),
 
         // libFuzzer target over the ingest decoder and validator: Tests/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs (`ingest-fuzzer FILE|DIR…`).

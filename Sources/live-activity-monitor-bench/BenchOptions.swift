@@ -1,8 +1,11 @@
+import Foundation
+
 /// What to run and how big (`--quick` for the smoke run that `Tests/run-all.sh` does).
 struct BenchOptions {
     static let usage = """
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
+                                           [--postgres URI]
 
         Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
         beside our HTTPServer doing the same), the
@@ -20,7 +23,11 @@ struct BenchOptions {
                                 (comma-separated; connections: 10,000 idle connections beside the load), or
                                 stages: the ingest stages without HTTP and the storage limit, or
                                 decode: single-object decoding alone (quick to profile),
-                                broadcast: a 200 broadcast to 10,000 subscribers
+                                broadcast: a 200 broadcast to 10,000 subscribers,
+                                postgres: ingest over PostgreSQL against its storage limit
+          --postgres URI        a PostgreSQL server whose role may create databases (also
+                                LAM_BENCH_POSTGRES): adds the postgres phase (databases
+                                created and dropped by the run)
 
         """
 
@@ -52,8 +59,10 @@ struct BenchOptions {
     var probes = 21
     /// Activities subscribed to the channel of the broadcast figure.
     var broadcastSubscribers = 10_000
+    /// A PostgreSQL server for the `postgres` phase (run only when given).
+    var postgres: String?
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var args = arguments[...]
         func value(_ flag: String) throws -> String {
             guard let v = args.popFirst() else { throw BenchError("\(flag) needs a value") }
@@ -63,7 +72,7 @@ struct BenchOptions {
             guard let n = Int(try value(flag)), n > 0 else { throw BenchError("\(flag) needs a positive integer") }
             return n
         }
-        var rounds: Int?, seconds: Int?
+        var rounds: Int?, seconds: Int?, onlyGiven = false
         while let arg = args.popFirst() {
             switch arg {
             case "--quick": quick = true
@@ -72,14 +81,19 @@ struct BenchOptions {
             case "--out": output = try value(arg)
             case "--no-full-durability": fullDurability = false
             case "--keep": keep = true
+            case "--postgres": postgres = try value(arg)
             case "--only":
+                onlyGiven = true
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "connections", "growth", "broadcast", "scrape", "stages", "decode"]) else {
-                    throw BenchError("--only takes throughput, connections, growth, broadcast, scrape, stages, decode")
+                guard phases.isSubset(of: ["throughput", "connections", "growth", "broadcast", "scrape", "stages", "decode", "postgres"]) else {
+                    throw BenchError("--only takes throughput, connections, growth, broadcast, scrape, stages, decode, postgres")
                 }
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
         }
+        if postgres == nil, let uri = environment["LAM_BENCH_POSTGRES"], !uri.isEmpty { postgres = uri }
+        // Given a server, the phase runs too (unless --only says otherwise).
+        if postgres != nil, !onlyGiven { phases.insert("postgres") }
         if quick {
             self.rounds = 2
             self.seconds = 1

@@ -41,6 +41,10 @@ final class Benchmark {
             log("broadcast: a 200 broadcast to \(options.broadcastSubscribers) subscribers")
             try broadcasts()
         }
+        if options.phases.contains("postgres") {
+            log("postgres: single-event and batched ingest against the PostgreSQL storage limit")
+            try postgresThroughput()
+        }
         if options.phases.contains("scrape") {
             log("scrape cost against stored events: \(options.ratioLive) live activities, \(options.ratioEvents) events")
             try eventsOnlyScrape()
@@ -63,7 +67,9 @@ final class Benchmark {
     func monitor(_ name: String, database: String, durability: Durability = .normal,
                          extra: [String] = []) throws -> ChildProcess {
         let child = try ChildProcess.bench(name, arguments: [
-            "serve", "--port", "0", "--db", directory + "/" + database, "--web-root", directory + "/no-web",
+            // A PostgreSQL URI as it is; a file name in the run's directory.
+            "serve", "--port", "0", "--db", database.contains("://") ? database : directory + "/" + database,
+            "--web-root", directory + "/no-web",
             "--durability", durability.rawValue,
         ] + extra)
         children.append(child)

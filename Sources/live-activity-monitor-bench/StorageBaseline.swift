@@ -33,6 +33,11 @@ final class StorageBaseline {
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         // The monitor's writer settings: the same cache and checkpoint interval.
         try EventStore.tuneWriter(db)
+        rows = try Self.rows(lines)
+    }
+
+    /// The rows the server would store for `lines`: decoded and normalised by the real decoder.
+    static func rows(_ lines: [String]) throws -> [Row] {
         var rows: [Row] = []
         rows.reserveCapacity(lines.count)
         let decoder = IngestDecoder()
@@ -47,7 +52,7 @@ final class StorageBaseline {
                                 body: EventStore.body(event.body, inheriting: booking)))
             }
         }
-        self.rows = rows
+        return rows
     }
 
     var count: Int { rows.count }

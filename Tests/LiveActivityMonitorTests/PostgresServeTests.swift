@@ -47,16 +47,6 @@ import Testing
         #expect(try Self.serve(["--db", "/tmp/x.sqlite", "--db-password-file", "/dev/null", "--port", "0"]).status == 2)
     }
 
-    @Test func sqliteOnlyCommandsRefuseAPostgresDatabase() throws {
-        let uri = try PostgresCluster.shared().uri(database: "postgres")
-        for arguments in [["history", "--db", uri, "BK-1"], ["prune", "--db", uri, "--older-than", "30d"]] {
-            let command = arguments[0]
-            let (status, log) = try Self.run(arguments)
-            #expect(status == 2, "\(command): \(log)")
-            #expect(log.contains("SQLite"), "\(command): \(log)")
-        }
-    }
-
     /// Runs the binary to its end (it must refuse before serving); its status and stderr.
     static func serve(_ arguments: [String]) throws -> (status: Int32, log: String) {
         try run(["serve"] + arguments)

@@ -1,7 +1,9 @@
-/// `--db` as a PostgreSQL URI (`serve` only) and its password, which never comes from the
+import PostgresDB
+
+/// `--db` as an SQLite file or a PostgreSQL URI (every command) and its password, which never comes from the
 /// command line: `--db-password-file`, or libpq's own PGPASSFILE / `~/.pgpass`.
 extension CommandLineTool {
-    static let serveDBOption = ArgumentParser.Option(
+    static let dbOption = ArgumentParser.Option(
         name: "db", environment: "LAM_DB", valueName: "PATH|URI",
         help: "SQLite database file (default ./live-activities.sqlite), or PostgreSQL: postgres://user@host:port/db "
             + "(password from --db-password-file or PGPASSFILE/~/.pgpass, never in the URI).")
@@ -10,28 +12,49 @@ extension CommandLineTool {
         help: "File whose first line is the PostgreSQL password (read once at start).")
 
     /// The PostgreSQL password from `--db-password-file`, or nil (libpq then looks in PGPASSFILE
-    /// and ~/.pgpass). Refuses a password written into the URI itself.
-    static func databasePassword(_ parsed: ArgumentParser.Parsed) throws -> String? {
-        let db = parsed.values["db"] ?? ""
+    /// and ~/.pgpass). Refuses a password written into the URI itself. `option` names the URI's
+    /// flag (`--db`; `migrate --to`).
+    static func databasePassword(_ parsed: ArgumentParser.Parsed, option: String = "db") throws -> String? {
+        let db = parsed.values[option] ?? ""
         if PostgresStoreDatabase.isPostgresURI(db), PostgresStoreDatabase.uriHasPassword(db) {
-            throw UsageError("\(parsed.source("db")) must not hold a password: "
+            throw UsageError("\(parsed.source(option)) must not hold a password: "
                              + "give it with --db-password-file (or PGPASSFILE / ~/.pgpass)")
         }
         guard let file = parsed.values["db-password-file"] else { return nil }
         guard PostgresStoreDatabase.isPostgresURI(db) else {
-            throw UsageError("\(parsed.source("db-password-file")) is for a PostgreSQL --db (postgres://…)")
+            throw UsageError("\(parsed.source("db-password-file")) is for a PostgreSQL --\(option) (postgres://…)")
         }
         do { return try PostgresStoreDatabase.password(fromFile: file) } catch {
             throw UsageError("cannot read \(parsed.source("db-password-file")) \(file): \(error.localizedDescription)")
         }
     }
 
-    /// `--db` for the commands that work on an SQLite file only (`history`, `import`, `prune`).
-    static func sqliteDatabasePath(_ parsed: ArgumentParser.Parsed, command: String) throws -> String {
-        let path = parsed.values["db"] ?? MonitorConfiguration().databasePath
-        guard !PostgresStoreDatabase.isPostgresURI(path) else {
-            throw UsageError("`\(command)` works on an SQLite file; \(parsed.source("db")) names a PostgreSQL database")
+    /// Where `--db` keeps the monitor: an SQLite file, or a PostgreSQL database and its password.
+    enum DatabaseLocation {
+        case sqlite(path: String)
+        case postgres(uri: String, password: String?)
+    }
+
+    /// `--db` (and `--db-password-file`) of `history`, `import` and `prune`.
+    static func databaseLocation(_ parsed: ArgumentParser.Parsed) throws -> DatabaseLocation {
+        let db = parsed.values["db"] ?? MonitorConfiguration().databasePath
+        let password = try databasePassword(parsed)
+        return PostgresStoreDatabase.isPostgresURI(db) ? .postgres(uri: db, password: password) : .sqlite(path: db)
+    }
+
+    /// For the commands that use a monitor's PostgreSQL database without migrating it (`history`,
+    /// `prune`): connects and refuses a database of another program or of another version.
+    static func existingPostgresDatabase(uri: String, password: String?) throws -> PostgresConnection {
+        let db = try PostgresConnection(uri: uri, password: password)
+        try db.execute("SET TIME ZONE 'UTC'")
+        let pending = try db.pendingMigrations(PostgresSchema.migrations)
+        guard try db.schemaVersion() > 0 else {
+            throw UsageError("\(uri) is not a live-activity-monitor database (it has none of its tables)")
         }
-        return path
+        guard pending == 0 else {
+            throw UsageError("\(uri) was written by an older version of live-activity-monitor; "
+                             + "start `live-activity-monitor serve --db \(uri)` once to upgrade it")
+        }
+        return db
     }
 }

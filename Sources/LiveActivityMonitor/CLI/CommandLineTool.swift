@@ -7,20 +7,22 @@ public enum CommandLineTool {
         Usage: live-activity-monitor <command> [options]
 
         Observability for iOS Live Activities: ingests APNs push results and ActivityKit lifecycle
-        events into SQLite, exports Prometheus metrics and serves the lock-screen dashboard.
+        events into SQLite or PostgreSQL, exports Prometheus metrics and serves the lock-screen
+        dashboard.
 
         Commands:
           serve      Run the server (ingest, /metrics, read API, dashboard).
           history    Print a booking's timeline: every activity and event, in time order.
           import     Load events from an NDJSON file into the database.
           prune      Delete events older than a given age (counters are kept).
+          migrate    Copy an SQLite database into an empty PostgreSQL one, verified by counts.
 
         Run 'live-activity-monitor <command> --help' for a command's options,
         'live-activity-monitor --version' for the version.
 
         """
 
-    static let commands = ["serve", "history", "import", "prune"]
+    static let commands = ["serve", "history", "import", "prune", "migrate"]
 
     /// Runs the command line and returns the process exit status.
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
@@ -36,6 +38,7 @@ public enum CommandLineTool {
             case "history": return try HistoryCommand.run(args, environment: environment)
             case "import": return try ImportCommand.run(args, environment: environment)
             case "prune": return try PruneCommand.run(args, environment: environment)
+            case "migrate": return try MigrateCommand.run(args, environment: environment)
             case "--help", "-h", "help":
                 print(overview, terminator: "")
                 return 0
@@ -43,7 +46,7 @@ public enum CommandLineTool {
                 print("live-activity-monitor \(MonitorServer.version)")
                 return 0
             default:
-                throw UsageError("unknown command '\(command)'; expected serve, history, import or prune")
+                throw UsageError("unknown command '\(command)'; expected serve, history, import, prune or migrate")
             }
         } catch let error as UsageError {
             let helpCommand = commands.contains(command) ? command + " --help" : "--help"
@@ -70,9 +73,6 @@ public enum CommandLineTool {
             bytes = bytes.dropFirst(written)
         }
     }
-
-    static let dbOption = ArgumentParser.Option(name: "db", environment: "LAM_DB", valueName: "PATH",
-                                                help: "SQLite database file (default ./live-activities.sqlite).")
 
     /// Parses, or prints help and returns nil.
     static func parse(_ parser: ArgumentParser, _ args: [String], _ environment: [String: String]) throws(UsageError) -> ArgumentParser.Parsed? {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresDB
 import SQLiteDB
 
 /// `history <booking-id>`: the support timeline in a terminal or as a file, read-only.
@@ -8,13 +9,14 @@ enum HistoryCommand {
         help: "text (default): for a terminal; ndjson or csv: a file for a support ticket, each event with its effect.")
 
     static let parser = ArgumentParser(
-        command: "history", usage: "history [--db PATH] [--format text|ndjson|csv] [--] <booking-id>",
+        command: "history", usage: "history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [--] <booking-id>",
         summary: """
             Prints every activity and event of a booking in time order, each event with what it
-            did to the lock screen (read-only; safe while the server runs). An id that starts with
+            did to the lock screen (read-only; safe while the server runs), from the SQLite file
+            or the PostgreSQL database (--db postgres://…). An id that starts with
             a dash goes after --: history -- -BK1.
             """,
-        options: [CommandLineTool.dbOption, formatOption])
+        options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption, formatOption])
 
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {
         guard let parsed = try CommandLineTool.parse(parser, args, environment) else { return 0 }
@@ -23,13 +25,20 @@ enum HistoryCommand {
         guard let format = BookingTimeline.Format(rawValue: formatName) else {
             throw UsageError("--format must be text, ndjson or csv, not \"\(formatName)\"")
         }
-        let path = try CommandLineTool.sqliteDatabasePath(parsed, command: "history")
-        guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
-        let db = try Database(path: path, mode: .readOnly)
-        try Schema.requireCurrentMonitorDatabase(db, path: path)
         let booking = parsed.positionals[0]
-        guard let timeline = try timeline(booking: booking, db: db) else {
-            CommandLineTool.printError(BookingTimeline.printable("no booking \"\(booking)\" in \(path)"))
+        let found: BookingTimeline?, name: String
+        switch try CommandLineTool.databaseLocation(parsed) {
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
+            let db = try Database(path: path, mode: .readOnly)
+            try Schema.requireCurrentMonitorDatabase(db, path: path)
+            (found, name) = (try timeline(booking: booking, db: db), path)
+        case .postgres(let uri, let password):
+            let db = try CommandLineTool.existingPostgresDatabase(uri: uri, password: password)
+            (found, name) = (try timeline(booking: booking, postgres: db), "the PostgreSQL database")
+        }
+        guard let timeline = found else {
+            CommandLineTool.printError(BookingTimeline.printable("no booking \"\(booking)\" in \(name)"))
             return 1
         }
         print(timeline.render(format, now: Date().timeIntervalSince1970), terminator: "")
@@ -45,6 +54,15 @@ enum HistoryCommand {
         let rows = try EventStore.storedEvents(sql: EventStore.bookingEventsSQL, value: booking, in: db)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
         let notReplayed = try HistoryReplay.notReplayable(records, rows) { try EventStore.loadRecord($0, from: db) }
+        return BookingTimeline(bookingID: booking, records: records, rows: rows, notReplayed: notReplayed)
+    }
+
+    /// The same from the PostgreSQL store's tables (read-only).
+    static func timeline(booking: String, postgres db: PostgresConnection) throws -> BookingTimeline? {
+        let records = try PostgresEventStore.records(bookingID: booking, db)
+        let rows = try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, booking, db)
+        guard !records.isEmpty || !rows.isEmpty else { return nil }
+        let notReplayed = try HistoryReplay.notReplayable(records, rows) { try PostgresStateLoader.record($0, db) }
         return BookingTimeline(bookingID: booking, records: records, rows: rows, notReplayed: notReplayed)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// `import <file.ndjson>`: load events through the same validation and store as HTTP ingest.
 enum ImportCommand {
     static let parser = ArgumentParser(
-        command: "import", usage: "import [--db PATH] [--] <file.ndjson>",
+        command: "import", usage: "import [--db PATH|URI] [--db-password-file F] [--] <file.ndjson>",
         summary: """
             Validates and stores the events of an NDJSON file (one event per line; CRLF and blank
             lines are fine; not gzip, not stdin), 1000 lines per transaction; repeated ids are
@@ -11,9 +11,11 @@ enum ImportCommand {
             the blocks before it stay stored. Fix the line and run it again: events with an id
             are then counted as duplicates, events without one are stored again. It needs the
             database to itself: while the server runs it refuses to start (POST the file to
-            /v1/events instead).
+            /v1/events instead). With --db postgres://… it stores into PostgreSQL the same way;
+            stop the servers on that database first (two writers would overwrite each other's
+            counters).
             """,
-        options: [CommandLineTool.dbOption])
+        options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption])
 
     /// What an import stored and, when it stopped early, the lines that say why.
     struct Outcome: Equatable {
@@ -32,10 +34,17 @@ enum ImportCommand {
         do { reader = try LineBlockReader(path: file, maxLines: decoder.maxEvents) } catch {
             throw UsageError("cannot read \(file)")
         }
-        let store = try EventStore(path: CommandLineTool.sqliteDatabasePath(parsed, command: "import"))
-        defer { store.close() }
-
-        let outcome = load(reader, named: file, into: store, decoder: decoder)
+        let outcome: Outcome
+        switch try CommandLineTool.databaseLocation(parsed) {
+        case .sqlite(let path):
+            let store = try EventStore(path: path)
+            defer { store.close() }
+            outcome = load(reader, named: file, into: store, decoder: decoder)
+        case .postgres(let uri, let password):
+            let store = try PostgresEventStore(uri: uri, password: password)
+            defer { store.close() }
+            outcome = load(reader, named: file, into: store, decoder: decoder)
+        }
         guard outcome.problems.isEmpty else {
             outcome.problems.forEach(CommandLineTool.printError)
             return 1
@@ -46,7 +55,7 @@ enum ImportCommand {
 
     /// Decodes and stores the reader's blocks in order, one transaction each, up to the first
     /// that fails; the blocks before it stay stored.
-    static func load(_ reader: LineBlockReader, named file: String, into store: EventStore, decoder: IngestDecoder) -> Outcome {
+    static func load(_ reader: LineBlockReader, named file: String, into store: some MonitorStore, decoder: IngestDecoder) -> Outcome {
         var outcome = Outcome()
         func storedSoFar(before line: Int) -> String {
             "stored so far: \(outcome.stored.accepted) events (\(outcome.stored.duplicates) duplicates)"

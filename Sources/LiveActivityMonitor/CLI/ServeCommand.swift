@@ -19,7 +19,7 @@ enum ServeCommand {
                   help: "TCP port (default \(MonitorConfiguration.defaultPort); 0 picks a free one and logs it)."),
             .init(name: "host", environment: "LAM_HOST", valueName: "ADDR",
                   help: "Address to bind (default 127.0.0.1; 0.0.0.0 or :: for all)."),
-            CommandLineTool.serveDBOption,
+            CommandLineTool.dbOption,
             CommandLineTool.dbPasswordFileOption,
             .init(name: "web-root", environment: "LAM_WEB_ROOT", valueName: "DIR", help: "Dashboard files (default ./Web)."),
             .init(name: "ingest-token-file", environment: "LAM_INGEST_TOKEN_FILE", valueName: "F",

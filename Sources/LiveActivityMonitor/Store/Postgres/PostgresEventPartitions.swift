@@ -4,11 +4,12 @@ import PostgresDB
 /// `day` (UTC). The writer creates the ones a commit needs before it begins; retention drops
 /// whole partitions, with the rows filed by day elsewhere (keys, verdicts, receivers). An event
 /// for a day retention is dropping at that moment fails its commit (503; the client retries).
-enum PostgresEventPartitions {
+/// Public for the benchmark's storage limit.
+public enum PostgresEventPartitions {
     static let secondsPerDay = 86_400.0
 
     /// The partition key of an event that occurred at `occurredAt` (Unix seconds).
-    static func day(_ occurredAt: Double) -> Int64 {
+    public static func day(_ occurredAt: Double) -> Int64 {
         Int64((occurredAt / secondsPerDay).rounded(.down))
     }
 
@@ -32,7 +33,7 @@ enum PostgresEventPartitions {
     /// (DDL on the parent takes a lock that readers wait for; a partition left empty by a
     /// commit that then failed does no harm). Asked of the database at each commit, not cached:
     /// retention drops partitions from another connection. One round trip when none is missing.
-    static func ensure(_ days: Set<Int64>, _ db: PostgresConnection) throws {
+    public static func ensure(_ days: Set<Int64>, _ db: PostgresConnection) throws {
         guard !days.isEmpty else { return }
         let sorted = days.sorted()
         let missing = Set(try db.prepared("SELECT n FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NULL",

@@ -22,7 +22,8 @@ extension PostgresEventStore: MonitorStore {
         return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
     }
 
-    /// A booking's stored activities, in start order (also what a standby reads).
+    /// A booking's activities as the tables hold them, in start order (also what a standby
+    /// reads, and `history`, which reads without a store).
     static func records(bookingID: String, _ db: PostgresConnection) throws -> [ActivityRecord] {
         try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE booking_id = $1 ORDER BY started_at, activity_id",
                         [.text(bookingID)]).rows.map(ActivityRecord.init(postgresRow:))

@@ -3,8 +3,8 @@ import PostgresDB
 
 /// Opens the PostgreSQL store's database: connects (the password, when given, from
 /// `--db-password-file`, never from the URI on a command line), sets what the store's
-/// guarantees need, and brings the schema up to date.
-enum PostgresStoreDatabase {
+/// guarantees need, and brings the schema up to date. Public for the benchmark's storage limit.
+public enum PostgresStoreDatabase {
     /// Whether `--db` names a PostgreSQL database rather than an SQLite file.
     static func isPostgresURI(_ text: String) -> Bool {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
@@ -20,7 +20,7 @@ enum PostgresStoreDatabase {
         return rest[rest.index(after: query)...].split(separator: "&").contains { $0.lowercased().hasPrefix("password=") }
     }
 
-    static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
+    public static func open(uri: String, password: String? = nil) throws -> PostgresConnection {
         let db = try connect(uri: uri, password: password)
         // An answer only after the commit is on the server's disk (the server default, made
         // explicit: a database configured otherwise must not weaken the ingest contract).

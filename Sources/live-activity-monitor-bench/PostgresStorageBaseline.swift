@@ -1,0 +1,68 @@
+import Foundation
+import LiveActivityMonitor
+import PostgresDB
+
+/// The PostgreSQL storage limit: the rows the batched ingest stores (the same events, the store's
+/// own schema and migrations, its partitions by day and its table of idempotency keys), inserted
+/// through prepared statements, 1000 rows per statement (one array parameter per column, as the
+/// store's writer sends them) and 10,000 per transaction, with no HTTP, no parsing and no state.
+final class PostgresStorageBaseline {
+    static let rowsPerTransaction = 10_000
+    static let rowsPerStatement = 1000
+    private let db: PostgresConnection
+    private let rows: [StorageBaseline.Row]
+    private var round = 0
+
+    /// `uri` names an empty database: the store's migrations make the schema.
+    init(uri: String, events lines: [String]) throws {
+        db = try PostgresStoreDatabase.open(uri: uri)
+        rows = try StorageBaseline.rows(lines)
+    }
+
+    /// Inserts every row once more (under new event ids) and returns rows per second.
+    func insertAll() throws -> Double {
+        round += 1
+        let prefix = "r\(round)-"
+        let now = Date().timeIntervalSince1970
+        let days = rows.map { PostgresEventPartitions.day($0.occurredAt) }
+        // Outside the timing, as the writer makes them outside its transaction.
+        try PostgresEventPartitions.ensure(Set(days), db)
+        let (seconds, _) = try Stopwatch.time {
+            for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
+                try db.transaction {
+                    let end = min(start + Self.rowsPerTransaction, rows.count)
+                    for chunk in stride(from: start, to: end, by: Self.rowsPerStatement) {
+                        try insert(chunk..<min(chunk + Self.rowsPerStatement, end), prefix: prefix, days: days, now: now)
+                    }
+                }
+            }
+        }
+        return Double(rows.count) / seconds
+    }
+
+    private func insert(_ range: Range<Int>, prefix: String, days: [Int64], now: Double) throws {
+        let slice = rows[range]
+        let seqs = try db.prepared("SELECT nextval('events_seq') FROM generate_series(1, $1::integer)",
+                                   [.integer(Int64(slice.count))]).rows.map { $0[0] }
+        let keyed = range.filter { rows[$0].key != nil }
+        if !keyed.isEmpty {
+            try db.prepared("""
+                INSERT INTO event_keys (event_id, seq, day)
+                SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[]) ON CONFLICT (event_id) DO NOTHING
+                """, [try .array(keyed.map { .text(prefix + rows[$0].key!) }),
+                      try .array(keyed.map { seqs[$0 - range.lowerBound] }),
+                      try .array(keyed.map { .integer(days[$0]) })])
+        }
+        try db.prepared("""
+            INSERT INTO events (seq, day, event_id, type, activity_id, booking_id, occurred_at, received_at, body)
+            SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                 $7::float8[], $8::float8[], $9::text[])
+            """, [
+                try .array(seqs), try .array(range.map { .integer(days[$0]) }),
+                try .array(slice.map { PostgresValue($0.key.map { prefix + $0 }) }), try .array(slice.map { .text($0.type) }),
+                try .array(slice.map { PostgresValue($0.activityID) }), try .array(slice.map { PostgresValue($0.bookingID) }),
+                try .array(slice.map { .real($0.occurredAt) }), try .array(slice.map { _ in .real(now) }),
+                try .array(slice.map { .text($0.body) }),
+            ])
+    }
+}
