@@ -5,7 +5,7 @@ struct BenchOptions {
     static let usage = """
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
-                                           [--postgres URI]
+                                           [--postgres URI] [--million]
 
         Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
         beside our HTTPServer doing the same), the
@@ -25,6 +25,9 @@ struct BenchOptions {
                                 decode: single-object decoding alone (quick to profile),
                                 broadcast: a 200 broadcast to 10,000 subscribers,
                                 postgres: ingest over PostgreSQL against its storage limit
+          --million             the growth phase goes on to 1,000,000 live activities and
+                                10,000,000 events (also LAM_BENCH_MILLION=1; minutes and
+                                several GB of disk)
           --postgres URI        a PostgreSQL server whose role may create databases (also
                                 LAM_BENCH_POSTGRES): adds the postgres phase (databases
                                 created and dropped by the run)
@@ -59,6 +62,8 @@ struct BenchOptions {
     var probes = 21
     /// Activities subscribed to the channel of the broadcast figure.
     var broadcastSubscribers = 10_000
+    /// Growth to 1,000,000 live activities (issue 24's fleet), behind a flag: it takes minutes.
+    var million = false
     /// A PostgreSQL server for the `postgres` phase (run only when given).
     var postgres: String?
 
@@ -82,6 +87,7 @@ struct BenchOptions {
             case "--no-full-durability": fullDurability = false
             case "--keep": keep = true
             case "--postgres": postgres = try value(arg)
+            case "--million": million = true
             case "--only":
                 onlyGiven = true
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
@@ -91,6 +97,8 @@ struct BenchOptions {
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
         }
+        if environment["LAM_BENCH_MILLION"] == "1" { million = true }
+        if million, !quick { liveCheckpoints.append(1_000_000) }
         if postgres == nil, let uri = environment["LAM_BENCH_POSTGRES"], !uri.isEmpty { postgres = uri }
         // Given a server, the phase runs too (unless --only says otherwise).
         if postgres != nil, !onlyGiven { phases.insert("postgres") }
