@@ -92,6 +92,57 @@ import Testing
         #expect(families == ["liveactivity_build_info", "liveactivity_leader"], "\(families)")
     }
 
+    /// In process, on the leader's manual clock: the standby store's snapshot answers as the
+    /// leader's memory does, is read again, and is kept while a read fails; writes are refused;
+    /// stopping (a takeover) drops it.
+    @Test func theSnapshotIsReadAgainAndKeptWhileAReadFails() throws {
+        let leader = try PostgresInProcessMonitor()
+        defer { leader.stop() }
+        let m = TestedMonitor(leader)
+        #expect(try m.post(events: Self.events(at: TestServer.base)).status == 200)
+        let c = leader.configuration
+        let log = Locked<[String]>([])
+        let store = PostgresStandbyStore(uri: leader.uri, password: nil, clock: c.clock, settings: c.engine,
+                                         reservedTypes: c.reservedTypes, declaredShapes: c.declaredShapes,
+                                         refreshInterval: 0.05, log: { line in log.withLock { $0.append(line) } })
+        defer { store.close() }
+        let standby = buildMonitor(c, store: store)
+        func get(_ path: String) -> HTTPResponse { standby.handle(InProcessMonitor.request("GET", path, headers: [], body: [])) }
+        func expectSameAnswers(_ when: String) {
+            for path in Self.listPaths {
+                let (read, fromLeader) = (get(path), leader.handle("GET", path))
+                #expect(read.status == 200 && read.body == fromLeader.body,
+                        "\(when) \(path): \(read.status) \(String(decoding: read.body, as: UTF8.self))")
+            }
+        }
+        #expect(!store.hasSnapshot)
+        store.startRefreshing()
+        try T.waitFor(seconds: 5) { store.hasSnapshot }
+        expectSameAnswers("first snapshot")
+
+        // A read that fails (a table gone) keeps the last snapshot, and says so in the log.
+        let admin = try PostgresConnection(uri: leader.uri)
+        try admin.execute("ALTER TABLE content_shapes RENAME TO content_shapes_away")
+        try T.waitFor(seconds: 5) { log.value.contains { $0.contains("could not be read from the tables") } }
+        #expect(store.hasSnapshot)
+        expectSameAnswers("while reads fail")
+        try admin.execute("ALTER TABLE content_shapes_away RENAME TO content_shapes")
+        #expect(try m.post(events: [IngestTests.started("sb-5", at: TestServer.base - 5)]).status == 200)
+        try T.waitFor(seconds: 5) { String(decoding: get("/api/activities").body, as: UTF8.self).contains("sb-5") }
+        expectSameAnswers("read again")
+        #expect(log.value.filter { $0.contains("state read from the tables") }.count == 2, "\(log.value)")
+
+        // Writes are refused, nothing stored.
+        let refused = standby.handle(InProcessMonitor.request(
+            "POST", "/v1/events", headers: Self.json,
+            body: Array(JSONValue.array([IngestTests.started("sb-6", eventID: "e-sb-6")]).jsonString.utf8)))
+        #expect(refused.status == 503)
+        #expect(try admin.query("SELECT count(*) FROM events WHERE event_id = $1", [.text("e-sb-6")]).scalar?.int64Value == 0)
+
+        #expect(store.stopRefreshing())
+        #expect(!store.hasSnapshot)
+    }
+
     /// An answer's JSON without triage's `at` (the instant it was computed at, which differs
     /// between two requests).
     static func comparable(_ response: HTTPClient.Response) -> JSONValue? {
