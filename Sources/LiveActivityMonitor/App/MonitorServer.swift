@@ -57,15 +57,28 @@ public final class MonitorServer: Sendable {
         let leading: Bool
         if PostgresStoreDatabase.isPostgresURI(configuration.databasePath) {
             let standbyStore = PostgresStandbyStore(uri: configuration.databasePath, password: databasePassword,
-                                                    clock: configuration.clock, settings: configuration.engine)
+                                                    clock: configuration.clock, settings: configuration.engine,
+                                                    reservedTypes: configuration.reservedTypes,
+                                                    declaredShapes: configuration.declaredShapes,
+                                                    maxLiveActivities: configuration.maxLiveActivities,
+                                                    log: configuration.log)
             self.standbyStore = standbyStore
             let standby = StandbyAnswers(version: Self.version, revision: BuildInfo.revision,
-                                         reads: buildMonitor(configuration, store: standbyStore).router)
+                                         reads: buildMonitor(configuration, store: standbyStore).router,
+                                         hasSnapshot: { standbyStore.hasSnapshot })
             let role = ReplicaRole(.standby, standby: standby)
             let log = configuration.log
             let election = LeaderElection(uri: configuration.databasePath, password: databasePassword, log: log,
                 elected: { epoch in
-                    let services = try LeaderServices(configuration, databasePassword: databasePassword, epoch: epoch)
+                    // The standby's snapshot goes first: the leader's state is not held twice.
+                    let wasRefreshing = standbyStore.stopRefreshing()
+                    let services: LeaderServices
+                    do {
+                        services = try LeaderServices(configuration, databasePassword: databasePassword, epoch: epoch)
+                    } catch {
+                        if wasRefreshing { standbyStore.startRefreshing() }
+                        throw error
+                    }
                     services.start()
                     role.lead(services)
                 },
@@ -111,6 +124,7 @@ public final class MonitorServer: Sendable {
             throw error
         }
         if let election {
+            if !leading { standbyStore?.startRefreshing() }
             election.start(leading: leading)
         } else if case .leading(let services) = role.current {
             services.start()

@@ -4,12 +4,7 @@ import Prometheus
 /// in `EventStore.swift`, `EventStore+Reads.swift` and `EventStore+Health.swift`.
 extension EventStore: MonitorStore {
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
-        state.withLock { s in
-            body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, pushToStartTokens: s.pushToStartTokens,
-                           unstartedStarts: s.unstartedStarts, channels: s.channels,
-                           committed: s.counters,
-                           notCommitted: s.unpersisted, committing: s.persisting))
-        }
+        state.withLock { body($0.live) }
     }
 
     var commitDurations: HistogramValue { commitSeconds.withLock { $0 } }

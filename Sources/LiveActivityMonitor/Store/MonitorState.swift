@@ -33,6 +33,13 @@ struct MonitorState: Sendable {
     /// When label slots were last given from unused types to waiting ones (clock seconds).
     var labelsExpiredAt = -Double.infinity
 
+    /// The live part as a reader sees it (`MonitorStore.withLiveState`), sharing this state's storage.
+    var live: LiveState {
+        LiveState(records: records, labels: labels, shapes: shapes, pushToStartTokens: pushToStartTokens,
+                  unstartedStarts: unstartedStarts, channels: channels, committed: counters,
+                  notCommitted: unpersisted, committing: persisting)
+    }
+
     /// When time alone next changes something: an activity's deadline or a start window's end.
     var earliestDeadline: Double {
         min(deadlines.earliest ?? .infinity, startDeadline ?? .infinity)

@@ -2,34 +2,44 @@ import HTTPServer
 import Prometheus
 
 /// What a replica that does not lead answers (DESIGN.md sections 6 and 9): a standby, or a
-/// leader that lost its lock and is stopping. It holds no state. One activity and one booking
-/// (`/api/activities/{id}`, `/api/bookings/{id}`, with `?at=` and the files) are read from the
-/// tables (`reads`: the monitor's router over `PostgresStandbyStore`, tokens checked as on the
-/// leader). Ingest, lists, triage, channels and the dashboard get 503 with `Retry-After: 1` (a
-/// client, a load balancer or the reporter tries again, or another replica); `/-/ready` is 503
-/// too, so that a load balancer sends everything to the leader; `/-/healthy` is 200 (the
-/// process is fine); `/metrics` has only what every replica exports (`liveactivity_leader` 0,
-/// build and process), never a domain metric, so that sums over replicas stay right.
+/// leader that lost its lock and is stopping. The read API and the dashboard go to `reads`, the
+/// monitor's router over `PostgresStandbyStore` (read-only, tokens checked as on the leader):
+/// one activity and one booking (`/api/activities/{id}`, `/api/bookings/{id}`, with `?at=` and
+/// the files) from the tables at any time; the routes that read the live state (the lists and
+/// search, triage, channels, shapes) from the store's snapshot, and 503 with `Retry-After: 1`
+/// while there is none (before its first load; a leader that lost its lock dropped it).
+/// Ingest gets 503 with `Retry-After: 1` (a client, a load balancer or the reporter tries
+/// again, or another replica); `/-/ready` is 503 too, so that a load balancer sends everything
+/// to the leader; `/-/healthy` is 200 (the process is fine); `/metrics` has only what every
+/// replica exports (`liveactivity_leader` 0, build and process), never a domain metric, so that
+/// sums over replicas stay right.
 struct StandbyAnswers: Sendable {
     let registry: Registry
     let reads: Router?
+    /// Whether the live state's snapshot is in (`PostgresStandbyStore.hasSnapshot`).
+    let hasSnapshot: @Sendable () -> Bool
 
-    /// The routes a standby reads from the tables, through `reads`.
-    static let readRoutes: Set<String> = ["/api/activities/{activity_id}", "/api/bookings/{booking_id}"]
+    /// The routes answered here, never by `reads`.
+    static let ownRoutes: Set<String> = ["/v1/events", "/metrics", "/-/healthy", "/-/ready"]
+    /// The routes `reads` answers from the snapshot of the live state.
+    static let snapshotRoutes: Set<String> = ["/api/activities", "/api/triage", "/api/channels", "/api/shapes",
+                                              "/api/channels/{channel_id}"]
 
-    init(version: String, revision: String, reads: Router? = nil) {
+    init(version: String, revision: String, reads: Router? = nil, hasSnapshot: @escaping @Sendable () -> Bool = { false }) {
         registry = Registry()
         registry.register { MetricsCollector.replicaFamilies(leader: false, version: version, revision: revision) }
         let process = ProcessCollector()
         registry.register { process.collect() }
         self.reads = reads
+        self.hasSnapshot = hasSnapshot
     }
 
     /// Answers `request` as `Router.handle(_:answer:)` does (`deposed`: this replica led and
     /// lost the lock).
     func handle(_ request: HTTPRequest, deposed: Bool,
                 answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
-        if let reads, Self.readRoutes.contains(Router.match(request.pathSegments, path: request.path).template) {
+        let template = Router.match(request.pathSegments, path: request.path).template
+        if let reads, !Self.ownRoutes.contains(template), !Self.snapshotRoutes.contains(template) || hasSnapshot() {
             return reads.handle(request, answer: answer)
         }
         let response = self.answer(request, deposed: deposed)
@@ -42,7 +52,7 @@ struct StandbyAnswers: Sendable {
         let template = Router.match(request.pathSegments, path: request.path).template
         if template == "/v1/events" {
             guard request.method == "POST" else { return APIError.methodNotAllowed(allowed: "POST").response }
-            return refusal(deposed)
+            return refusal(why(deposed) + "; nothing from this request was stored")
         }
         guard isGet else { return APIError.methodNotAllowed(allowed: "GET").response }
         switch template {
@@ -56,7 +66,8 @@ struct StandbyAnswers: Sendable {
             response.headers.append((name: "Retry-After", value: "1"))
             return response
         default:
-            return refusal(deposed)
+            return refusal(deposed ? why(deposed)
+                           : "this replica is a standby and has not read the state from the database yet; the leader answers this")
         }
     }
 
@@ -66,8 +77,8 @@ struct StandbyAnswers: Sendable {
         return template == "/v1/events" ? answer(request, deposed: deposed) : nil
     }
 
-    private func refusal(_ deposed: Bool) -> HTTPResponse {
-        var response = APIError.unavailable(why(deposed) + "; nothing from this request was stored").response
+    private func refusal(_ message: String) -> HTTPResponse {
+        var response = APIError.unavailable(message).response
         response.headers.removeAll { $0.name == "Retry-After" }
         response.headers.append((name: "Retry-After", value: "1"))
         return response
@@ -75,6 +86,6 @@ struct StandbyAnswers: Sendable {
 
     private func why(_ deposed: Bool) -> String {
         deposed ? "this replica lost the leader lock and is stopping; another replica takes over"
-            : "this replica is a standby: another one leads (events, lists and the dashboard go there)"
+            : "this replica is a standby: another one leads (events go there)"
     }
 }

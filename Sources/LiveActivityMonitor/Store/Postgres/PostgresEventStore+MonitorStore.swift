@@ -5,11 +5,7 @@ import Prometheus
 /// tables through the read connections.
 extension PostgresEventStore: MonitorStore {
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
-        state.withLock { s in
-            body(LiveState(records: s.records, labels: s.labels, shapes: s.shapes, pushToStartTokens: s.pushToStartTokens,
-                           unstartedStarts: s.unstartedStarts, channels: s.channels, committed: s.counters,
-                           notCommitted: s.unpersisted, committing: s.persisting))
-        }
+        state.withLock { body($0.live) }
     }
 
     func record(_ activityID: String) throws -> ActivityRecord? {
@@ -31,7 +27,13 @@ extension PostgresEventStore: MonitorStore {
 
     func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
                           matching: (ActivityRecord) -> Bool) throws -> [ActivityRecord] {
-        // Pages along `activities_dismissed` until `limit` match (a filter may skip many).
+        try Self.dismissedRecords(limit: limit, after: after, matching: matching, readers)
+    }
+
+    /// Dismissed activities from the tables (also what a standby reads): pages along
+    /// `activities_dismissed` until `limit` match (a filter may skip many).
+    static func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
+                                 matching: (ActivityRecord) -> Bool, _ readers: PostgresConnectionPool) throws -> [ActivityRecord] {
         var out: [ActivityRecord] = []
         var cursor = (startedAt: after?.startedAt ?? .infinity, activityID: after?.activityID ?? "")
         let page = max(limit, 100)
@@ -62,14 +64,17 @@ extension PostgresEventStore: MonitorStore {
         try storedEvents(Self.bookingEventsSQL, bookingID)
     }
 
-    /// The newest `limit` events that name `channelID` and no activity, in time order.
     func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
-        try readers.read { db in
-            try Self.rows(db.prepared(Self.columns + """
-                 WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint)
-                 ORDER BY 3, 4
-                """, [.text(channelID), .integer(Int64(limit))]))
-        }
+        try readers.read { try Self.storedEvents(channelID: channelID, limit: limit, $0) }
+    }
+
+    /// The newest `limit` events that name `channelID` and no activity, in time order (also
+    /// what a standby reads).
+    static func storedEvents(channelID: String, limit: Int, _ db: PostgresConnection) throws -> [StoredEventRow] {
+        try rows(db.prepared(columns + """
+             WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint)
+             ORDER BY 3, 4
+            """, [.text(channelID), .integer(Int64(limit))]))
     }
 
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {

@@ -39,10 +39,9 @@ final class PostgresEventStore: Sendable {
         self.log = log
         let db = try PostgresStoreDatabase.open(uri: uri, password: password)
         reload = { db in
-            var loaded = try PostgresStateLoader.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                                                      maxLiveActivities: maxLiveActivities)
-            loaded.records.keepGauges(priority10Budget: settings.priority10Budget, from: clock.now())
-            return loaded
+            try PostgresStateLoader.loadServing(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                                maxLiveActivities: maxLiveActivities,
+                                                priority10Budget: settings.priority10Budget, now: clock.now())
         }
         state = Mutex(try reload(db))
         let writer = PostgresWriterSlot(db, PostgresCommitWriter(db, epoch: epoch), persisted: state.withLock { $0.counters })

@@ -1,25 +1,136 @@
+import Dispatch
+import Foundation
 import PostgresDB
 import Prometheus
+import Synchronization
 
-/// What a standby replica reads (DESIGN.md section 9): one activity or one booking, with their
-/// events, straight from the tables, which every commit of the leader brings up to date; the
-/// same SQL as the leader's store (`PostgresEventStore`), without its memory. It keeps no state
-/// and takes no events: `StandbyAnswers` routes only `/api/activities/{id}` and
-/// `/api/bookings/{id}` to it (a list, a scrape or triage would need the leader's memory).
+/// What a standby replica reads (DESIGN.md section 9), read-only: the monitor's router over it
+/// answers the whole read API and the dashboard as the leader does, and it takes no events.
+///
+/// - The live state (lists, search, triage, channels, shapes) comes from a snapshot: the state
+///   the leader would rebuild at takeover (`PostgresStateLoader.loadServing`, in one read-only
+///   transaction, so one instant of the tables), loaded again every `refreshInterval` seconds
+///   on a thread of its own (`startRefreshing`), one load at a time. A failed load keeps the
+///   last snapshot. Until the first one is in, `hasSnapshot` is false (`StandbyAnswers`
+///   answers those routes 503).
+/// - One activity, one booking, their events and the dismissed activities are read from the
+///   tables, which every commit of the leader brings up to date, with the leader store's own
+///   SQL (`PostgresEventStore`'s static reads).
+/// - Every write is refused: 503, nothing stored.
+///
+/// A snapshot costs what the leader's state costs (memory and a load as long as a takeover's),
+/// twice while the next one loads; it is dropped (`stopRefreshing`) before this replica builds
+/// the leader's state.
 final class PostgresStandbyStore: Sendable, MonitorStore {
     let clock: Clock
     let settings: EngineSettings
+    let refreshInterval: Double
     private let readers: PostgresConnectionPool
+    private let load: @Sendable (PostgresConnection) throws -> MonitorState
+    /// The snapshot and when it was loaded (uptime nanoseconds).
+    private let snapshot = Mutex<(state: MonitorState, loadedAt: UInt64)?>(nil)
+    private let refresh = Mutex<RefreshRun?>(nil)
+    private let failing = Atomic(false)
+    private let log: @Sendable (String) -> Void
+    /// Failed loads, one every `refreshInterval` while the database is away: a few a minute.
+    private let failureLog: LogThrottle
 
-    init(uri: String, password: String?, clock: Clock, settings: EngineSettings) {
+    init(uri: String, password: String?, clock: Clock, settings: EngineSettings, reservedTypes: [String] = [],
+         declaredShapes: [String: ObjectShape] = [:], maxLiveActivities: Int = EventStore.defaultMaxLiveActivities,
+         refreshInterval: Double = 2, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         self.settings = settings
+        self.refreshInterval = refreshInterval
+        self.log = log
+        failureLog = LogThrottle(limit: 3, clock: .system, write: log)
         readers = PostgresConnectionPool(maxIdle: 2) { try PostgresStoreDatabase.connect(uri: uri, password: password) }
+        load = { db in
+            try db.transaction {
+                // Every query of the load sees the same commits of the leader.
+                try db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                return try PostgresStateLoader.loadServing(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                                           maxLiveActivities: maxLiveActivities,
+                                                           priority10Budget: settings.priority10Budget, now: clock.now())
+            }
+        }
     }
 
+    /// Stops refreshing (dropping the snapshot) and closes the connections.
     func close() {
+        stopRefreshing()
         readers.close()
     }
+
+    // MARK: The snapshot
+
+    /// Whether a snapshot is in: the routes that read the live state answer from it.
+    var hasSnapshot: Bool { snapshot.withLock { $0 != nil } }
+
+    /// Loads the snapshot now, and again every `refreshInterval` seconds after each load ends,
+    /// until `stopRefreshing`. Does nothing when already refreshing.
+    func startRefreshing() {
+        let run = RefreshRun()
+        let started = refresh.withLock { r in
+            guard r == nil else { return false }
+            r = run
+            return true
+        }
+        guard started else { return }
+        Thread.start(named: "standby-reload") { [self] in
+            repeat { reload() } while run.wake.wait(timeout: .now() + refreshInterval) == .timedOut
+            run.stopped.signal()
+        }
+    }
+
+    /// Stops refreshing (after a load in progress ends) and drops the snapshot. Returns whether
+    /// it was refreshing.
+    @discardableResult
+    func stopRefreshing() -> Bool {
+        guard let run = refresh.withLock({ $0.take() }) else { return false }
+        run.wake.signal()
+        run.stopped.wait()
+        // Freed here, not under the lock.
+        let dropped = snapshot.withLock { $0.take() }
+        _ = dropped
+        return true
+    }
+
+    /// One load; the new snapshot replaces the last, or, when it fails, the last stays.
+    private func reload() {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let fresh: MonitorState
+        do {
+            fresh = try readers.read(load)
+        } catch {
+            failing.store(true, ordering: .relaxed)
+            let age = snapshot.withLock { $0.map { (started &- $0.loadedAt) / 1_000_000_000 } }
+            failureLog("standby: the state could not be read from the tables (\(Self.problem(error))); "
+                       + (age.map { "the lists answer from the snapshot of \($0) s ago" } ?? "the lists answer 503")
+                       + "; trying again in \(Self.seconds(refreshInterval)) s")
+            return
+        }
+        let count = fresh.records.count
+        let previous = snapshot.withLock { s in
+            defer { s = (fresh, started) }
+            return s
+        }
+        if previous == nil || failing.exchange(false, ordering: .relaxed) {
+            let ms = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            log("standby: state read from the tables in \(ms) ms (\(count) live activities); the read API and the "
+                + "dashboard answer from it, read again every \(Self.seconds(refreshInterval)) s")
+        }
+    }
+
+    private static func problem(_ error: any Error) -> String {
+        guard let e = error as? PostgresError else { return "\(error)" }
+        return e.isConnectionFailure ? "the PostgreSQL server cannot be reached: \(e.message)" : e.description
+    }
+
+    private static func seconds(_ interval: Double) -> String {
+        interval == interval.rounded() ? String(Int(interval)) : String(interval)
+    }
+
+    // MARK: Writes: refused
 
     static let refusal = "this replica is a standby: another one leads and takes events"
 
@@ -29,11 +140,18 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
         then(.failure(.unavailable(Self.refusal)))
     }
 
+    /// Refusals are counted by the leader only (domain metrics come from it).
     func countRejection(_ reason: MonitorMetrics.Rejection) {}
 
-    /// No live activity in memory; the channels from the table, for replays to judge broadcasts
-    /// as the leader does (none when the table cannot be read: the read itself then fails).
+    // MARK: Reads
+
+    /// The snapshot's live state. Without one (before the first load, or once dropped), no
+    /// live activity, and the channels from the table, for the one-activity reads to judge
+    /// broadcasts as the leader does (none when the table cannot be read: the read itself then
+    /// fails).
     func withLiveState<T>(_ body: (LiveState) -> T) -> T {
+        // The snapshot is never changed, only replaced: read outside the lock.
+        if let s = snapshot.withLock({ $0?.state }) { return body(s.live) }
         let channels = (try? readers.read { try PostgresChannels.load($0) }) ?? ChannelBook()
         return body(LiveState(records: ActivityTable(), labels: AttributesTypeLabels(), channels: channels,
                               committed: MonitorCounters()))
@@ -48,7 +166,9 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
     }
 
     func dismissedRecords(limit: Int, after: (startedAt: Double, activityID: String)?,
-                          matching: (ActivityRecord) -> Bool) throws -> [ActivityRecord] { [] }
+                          matching: (ActivityRecord) -> Bool) throws -> [ActivityRecord] {
+        try PostgresEventStore.dismissedRecords(limit: limit, after: after, matching: matching, readers)
+    }
 
     func storedEvents(activityID: String) throws -> [StoredEventRow] {
         try readers.read { try PostgresEventStore.storedEvents(PostgresEventStore.activityEventsSQL, activityID, $0) }
@@ -58,7 +178,9 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
         try readers.read { try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, bookingID, $0) }
     }
 
-    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] { [] }
+    func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
+        try readers.read { try PostgresEventStore.storedEvents(channelID: channelID, limit: limit, $0) }
+    }
 
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
         guard !rows.isEmpty else { return [] }
@@ -67,8 +189,16 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
 
     static func unavailable(_ error: any Error) -> APIError { PostgresEventStore.unavailable(error) }
 
+    // MARK: Operations (a standby's `/-/ready` and `/metrics` are `StandbyAnswers`')
+
     func readinessProblem() -> String? { Self.refusal }
     var sizeBytes: Int64 { 0 }
     var commitDurations: HistogramValue { HistogramValue(upperBounds: MonitorMetrics.commitSeconds.buckets) }
     var evictedActivities: Int { 0 }
+}
+
+/// One run of the refresh thread: woken to stop, and says when it has.
+private final class RefreshRun: Sendable {
+    let wake = DispatchSemaphore(value: 0)
+    let stopped = DispatchSemaphore(value: 0)
 }

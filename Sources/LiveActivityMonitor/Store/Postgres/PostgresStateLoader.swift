@@ -34,6 +34,17 @@ enum PostgresStateLoader {
         return s
     }
 
+    /// The state a store answers from, as of `now`: `load`, with the gauges counted from `now`.
+    /// The leader's store builds its memory with it (at takeover, after a failed commit), and a
+    /// standby its snapshot (`PostgresStandbyStore`).
+    static func loadServing(_ db: PostgresConnection, reservedTypes: [String], declaredShapes: [String: ObjectShape],
+                            maxLiveActivities: Int, priority10Budget: Int, now: Double) throws -> MonitorState {
+        var loaded = try load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                              maxLiveActivities: maxLiveActivities)
+        loaded.records.keepGauges(priority10Budget: priority10Budget, from: now)
+        return loaded
+    }
+
     /// One activity's row, live or not (nil if never seen).
     static func record(_ id: String, _ db: PostgresConnection) throws -> ActivityRecord? {
         try db.prepared(ActivityRecord.postgresSelectSQL + " WHERE activity_id = $1", [.text(id)]).rows.first
