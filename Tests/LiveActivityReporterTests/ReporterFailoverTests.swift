@@ -134,6 +134,7 @@ struct ReporterFailoverTests {
         #expect(try await eventually { await reporter.statistics.buffered == 0 })
 
         let requests = transport.requests
+        try #require(requests.count == 9, "\(requests.map(\.url))")
         #expect(requests.map { $0.url.host ?? "" } == ["a", "b", "c", "c", "c", "c", "a", "b", "c"].map { "\($0).monitor.invalid" })
         #expect(requests.allSatisfy { $0.url.path == "/v1/events" })
         #expect(requests[0].body == requests[2].body, "the same events, with the same ids, go to the next URL")
