@@ -162,8 +162,9 @@ public actor ActivityReporter {
     /// buffer emptied but some of those events were given up: refused for good (a 401 or 403
     /// for a wrong token, a 413 for an event too large, a 422 for an invalid one, after which
     /// the valid rest of its batch is still sent; `statistics.rejected` and `lastRejection`
-    /// say which) or dropped to make room. Returns false as soon as an attempt fails, too; those events stay
-    /// buffered (`statistics.buffered`) and are retried. With nothing buffered, returns true.
+    /// say which) or dropped to make room. Returns false as soon as an attempt fails, too
+    /// (with several `serverURLs`: one on each in a row); those events stay buffered
+    /// (`statistics.buffered`) and are retried. With nothing buffered, returns true.
     ///
     /// While the reporter backs off after the monitor answered 408, 429, 500, 502, 503 or 504
     /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
