@@ -59,7 +59,7 @@ let package = Package(
                     dependencies: ["LiveActivityMonitor", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LiveActivityReporterTests",
-                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor", "TestSupport"]),
+                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

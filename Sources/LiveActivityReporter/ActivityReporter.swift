@@ -18,6 +18,12 @@ import Foundation
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
 ///   updates and push results before starts, ends and dismissals.
 ///
+/// - With several `serverURLs` (a monitor's replicas), an attempt that would be retried moves
+///   the batch to the next URL at once, round robin, with the same `id`s; the reporter stays on
+///   the URL that answered. Only after a full round of failed attempts in a row does it back
+///   off as above (at least the round's longest `Retry-After`). Other answers (a 422, a 401)
+///   are about the batch, not the replica: they never move it.
+///
 /// One batch is in flight at a time, so events arrive in the order they were reported.
 @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
 public actor ActivityReporter {
@@ -43,8 +49,14 @@ public actor ActivityReporter {
     /// go), each with `givenUp` as it was when the call began.
     private var flushWaiters: [Int: (continuation: CheckedContinuation<Bool, Never>, givenUpBefore: Int)] = [:]
     private var nextFlushWaiter = 0
-    /// Consecutive failed attempts.
+    /// Consecutive rounds of failed attempts (with one URL, consecutive failed attempts): the
+    /// back-off grows with it.
     private var failures = 0
+    /// The index in `configuration.serverURLs` of the URL batches go to.
+    private var current = 0
+    /// Failed attempts in a row in the current round (each on the next URL), and what they
+    /// asked for: whether any was answered, and the longest `Retry-After`.
+    private var round: (failed: Int, answered: Bool, retryAfter: TimeInterval?) = (0, false, nil)
     /// Events per request; halved when the server answers 413, doubled again (up to
     /// `fullBatchLimit`) after `regrowAfter` batches in a row were accepted.
     private var batchLimit: Int
@@ -77,7 +89,9 @@ public actor ActivityReporter {
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
         fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
         batchLimit = fullBatchLimit
-        if let warning = Self.plainHTTPWarning(configuration.serverURL) { configuration.log?(warning) }
+        for url in configuration.serverURLs {
+            if let warning = Self.plainHTTPWarning(url) { configuration.log?(warning) }
+        }
     }
 
     /// Plain `http://` beyond this machine carries the ingest token (and booking ids) readable
@@ -148,8 +162,9 @@ public actor ActivityReporter {
     /// buffer emptied but some of those events were given up: refused for good (a 401 or 403
     /// for a wrong token, a 413 for an event too large, a 422 for an invalid one, after which
     /// the valid rest of its batch is still sent; `statistics.rejected` and `lastRejection`
-    /// say which) or dropped to make room. Returns false as soon as an attempt fails, too; those events stay
-    /// buffered (`statistics.buffered`) and are retried. With nothing buffered, returns true.
+    /// say which) or dropped to make room. Returns false as soon as an attempt fails, too
+    /// (with several `serverURLs`: one on each in a row); those events stay buffered
+    /// (`statistics.buffered`) and are retried. With nothing buffered, returns true.
     ///
     /// While the reporter backs off after the monitor answered 408, 429, 500, 502, 503 or 504
     /// (waiting at least its `Retry-After`), returns false at once without sending: a caller
@@ -294,10 +309,21 @@ public actor ActivityReporter {
         while !closed, buffer.pendingCount >= batchLimit || ((drain || flushRequested) && buffer.pendingCount > 0) {
             let batch = buffer.takeBatch(maxEvents: batchLimit, maxBytes: configuration.maxBatchBytes)
             let outcome = await send(batch)
-            if case .retry = outcome { return outcome }
+            if case .retry(let retryAfter, let answered) = outcome {
+                round.failed += 1
+                round.answered = round.answered || answered
+                if let retryAfter { round.retryAfter = max(round.retryAfter ?? 0, retryAfter) }
+                failOver(batch.count)
+                // The next URL gets the batch at once, until every URL failed in a row.
+                if round.failed < configuration.serverURLs.count { continue }
+                let full = round
+                round = (0, false, nil)
+                return .retry(after: full.retryAfter, answered: full.answered)
+            }
             // Answered: the batches after this one are not retries, and a later failure starts
             // the back-off from its first step.
             failures = 0
+            round = (0, false, nil)
         }
         if buffer.isEmpty { flushRequested = false }
         return .answered
@@ -312,10 +338,10 @@ public actor ActivityReporter {
         body.append(UInt8(ascii: "]"))
         var headers = ["Content-Type": "application/json"]
         if let token = configuration.ingestToken { headers["Authorization"] = "Bearer " + token }
-        let request = TransportRequest(url: configuration.ingestURL, headers: headers, body: body,
+        let request = TransportRequest(url: configuration.ingestURL(current), headers: headers, body: body,
                                        timeout: configuration.requestTimeout)
         stats.requests += 1
-        if failures > 0 { stats.retries += 1 }
+        if failures > 0 || round.failed > 0 { stats.retries += 1 }
 
         let response: TransportResponse
         do {
@@ -336,7 +362,7 @@ public actor ActivityReporter {
                 // The monitor always answers {"accepted", "duplicates"}: something else took
                 // the request (a proxy's or portal's page), and the events may be nowhere.
                 warnedAboutForeignAnswer = true
-                log("\(configuration.ingestURL) answered \(response.status) without the monitor's summary "
+                log("\(configuration.ingestURL(current)) answered \(response.status) without the monitor's summary "
                     + "(\(IngestAnswer.message(response.body))): is it the monitor? Counted as accepted")
             }
             stats.accepted += counts?.accepted ?? batch.count
@@ -383,6 +409,18 @@ public actor ActivityReporter {
             reject(batch, response)
             return .answered
         }
+    }
+
+    /// After a failed attempt: the next of several URLs takes the batch (round robin), logged
+    /// once per switch. With one URL, nothing to do.
+    private func failOver(_ events: Int) {
+        let urls = configuration.serverURLs
+        guard urls.count > 1 else { return }
+        let next = (current + 1) % urls.count
+        stats.failovers += 1
+        let when = round.failed < urls.count ? "now" : "after a back-off (every URL failed in a row)"
+        log("failing over from \(urls[current]) to \(urls[next]): \(events) event(s) go there \(when)")
+        current = next
     }
 
     /// After a 413 lowered the batch size: doubles it again once `regrowAfter` batches in a row

@@ -3,8 +3,19 @@ import Foundation
 /// Where and how an `ActivityReporter` sends events. The defaults suit both an app (a few
 /// events per activity) and a backend (one event per push).
 public struct ReporterConfiguration: Sendable {
-    /// The monitor's base URL, e.g. `https://monitor.example.com`; events go to `/v1/events`.
-    public var serverURL: URL
+    /// The monitor's base URLs, e.g. `https://monitor.example.com`; events go to `/v1/events`.
+    /// Usually one (a single monitor, or a load balancer in front of its replicas). With several
+    /// (every replica's URL), the reporter sends to one at a time and fails over to the next when
+    /// an attempt gets no answer or a 408, 429, 500, 502, 503 or 504, resending the same events;
+    /// it stays on the URL that answered. Never empty: the initializers require one URL at least.
+    public var serverURLs: [URL] {
+        didSet { precondition(!serverURLs.isEmpty, "ReporterConfiguration needs at least one server URL") }
+    }
+    /// The first of `serverURLs`; setting it makes it the only one.
+    public var serverURL: URL {
+        get { serverURLs[0] }
+        set { serverURLs = [newValue] }
+    }
     /// The monitor's ingest token (`--ingest-token-file`), sent as `Authorization: Bearer …`.
     public var ingestToken: String?
     /// Set as `app` on every event that has none (your bundle id).
@@ -35,13 +46,22 @@ public struct ReporterConfiguration: Sendable {
     public var log: (@Sendable (String) -> Void)?
 
     public init(serverURL: URL, ingestToken: String? = nil, app: String? = nil) {
-        self.serverURL = serverURL
+        self.init(serverURLs: [serverURL], ingestToken: ingestToken, app: app)
+    }
+
+    /// Several URLs of one monitor (its replicas), tried in this order: the first is used until
+    /// an attempt on it fails. `serverURLs` must not be empty.
+    public init(serverURLs: [URL], ingestToken: String? = nil, app: String? = nil) {
+        precondition(!serverURLs.isEmpty, "ReporterConfiguration needs at least one server URL")
+        self.serverURLs = serverURLs
         self.ingestToken = ingestToken
         self.app = app
     }
 
-    /// `POST` target for batches.
-    var ingestURL: URL { serverURL.appendingPathComponent("v1").appendingPathComponent("events") }
+    /// `POST` target for batches sent to `serverURLs[index]`.
+    func ingestURL(_ index: Int) -> URL {
+        serverURLs[index].appendingPathComponent("v1").appendingPathComponent("events")
+    }
 }
 
 /// Printing or dumping a configuration (as one does while debugging a setup) shows every
@@ -49,7 +69,7 @@ public struct ReporterConfiguration: Sendable {
 extension ReporterConfiguration: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "serverURL": serverURL, "ingestToken": ingestToken.map { _ in "redacted" } as Any, "app": app as Any,
+            "serverURLs": serverURLs, "ingestToken": ingestToken.map { _ in "redacted" } as Any, "app": app as Any,
             "maxBatchEvents": maxBatchEvents, "maxBatchBytes": maxBatchBytes, "batchDelay": batchDelay,
             "maxBufferedEvents": maxBufferedEvents, "maxBufferedBytes": maxBufferedBytes,
             "requestTimeout": requestTimeout, "retry": retry, "log": log as Any,

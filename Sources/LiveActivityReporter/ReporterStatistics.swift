@@ -18,8 +18,11 @@ public struct ReporterStatistics: Sendable, Hashable {
     /// HTTP attempts made.
     public var requests = 0
     /// Attempts that resent a batch after a failed one (timeout, dropped connection, 408, 429,
-    /// 500, 502, 503, 504).
+    /// 500, 502, 503, 504), to the same URL or, failing over, to the next.
     public var retries = 0
+    /// Times the reporter moved to the next of several `serverURLs` after an attempt failed
+    /// (always 0 with one URL).
+    public var failovers = 0
     /// Events waiting to be sent now; always 0 once `close()` or `close(within:)` returned.
     public var buffered = 0
 
