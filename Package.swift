@@ -37,7 +37,9 @@ let package = Package(
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",
-                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON"]),
+                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON",
+                                         // PostgresCluster: the private cluster of the postgres phase.
+                                         "TestSupport"]),
 
         // libFuzzer target over the ingest decoder and validator: Tests/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs (`ingest-fuzzer FILE|DIR…`).

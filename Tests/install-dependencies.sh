@@ -10,7 +10,8 @@ case "$what" in
   # postgresql: initdb and pg_ctl, for the private cluster the PostgreSQL tests start;
   # systemd: systemd-analyze, which checks the unit in docs/systemd.
   test) packages+=(prometheus chromium fonts-inter python3 sqlite3 curl postgresql systemd) ;;
-  bench) packages+=(prometheus-pushgateway wrk) ;;
+  # postgresql: the private cluster of the bench's postgres phase.
+  bench) packages+=(prometheus-pushgateway wrk postgresql) ;;
   *) echo "usage: $0 [run|test|bench]" >&2; exit 2 ;;
 esac
 missing=()

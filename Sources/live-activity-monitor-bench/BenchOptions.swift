@@ -5,7 +5,7 @@ struct BenchOptions {
     static let usage = """
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
-                                           [--postgres URI] [--million]
+                                           [--postgres URI | --no-postgres] [--million]
 
         Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
         beside our HTTPServer doing the same), the
@@ -29,8 +29,10 @@ struct BenchOptions {
                                 10,000,000 events (also LAM_BENCH_MILLION=1; minutes and
                                 several GB of disk)
           --postgres URI        a PostgreSQL server whose role may create databases (also
-                                LAM_BENCH_POSTGRES): adds the postgres phase (databases
-                                created and dropped by the run)
+                                LAM_BENCH_POSTGRES) for the postgres phase (databases
+                                created and dropped by the run); without it, the full run
+                                starts a private cluster from Debian's postgresql
+          --no-postgres         skip the postgres phase
 
         """
 
@@ -64,8 +66,9 @@ struct BenchOptions {
     var broadcastSubscribers = 10_000
     /// Growth to 1,000,000 live activities (issue 24's fleet), behind a flag: it takes minutes.
     var million = false
-    /// A PostgreSQL server for the `postgres` phase (run only when given).
+    /// A PostgreSQL server for the `postgres` phase (else a private cluster).
     var postgres: String?
+    var noPostgres = false
 
     init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var args = arguments[...]
@@ -88,6 +91,7 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--postgres": postgres = try value(arg)
             case "--million": million = true
+            case "--no-postgres": noPostgres = true
             case "--only":
                 onlyGiven = true
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
@@ -100,8 +104,10 @@ struct BenchOptions {
         if environment["LAM_BENCH_MILLION"] == "1" { million = true }
         if million, !quick { liveCheckpoints.append(1_000_000) }
         if postgres == nil, let uri = environment["LAM_BENCH_POSTGRES"], !uri.isEmpty { postgres = uri }
-        // Given a server, the phase runs too (unless --only says otherwise).
-        if postgres != nil, !onlyGiven { phases.insert("postgres") }
+        // The full run measures PostgreSQL too (a private cluster unless a server is given);
+        // the quick one (in the test command) does not: it would start a cluster for nothing.
+        if !onlyGiven, !quick || postgres != nil { phases.insert("postgres") }
+        if noPostgres { phases.remove("postgres") }
         if quick {
             self.rounds = 2
             self.seconds = 1

@@ -1,15 +1,14 @@
 import Foundation
 import PostgresDB
+import TestSupport
 
-/// The `postgres` phase (`--postgres URI`): single-event and batched ingest over `serve --db
+/// The `postgres` phase (a private cluster, or `--postgres URI`): single-event and batched ingest over `serve --db
 /// postgres://…` against the PostgreSQL storage limit measured in the same rounds, as ratios.
-/// Each server and the limit get a database of their own, created on the given server and
+/// Each server and the limit get a database of their own, created on that server and
 /// dropped at the end.
 extension Benchmark {
     func postgresThroughput() throws {
-        guard let admin = options.postgres else {
-            throw BenchError("the postgres phase needs --postgres URI (or LAM_BENCH_POSTGRES): a role that may create databases")
-        }
+        let admin = try options.postgres ?? privateCluster()
         let adminDB = try PostgresConnection(uri: admin)
         // Names built here from a number: safe in DDL, which takes no parameters.
         let names = ["single", "batched", "storage"].map { "lam_bench_\(getpid())_\($0)" }
@@ -72,5 +71,20 @@ extension Benchmark {
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let query = rest[authorityEnd...].firstIndex(of: "?").map { String(rest[$0...]) } ?? ""
         return String(admin[..<authorityEnd]) + "/" + database + query
+    }
+
+    /// A cluster of our own in a temporary directory (Debian's `postgresql`, as the tests start
+    /// it), stopped when the bench exits: its superuser's URI.
+    private func privateCluster() throws -> String {
+        do {
+            let cluster = try PostgresCluster.shared()
+            // The tests' settings: the ratios compare like with like, the absolute figures are
+            // not those of a durable server (give --postgres URI for that).
+            log("postgres: a private cluster in \(cluster.directory) (fsync off, as the tests run it)")
+            return cluster.uri(database: "postgres")
+        } catch {
+            throw BenchError("the postgres phase could not start a private cluster (\(error)): install Debian's "
+                             + "postgresql (Tests/install-dependencies.sh bench), give --postgres URI, or --no-postgres")
+        }
     }
 }
