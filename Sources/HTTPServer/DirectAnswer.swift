@@ -110,6 +110,8 @@ final class WorkerThread {
     }
 
     private(set) var connections: [OpaquePointer: Connection] = [:]
+    /// Responses this thread has made and may queue again.
+    let responses = ResponseCache()
 
     /// A connection of this thread opened.
     func opened(_ connection: OpaquePointer) {

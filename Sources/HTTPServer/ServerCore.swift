@@ -220,16 +220,40 @@ final class ServerCore: Sendable {
             log("HTTPServer: handler returned status \(status); answering 500 instead")
             status = 500
         }
+        let closes = closeConnection || stopping.load(ordering: .relaxed)
+        let responses = WorkerThread.current.responses
+        if let kept = responses.response(status: status, closes: closes, headers: response.headers, body: response.body) {
+            return queue(kept, status: status, on: connection)
+        }
+        guard let made = make(response, closes: closes) else {
+            log("HTTPServer: libmicrohttpd could not allocate a response; closing the connection")
+            return .NO
+        }
+        let result = queue(made, status: status, on: connection)
+        // Queued, libmicrohttpd holds its own reference: the cache's, or none, remains.
+        if !responses.keep(made, status: status, closes: closes, headers: response.headers, body: response.body) {
+            MHD_destroy_response(made)
+        }
+        return result
+    }
+
+    private func queue(_ response: OpaquePointer, status: Int, on connection: OpaquePointer) -> MHD_Result {
+        let result = MHD_queue_response(connection, UInt32(status), response)
+        if result == .NO {
+            log("HTTPServer: libmicrohttpd refused to queue a \(status) response; closing the connection")
+        }
+        return result
+    }
+
+    /// A libmicrohttpd response with `response`'s body and headers (its `Content-Length`
+    /// left to libmicrohttpd), the default headers it does not override, and `Connection:
+    /// close` if `closes` and it sets no `Connection` itself; nil if libmicrohttpd has no memory.
+    private func make(_ response: HTTPResponse, closes: Bool) -> OpaquePointer? {
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                             .RESPMEM_MUST_COPY)
         }
-        guard let mhdResponse else {
-            log("HTTPServer: libmicrohttpd could not allocate a response; closing the connection")
-            return .NO
-        }
-        defer { MHD_destroy_response(mhdResponse) }
-
+        guard let mhdResponse else { return nil }
         // A handler's headers are few: a small array, not a set, of their lowercased names.
         var names: [String] = []
         names.reserveCapacity(response.headers.count)
@@ -243,14 +267,10 @@ final class ServerCore: Sendable {
         for (i, header) in defaultHeaders.enumerated() where !names.contains(defaultHeaderNames[i]) {
             add(header, to: mhdResponse)
         }
-        if (closeConnection || stopping.load(ordering: .relaxed)) && !names.contains("connection") {
+        if closes && !names.contains("connection") {
             add((name: "Connection", value: "close"), to: mhdResponse)
         }
-        let result = MHD_queue_response(connection, UInt32(status), mhdResponse)
-        if result == .NO {
-            log("HTTPServer: libmicrohttpd refused to queue a \(status) response; closing the connection")
-        }
-        return result
+        return mhdResponse
     }
 
     private func add(_ header: (name: String, value: String), to response: OpaquePointer) {
