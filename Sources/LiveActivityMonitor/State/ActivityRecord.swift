@@ -21,26 +21,10 @@ public struct ActivityRecord: Sendable, Equatable {
     public var contentTimestamp: Double
     public var tokenRotations = 0
 
-    public var staleDate: Double? {
-        get { storedStaleDate.value }
-        set { storedStaleDate.value = newValue }
-    }
-    public var relevanceScore: Double? {
-        get { storedRelevanceScore.value }
-        set { storedRelevanceScore.value = newValue }
-    }
-    public var endedAt: Double? {
-        get { storedEndedAt.value }
-        set { storedEndedAt.value = newValue }
-    }
-    public var tokenRotatedAt: Double? {
-        get { storedTokenRotatedAt.value }
-        set { storedTokenRotatedAt.value = newValue }
-    }
-    private var storedStaleDate = OptionalTime(nil)
-    private var storedRelevanceScore = OptionalTime(nil)
-    private var storedEndedAt = OptionalTime(nil)
-    private var storedTokenRotatedAt = OptionalTime(nil)
+    @OptionalTime public var staleDate: Double? = nil
+    @OptionalTime public var relevanceScore: Double? = nil
+    @OptionalTime public var endedAt: Double? = nil
+    @OptionalTime public var tokenRotatedAt: Double? = nil
 
     /// The priority-10 pushes of the last hour, per minute.
     public var priority10 = Priority10Minutes()
@@ -54,8 +38,8 @@ public struct ActivityRecord: Sendable, Equatable {
 
     /// A scheduled start (iOS 26 `start_date`): `pending` until then, its 8 hours counted from it.
     public var startDate: Double? {
-        get { uncommon.first?.startDate.value }
-        set { updateUncommon { $0.startDate.value = newValue } }
+        get { uncommon.first?.startDate }
+        set { updateUncommon { $0.startDate = newValue } }
     }
     /// The broadcast channel it receives (`activity.started` `channel_id`).
     public var channelID: String? {
@@ -63,12 +47,12 @@ public struct ActivityRecord: Sendable, Equatable {
         set { updateUncommon { $0.channelID = newValue } }
     }
     public var dismissalDate: Double? {
-        get { uncommon.first?.dismissalDate.value }
-        set { updateUncommon { $0.dismissalDate.value = newValue } }
+        get { uncommon.first?.dismissalDate }
+        set { updateUncommon { $0.dismissalDate = newValue } }
     }
     public var dismissedAt: Double? {
-        get { uncommon.first?.dismissedAt.value }
-        set { updateUncommon { $0.dismissedAt.value = newValue } }
+        get { uncommon.first?.dismissedAt }
+        set { updateUncommon { $0.dismissedAt = newValue } }
     }
     public var tokenInvalidReason: String? {
         get { uncommon.first?.tokenInvalidReason }
@@ -92,9 +76,9 @@ public struct ActivityRecord: Sendable, Equatable {
         var channelID: String?
         var tokenInvalidReason: String?
         var undecodable: Undecodable?
-        var startDate = OptionalTime(nil)
-        var dismissalDate = OptionalTime(nil)
-        var dismissedAt = OptionalTime(nil)
+        @OptionalTime var startDate: Double? = nil
+        @OptionalTime var dismissalDate: Double? = nil
+        @OptionalTime var dismissedAt: Double? = nil
     }
 
     private mutating func updateUncommon(_ change: (inout Uncommon) -> Void) {

@@ -40,11 +40,7 @@ public struct DeliveryEvidence: Sendable, Equatable {
     /// Oldest first, as they were applied.
     public internal(set) var known: [Known] = []
     /// When an observation last confirmed a push.
-    public internal(set) var lastConfirmedAt: Double? {
-        get { confirmedAt.value }
-        set { confirmedAt.value = newValue }
-    }
-    private var confirmedAt = OptionalTime(nil)
+    @OptionalTime public internal(set) var lastConfirmedAt: Double? = nil
     /// Pushes an observation showed the phone did not display.
     public internal(set) var missed = 0
 
