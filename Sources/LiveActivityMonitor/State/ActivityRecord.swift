@@ -3,63 +3,137 @@ import JSON
 /// The current state of one activity: everything the lock screen, the read API and the gauges
 /// need, kept in memory for live activities and in the `activities` table for all of them.
 public struct ActivityRecord: Sendable, Equatable {
+    // Stored in an order that leaves no padding, the 8-byte fields first, then the small ones;
+    // a `Double?` is kept as an `OptionalTime` (8 bytes, not 16) behind a property of the old
+    // type, and the fields few set are kept apart (`uncommon`) (docs/ARCHITECTURE.md, "What one
+    // record costs").
     public var activityID: String
     public var bookingID: String?
     public var attributesType: String
     public var app: String?
-    public var source: StartSource
-    public var startedAt: Double
-    /// A scheduled start (iOS 26 `start_date`): `pending` until then, its 8 hours counted from it.
-    public var startDate: Double?
-    /// The broadcast channel it receives (`activity.started` `channel_id`).
-    public var channelID: String?
     /// As the app gave them (JSON object text).
     public var attributes: JSONText?
 
     /// What the phone shows: the content with the newest timestamp.
     public var contentState: JSONText?
+
+    public var startedAt: Double
     public var contentTimestamp: Double
-    public var staleDate: Double?
-    public var relevanceScore: Double?
-    /// The device reported `activity.stale` for the content now shown.
-    public var reportedStale = false
-
-    public var endedAt: Double?
-    public var endedBy: EndedBy?
-    public var dismissalPolicy: DismissalPolicy?
-    public var dismissalDate: Double?
-    public var dismissedAt: Double?
-
-    public var tokenFingerprint: String?
     public var tokenRotations = 0
-    public var tokenRotatedAt: Double?
-    public var tokenInvalidReason: String?
 
-    public var lastPush: LastPush?
+    @OptionalTime public var staleDate: Double? = nil
+    @OptionalTime public var relevanceScore: Double? = nil
+    @OptionalTime public var endedAt: Double? = nil
+    @OptionalTime public var tokenRotatedAt: Double? = nil
+
     /// The priority-10 pushes of the last hour, per minute.
     public var priority10 = Priority10Minutes()
 
     /// The contents observations are compared with, and what they showed (DESIGN.md section 4).
     public var delivery = DeliveryEvidence()
-    /// The latest push whose content the phone could not decode (when it was sent, and why), while
-    /// no later content has replaced the card's: the card still shows older content (triage).
-    public var undecodable: Undecodable?
-
     public struct Undecodable: Sendable, Equatable {
         public var at: Double
         public var detail: String
     }
 
-    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
-    public var staleCounted = false
+    /// A scheduled start (iOS 26 `start_date`): `pending` until then, its 8 hours counted from it.
+    public var startDate: Double? {
+        get { uncommon.first?.startDate }
+        set { updateUncommon { $0.startDate = newValue } }
+    }
+    /// The broadcast channel it receives (`activity.started` `channel_id`).
+    public var channelID: String? {
+        get { uncommon.first?.channelID }
+        set { updateUncommon { $0.channelID = newValue } }
+    }
+    public var dismissalDate: Double? {
+        get { uncommon.first?.dismissalDate }
+        set { updateUncommon { $0.dismissalDate = newValue } }
+    }
+    public var dismissedAt: Double? {
+        get { uncommon.first?.dismissedAt }
+        set { updateUncommon { $0.dismissedAt = newValue } }
+    }
+    public var tokenInvalidReason: String? {
+        get { uncommon.first?.tokenInvalidReason }
+        set { updateUncommon { $0.tokenInvalidReason = newValue } }
+    }
+    /// The latest push whose content the phone could not decode (when it was sent, and why), while
+    /// no later content has replaced the card's: the card still shows older content (triage).
+    public var undecodable: Undecodable? {
+        get { uncommon.first?.undecodable }
+        set { updateUncommon { $0.undecodable = newValue } }
+    }
 
+    /// The fields most live activities never set (a scheduled start, a channel, a dismissal, an
+    /// invalidated token, undecodable content), in a block of their own made only for those
+    /// that set one: 8 bytes a record instead of 80. An array of none or one, so that the
+    /// record keeps its value semantics (copy on write); never one of empty fields, so that
+    /// equal records compare equal.
+    private var uncommon: [Uncommon] = []
+
+    private struct Uncommon: Sendable, Equatable {
+        var channelID: String?
+        var tokenInvalidReason: String?
+        var undecodable: Undecodable?
+        @OptionalTime var startDate: Double? = nil
+        @OptionalTime var dismissalDate: Double? = nil
+        @OptionalTime var dismissedAt: Double? = nil
+    }
+
+    private mutating func updateUncommon(_ change: (inout Uncommon) -> Void) {
+        if uncommon.isEmpty {
+            var fields = Uncommon()
+            change(&fields)
+            if fields != Uncommon() { uncommon = [fields] }
+        } else {
+            change(&uncommon[0])
+            if uncommon[0] == Uncommon() { uncommon = [] }
+        }
+    }
+
+    public var lastPush: LastPush?
+
+    /// 40 bytes, not 48: the status (0–599) and the priority (1, 5 or 10) are validated at
+    /// ingest, so two bytes each hold them.
     public struct LastPush: Sendable, Equatable {
-        public var status: Int
         public var reason: String?
         public var latencyMs: Double
-        public var priority: Int
         public var at: Double
+        private var storedStatus: Int16
+        private var storedPriority: Int16
+
+        public var status: Int {
+            get { Int(storedStatus) }
+            set { storedStatus = Int16(clamping: newValue) }
+        }
+        public var priority: Int {
+            get { Int(storedPriority) }
+            set { storedPriority = Int16(clamping: newValue) }
+        }
+
+        public init(status: Int, reason: String?, latencyMs: Double, priority: Int, at: Double) {
+            self.reason = reason
+            self.latencyMs = latencyMs
+            self.at = at
+            storedStatus = Int16(clamping: status)
+            storedPriority = Int16(clamping: priority)
+        }
     }
+
+    public var tokenFingerprint: String? {
+        get { storedFingerprint?.text }
+        set { storedFingerprint = newValue.map(TokenFingerprint.Stored.init) }
+    }
+    private var storedFingerprint: TokenFingerprint.Stored?
+
+    public var source: StartSource
+    /// The device reported `activity.stale` for the content now shown.
+    public var reportedStale = false
+    public var endedBy: EndedBy?
+    public var dismissalPolicy: DismissalPolicy?
+    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
+    public var staleCounted = false
 
     public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
                 source: StartSource = .app) {
@@ -72,6 +146,12 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 
     public var tokenInvalidated: Bool { tokenInvalidReason != nil }
+
+    /// Whether `fingerprint` is its token's (compared in place: reading `tokenFingerprint`
+    /// makes a String, and a push asks this of each event).
+    func hasTokenFingerprint(_ fingerprint: String?) -> Bool {
+        storedFingerprint == fingerprint.map(TokenFingerprint.Stored.init)
+    }
 
     /// When its life on the lock screen begins: the scheduled start, when later than the start.
     public var liveFrom: Double {

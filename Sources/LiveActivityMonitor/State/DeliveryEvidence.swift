@@ -9,13 +9,28 @@ import JSON
 /// only the latest `maxKnown` (an activity pushed every few seconds for 8 hours keeps its
 /// latest contents; a push that leaves the list before any observation gets no verdict).
 public struct DeliveryEvidence: Sendable, Equatable {
+    /// 32 bytes: the push is kept as its two fields, `Int64.min` for none (a tuple optional took
+    /// 40 with its padding; eight of these a record).
     public struct Known: Sendable, Equatable {
         /// `ContentDigest` of `content`.
         var digest: UInt64
         var timestamp: Double
+        private var pushSeq: Int64
+        private var pushSentAt: Double
+
+        init(digest: UInt64, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
+            self.digest = digest
+            self.timestamp = timestamp
+            pushSeq = push?.seq ?? .min
+            pushSentAt = push?.sentAt ?? 0
+        }
+
         /// The applied 200 push that brought it, while it awaits a verdict: its event's `seq`
-        /// and when it was sent.
-        var push: (seq: Int64, sentAt: Double)?
+        /// and when it was sent (an event's `seq` is positive, never `Int64.min`).
+        var push: (seq: Int64, sentAt: Double)? {
+            get { pushSeq == .min ? nil : (pushSeq, pushSentAt) }
+            set { pushSeq = newValue?.seq ?? .min; pushSentAt = newValue?.sentAt ?? 0 }
+        }
 
         public static func == (a: Known, b: Known) -> Bool {
             a.digest == b.digest && a.timestamp == b.timestamp && a.push?.seq == b.push?.seq && a.push?.sentAt == b.push?.sentAt
@@ -25,7 +40,7 @@ public struct DeliveryEvidence: Sendable, Equatable {
     /// Oldest first, as they were applied.
     public internal(set) var known: [Known] = []
     /// When an observation last confirmed a push.
-    public internal(set) var lastConfirmedAt: Double?
+    @OptionalTime public internal(set) var lastConfirmedAt: Double? = nil
     /// Pushes an observation showed the phone did not display.
     public internal(set) var missed = 0
 
@@ -43,8 +58,10 @@ public struct DeliveryEvidence: Sendable, Equatable {
     /// The same, by the content's digest (nil: it did not parse).
     mutating func remember(digest: UInt64?, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
         guard let digest else { return }
+        // Room made before the append: an append past `maxKnown` doubled the buffer to 16
+        // entries for good (and the removal never shrinks it).
+        if known.count >= Self.maxKnown { known.removeFirst(known.count - Self.maxKnown + 1) }
         known.append(Known(digest: digest, timestamp: timestamp, push: push))
-        if known.count > Self.maxKnown { known.removeFirst(known.count - Self.maxKnown) }
     }
 
     /// The known content an observation shows: the newest of those equal to it.

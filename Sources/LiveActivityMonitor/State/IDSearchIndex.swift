@@ -73,11 +73,16 @@ struct IDSearchIndex: Sendable {
         let c = Swift.min(chunkIndex(for: e), chunks.count - 1)
         let i = Self.lowerBound(e, in: chunks[c], strictly: false)
         if i < chunks[c].count, Self.same(chunks[c][i], e) { return }
+        // A chunk grows by an eighth of `maxChunk` at a time, and both halves of a split are
+        // copied to their size: grown by doubling, the 513th entry made room for 1,024, which the
+        // lower half kept, and chunks were a quarter to half full (docs/ARCHITECTURE.md, "What
+        // one record costs").
+        if chunks[c].count == chunks[c].capacity { chunks[c].reserveCapacity(chunks[c].count + Self.maxChunk / 8) }
         chunks[c].insert(e, at: i)
         count += 1
         if chunks[c].count > Self.maxChunk {
             let upper = Array(chunks[c][(Self.maxChunk / 2)...])
-            chunks[c].removeSubrange((Self.maxChunk / 2)...)
+            chunks[c] = Array(chunks[c][..<(Self.maxChunk / 2)])
             chunks.insert(upper, at: c + 1)
         }
     }

@@ -192,7 +192,7 @@ public struct StateEngine: Sendable {
         case .activityTokenUpdated:
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
             // The same token again confirms the current one.
-            guard let fingerprint = event.tokenFingerprint, fingerprint != r.tokenFingerprint else { effect = .applied; break }
+            guard let fingerprint = event.tokenFingerprint, !r.hasTokenFingerprint(fingerprint) else { effect = .applied; break }
             if r.tokenFingerprint != nil {
                 r.tokenRotations += 1
                 counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
@@ -446,7 +446,7 @@ public struct StateEngine: Sendable {
             r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
         }
         if push.priority == 10 { r.priority10.record(t) }
-        let toCurrentToken = r.tokenFingerprint == nil || event.tokenFingerprint == r.tokenFingerprint
+        let toCurrentToken = r.tokenFingerprint == nil || r.hasTokenFingerprint(event.tokenFingerprint)
         if push.invalidatesToken, toCurrentToken, !r.tokenInvalidated {
             r.tokenInvalidReason = push.reason ?? "HTTP \(push.status)"
             counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason))

@@ -45,6 +45,7 @@ extension DeliveryEvidence {
         let confirmedAt = Double(bitPattern: confirmed)
         lastConfirmedAt = confirmedAt.isNaN ? nil : confirmedAt
         missed = Int(Int64(bitPattern: missedBits))
+        known.reserveCapacity(count)
         for _ in 0..<count {
             guard let digest = take(), let timestamp = take(), let seq = take(), let sentAt = take() else { return }
             let push = Int64(bitPattern: seq) == .min ? nil : (seq: Int64(bitPattern: seq), sentAt: Double(bitPattern: sentAt))

@@ -23,3 +23,45 @@ public enum TokenFingerprint {
         return SHA256.hexDigest(token, prefixBytes: 8)
     }
 }
+
+extension TokenFingerprint {
+    /// A fingerprint as a record keeps it: the 16 hex digits `of` makes, as the 8 bytes they
+    /// spell (16 bytes of text do not fit a String's 15-byte inline form, so each took a heap
+    /// block of 48 bytes); any other text (a row written by another version) kept as it is, so
+    /// that it reads back exactly as it came.
+    enum Stored: Sendable, Hashable {
+        case digits(UInt64)
+        case text(String)
+
+        init(_ fingerprint: String) {
+            var bits: UInt64 = 0
+            var count = 0
+            for byte in fingerprint.utf8 {
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+                default: self = .text(fingerprint); return
+                }
+                count += 1
+                guard count <= 16 else { self = .text(fingerprint); return }
+                bits = bits << 4 | UInt64(nibble)
+            }
+            self = count == 16 ? .digits(bits) : .text(fingerprint)
+        }
+
+        var text: String {
+            switch self {
+            case .text(let text): return text
+            case .digits(let bits):
+                return String(unsafeUninitializedCapacity: 16) { out in
+                    for i in 0..<16 {
+                        let nibble = UInt8(truncatingIfNeeded: bits >> (60 - 4 * UInt64(i))) & 0x0f
+                        out[i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                    }
+                    return 16
+                }
+            }
+        }
+    }
+}
