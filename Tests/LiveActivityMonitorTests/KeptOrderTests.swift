@@ -84,8 +84,10 @@ import Testing
                     let walked = ReadHandlers.walkedPage(query, in: table, now: t)
                     let kept = table.livePage(at: t, state: state, type: type, after: query.after?.key, limit: limit + 1)
                     let context = "step \(step) at \(t - TestServer.base) state \(state?.rawValue ?? "-") type \(type ?? "-")"
-                    #expect(kept?.records.map(\.activityID) == walked.records.map(\.activityID), "\(context)")
-                    #expect(kept?.records == walked.records, "\(context)")
+                    let sameIDs = kept?.records.map(\.activityID) == walked.records.map(\.activityID)
+                    #expect(sameIDs, "\(context): \(kept?.records.map(\.activityID) ?? []) against \(walked.records.map(\.activityID))")
+                    // The records copied whole (compared only when the ids agree: a record prints long).
+                    if sameIDs { #expect(kept?.records == walked.records, "\(context)") }
                     #expect(kept?.counts == walked.counts, "\(context)")
                     compared += walked.records.count
                     guard walked.records.count > limit, kept?.records.count == walked.records.count else { break }
