@@ -151,15 +151,9 @@ struct ActivityTable: Sendable {
     /// reaches them.
     private mutating func countGauges(replacing position: Int?, with replacement: ActivityRecord?) {
         let budget = gauges.priority10Budget
-        if phoneOrder != nil {
-            // Most changes keep a record's key and cell: nothing to move.
-            let old = position.map { (PhoneOrderKey(storage[$0]), PhoneOrderIndex.cell(of: storage[$0], at: gaugeTime)) }
-            let new = replacement.map { (PhoneOrderKey($0), PhoneOrderIndex.cell(of: $0, at: gaugeTime)) }
-            if old?.0 != new?.0 || old?.1 != new?.1 {
-                if let old, let cell = old.1 { phoneOrder?.remove(old.0, from: cell) }
-                if let new, let cell = new.1 { phoneOrder?.insert(new.0, into: cell) }
-            }
-        }
+        // (Optional chaining: no place is worked out while the order is not kept.)
+        phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
+                         to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
         var before: Double?
         if let position {
             gauges.count(storage[position], at: gaugeTime, -1)
@@ -180,15 +174,8 @@ struct ActivityTable: Sendable {
         for i in positions(of: gaugeChanges.popDue(now)) {
             gauges.count(storage[i], at: gaugeTime, -1)
             gauges.count(storage[i], at: now, 1)
-            if phoneOrder != nil {
-                let before = PhoneOrderIndex.cell(of: storage[i], at: gaugeTime)
-                let after = PhoneOrderIndex.cell(of: storage[i], at: now)
-                if before != after {
-                    let key = PhoneOrderKey(storage[i])
-                    if let before { phoneOrder?.remove(key, from: before) }
-                    if let after { phoneOrder?.insert(key, into: after) }
-                }
-            }
+            phoneOrder?.move(from: PhoneOrderIndex.Place(storage[i], at: gaugeTime),
+                             to: PhoneOrderIndex.Place(storage[i], at: now))
             if let next = ActivityGauges.nextChange(of: storage[i], after: now, budget: budget) {
                 gaugeChanges.push(next, storage[i].activityID)
             }

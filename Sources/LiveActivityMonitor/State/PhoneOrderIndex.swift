@@ -18,10 +18,16 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
     private var cells: [Cell: SortedChunks<PhoneOrderKey>] = [:]
 
-    /// The cell `record` belongs in at `time`; nil when it is dismissed by then.
-    static func cell(of record: borrowing ActivityRecord, at time: Double) -> Cell? {
-        let state = record.state(at: time)
-        return state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
+    /// Where a record is kept at an instant: its key, in its cell (none once it is dismissed).
+    struct Place: Equatable {
+        var key: PhoneOrderKey
+        var cell: Cell?
+
+        init(_ record: borrowing ActivityRecord, at time: Double) {
+            key = PhoneOrderKey(record)
+            let state = record.state(at: time)
+            cell = state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
+        }
     }
 
     init() {}
@@ -30,18 +36,21 @@ struct PhoneOrderIndex: Sendable, Equatable {
     init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double) {
         var keys: [Cell: [PhoneOrderKey]] = [:]
         for i in records.indices {
-            if let cell = Self.cell(of: records[i], at: time) { keys[cell, default: []].append(PhoneOrderKey(records[i])) }
+            let place = Place(records[i], at: time)
+            if let cell = place.cell { keys[cell, default: []].append(place.key) }
         }
         for (cell, cellKeys) in keys { cells[cell] = SortedChunks(sorted: cellKeys.sorted(by: PhoneOrderKey.ordered)) }
     }
 
-    mutating func insert(_ key: PhoneOrderKey, into cell: Cell) {
-        cells[cell, default: SortedChunks()].insert(key)
-    }
-
-    mutating func remove(_ key: PhoneOrderKey, from cell: Cell) {
-        guard cells[cell]?.remove(key) == true, cells[cell]?.isEmpty == true else { return }
-        cells[cell] = nil
+    /// A record's change, the one way the cells change after a build: its key out of `old`'s
+    /// place and into `new`'s (nil: it was not kept, or is no longer). Most changes (an update)
+    /// keep the key and the cell: then nothing moves.
+    mutating func move(from old: Place?, to new: Place?) {
+        guard old != new else { return }
+        if let old, let cell = old.cell, cells[cell]?.remove(old.key) == true, cells[cell]?.isEmpty == true {
+            cells[cell] = nil
+        }
+        if let new, let cell = new.cell { cells[cell, default: SortedChunks()].insert(new.key) }
     }
 
     /// Up to `limit` keys in phone order, after `after` when given, from the cells of `state`
