@@ -14,12 +14,15 @@ import Testing
     static let budget = 3
     static let types = ["TimerWidgetAttributes", "RideAttributes", "DeliveryAttributes"]
     static let channels = ["Y2hhbm5lbC1h", "Y2hhbm5lbC1i"]
+    /// Few values, so that the wall's order often falls to the start time and the id.
+    static let relevances: [Double] = [-5, 0, 50, 100]
 
-    /// A random stream: starts (some scheduled, some subscribed, some with a stale date),
-    /// updates and pushes (many at priority 10), ends with each dismissal kind, dismissals,
-    /// device-reported stale, broadcasts to the channels; between them, the clock moves by
-    /// steps from a second to past the 8-hour end.
-    static func exercise(_ m: Driver, seed: UInt64) throws {
+    /// A random stream: starts (some scheduled, some subscribed, some with a stale date or a
+    /// relevance score), updates and pushes (many at priority 10, some moving the relevance),
+    /// ends with each dismissal kind, dismissals, device-reported stale, broadcasts to the
+    /// channels; between them, the clock moves by steps from a second to past the 8-hour end.
+    /// After each step, `check` (the gauges against a recount, unless told otherwise).
+    static func exercise(_ m: Driver, seed: UInt64, check: (Driver, Int) throws -> Void = KeptGaugeTests.compare) throws {
         var random = PushEventScannerTests.Seeded(state: seed)
         var started: [String] = []
         var now = TestServer.base
@@ -50,7 +53,7 @@ import Testing
                 }
                 m.post(events)
             }
-            try compare(m, step: step)
+            try check(m, step)
         }
     }
 
@@ -67,10 +70,12 @@ import Testing
             if Int.random(in: 0..<3, using: &random) == 0 { o["start_date"] = at + Double(Int.random(in: 60...7200, using: &random)) }
             if Bool.random(using: &random) { o["stale_date"] = around(3 * 3600) }
             if Bool.random(using: &random) { o["channel_id"] = channels.randomElement(using: &random)! }
+            if Bool.random(using: &random) { o["relevance_score"] = relevances.randomElement(using: &random)! }
             return JSONValue(o)
         case 25..<55:
             var extra: [String: Any] = ["content_state": ["startedAt": at]]
             if Bool.random(using: &random) { extra["stale_date"] = around(3600) }
+            if Int.random(in: 0..<4, using: &random) == 0 { extra["relevance_score"] = relevances.randomElement(using: &random)! }
             return Scenario.push(id, key, at: at, priority: Int.random(in: 0..<5, using: &random) == 0 ? 5 : 10, token: IngestTests.token,
                                  extra: extra)
         case 55..<63:

@@ -73,12 +73,8 @@ extension ActivityRecord {
         }
     }
 
-    /// The dashboard's order, which is the phone's: relevance score (highest first), then the
-    /// most recently started, then id for a stable order.
+    /// The dashboard's order, which is the phone's (`PhoneOrderKey`).
     static func phoneOrder(_ a: ActivityRecord, _ b: ActivityRecord) -> Bool {
-        let ra = a.relevanceScore ?? 0, rb = b.relevanceScore ?? 0
-        if ra != rb { return ra > rb }
-        if a.startedAt != b.startedAt { return a.startedAt > b.startedAt }
-        return a.activityID < b.activityID
+        PhoneOrderKey.ordered(PhoneOrderKey(a), PhoneOrderKey(b))
     }
 }

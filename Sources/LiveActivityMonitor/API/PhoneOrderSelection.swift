@@ -46,23 +46,18 @@ struct PhoneOrderSelection {
 /// What phone order needs of a live activity, with its state: a search copies these out under
 /// the state lock and chooses its page from them outside it (`ReadHandlers.searched`).
 struct PageKey {
-    var relevance: Double
-    var startedAt: Double
-    var activityID: String
+    var order: PhoneOrderKey
     var state: ActivityState
 
     init(_ r: ActivityRecord, state: ActivityState) {
-        relevance = r.relevanceScore ?? 0
-        startedAt = r.startedAt
-        activityID = r.activityID
+        order = PhoneOrderKey(r)
         self.state = state
     }
 
-    /// `ActivityRecord.phoneOrder` on the keys.
+    var activityID: String { order.activityID }
+
     static func phoneOrder(_ a: PageKey, _ b: PageKey) -> Bool {
-        if a.relevance != b.relevance { return a.relevance > b.relevance }
-        if a.startedAt != b.startedAt { return a.startedAt > b.startedAt }
-        return a.activityID < b.activityID
+        PhoneOrderKey.ordered(a.order, b.order)
     }
 }
 

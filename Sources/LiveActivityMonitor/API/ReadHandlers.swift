@@ -63,7 +63,7 @@ struct ReadHandlers: Sendable {
 
         /// Counts the live record at `i` by its state at `now`, and whether it belongs on the page
         /// (the state filter, after the cursor).
-        func admits(_ i: Int, in records: UnsafeBufferPointer<ActivityRecord>, now: Double, counts: inout [Int]) -> Bool {
+        func admits(_ i: Int, in records: UnsafeBufferPointer<ActivityRecord>, now: Double, counts: inout SIMD4<Int>) -> Bool {
             let state = records[i].state(at: now)
             switch state {
             case .active: counts[0] += 1
@@ -80,14 +80,10 @@ struct ReadHandlers: Sendable {
 
     /// Where a page ended, in phone order: relevance, start time, id.
     struct Cursor {
-        var relevance: Double
-        var startedAt: Double
-        var activityID: String
+        var key: PhoneOrderKey
 
         init(_ r: ActivityRecord) {
-            relevance = r.relevanceScore ?? 0
-            startedAt = r.startedAt
-            activityID = r.activityID
+            key = PhoneOrderKey(r)
         }
 
         init?(_ text: String) {
@@ -97,23 +93,18 @@ struct ReadHandlers: Sendable {
                   !parts[2].isEmpty, parts[2].utf8.count <= EventValidator.maxIDLength,
                   !IdentifierText.hasControlCharacter(String(parts[2]))
             else { return nil }
-            relevance = r; startedAt = s; activityID = String(parts[2])
+            key = PhoneOrderKey(relevance: r, startedAt: s, activityID: String(parts[2]))
         }
 
-        var text: String { "\(relevance)~\(startedAt)~\(activityID)" }
+        var text: String { "\(key.relevance)~\(key.startedAt)~\(key.activityID)" }
 
         /// Whether `r` comes after this cursor in phone order.
         func precedes(_ r: ActivityRecord) -> Bool {
-            let rr = r.relevanceScore ?? 0
-            if rr != relevance { return rr < relevance }
-            if r.startedAt != startedAt { return r.startedAt < startedAt }
-            return r.activityID > activityID
+            PhoneOrderKey.ordered(key, PhoneOrderKey(r))
         }
 
         func precedes(_ k: PageKey) -> Bool {
-            if k.relevance != relevance { return k.relevance < relevance }
-            if k.startedAt != startedAt { return k.startedAt < startedAt }
-            return k.activityID > activityID
+            PhoneOrderKey.ordered(key, k.order)
         }
     }
 
@@ -129,28 +120,23 @@ struct ReadHandlers: Sendable {
 
     private func listNow(_ query: ListQuery) throws(APIError) -> HTTPResponse {
         let now = store.clock.now()
-        var counts = [0, 0, 0, 0]
+        var counts = SIMD4<Int>(repeating: 0)
         var page: [ActivityRecord]
         if let search = query.search {
             page = searched(search, query, now: now, counts: &counts)
         } else {
-            // Records are read in place (indexing the buffer copies none) and only the page is copied out.
-            page = store.withLiveState { s in
-                s.records.withRecords { records in
-                    var selection = PhoneOrderSelection(limit: query.limit + 1)
-                    for i in records.indices where query.matches(records[i]) {
-                        guard query.admits(i, in: records, now: now, counts: &counts) else { continue }
-                        selection.offer(i, in: records)
-                    }
-                    return selection.sorted(in: records).map { records[$0] }
-                }
+            // From the kept order: the page and the counts cost the page, not the fleet.
+            (page, counts) = store.withLiveState { s in
+                s.records.livePage(at: now, state: query.state, type: query.attributesType, after: query.after?.key,
+                                   limit: query.limit + 1)
+                    ?? Self.walkedPage(query, in: s.records, now: now)
             }
         }
         if query.state == .dismissed {
             // Dismissed activities are not kept in memory: they come from the database.
             do {
                 page = try store.dismissedRecords(limit: query.limit + 1,
-                                                  after: query.after.map { ($0.startedAt, $0.activityID) },
+                                                  after: query.after.map { ($0.key.startedAt, $0.key.activityID) },
                                                   matching: query.matches)
             } catch { throw type(of: store).unavailable(error) }
         }
@@ -175,6 +161,25 @@ struct ReadHandlers: Sendable {
         }
     }
 
+    /// The first `limit + 1` records of the live list and its counts, by one walk over every live
+    /// record with a bounded heap (`PhoneOrderSelection`): what `ActivityTable.livePage` answers
+    /// from its kept order, and the fallback when it cannot (a clock set back before the table's
+    /// `gaugeTime`; a table whose order is not kept). Records are read in place (indexing the
+    /// buffer copies none) and only the page is copied out.
+    static func walkedPage(_ query: ListQuery, in table: ActivityTable, now: Double)
+        -> (records: [ActivityRecord], counts: SIMD4<Int>) {
+        var counts = SIMD4<Int>(repeating: 0)
+        let page = table.withRecords { records in
+            var selection = PhoneOrderSelection(limit: query.limit + 1)
+            for i in records.indices where query.matches(records[i]) {
+                guard query.admits(i, in: records, now: now, counts: &counts) else { continue }
+                selection.offer(i, in: records)
+            }
+            return selection.sorted(in: records).map { records[$0] }
+        }
+        return (page, counts)
+    }
+
     /// `?q=`: the matches, from the id index (`IDSearchIndex`), read in slices of `searchSlice`
     /// entries so that a search holds the state lock (which the writer and a scrape need) only
     /// for short spells, never for its whole length or for anything it can do without it:
@@ -187,7 +192,7 @@ struct ReadHandlers: Sendable {
     /// chosen and copied in that spell.
     /// Each spell sees the table as of its own instant: an activity that leaves meanwhile is left
     /// out of the page.
-    private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout [Int]) -> [ActivityRecord] {
+    private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout SIMD4<Int>) -> [ActivityRecord] {
         var selection = KeySelection(limit: query.limit + 1)
         var after: IDSearchIndex.Entry?
         var more = true

@@ -31,6 +31,11 @@ struct ActivityTable: Sendable {
     /// When each record's contribution may next change by time alone (`ActivityGauges.nextChange`):
     /// at least one entry per record that will change, and some outdated ones (checked when due).
     private var gaugeChanges = DeadlineQueue()
+    /// The records in phone order, by their state as of `gaugeTime` and type, for the list
+    /// (`livePage`): kept on the gauges' paths, so that its cells and the gauges count the same
+    /// records. Nil until the gauges are kept from an instant (`keepGauges` builds it in bulk):
+    /// a table being loaded, or a replay's, pays nothing for it.
+    private var phoneOrder: PhoneOrderIndex?
 
     init(priority10Budget: Int = EngineSettings.defaultPriority10Budget) {
         gauges = ActivityGauges(priority10Budget: priority10Budget)
@@ -141,10 +146,14 @@ struct ActivityTable: Sendable {
         try storage.withUnsafeBufferPointer(body)
     }
 
-    /// Takes the record at `position` (if any) out of the gauges and `replacement` (if any) in,
-    /// as of `gaugeTime`: the one path by which a record's change reaches them.
+    /// Takes the record at `position` (if any) out of the gauges and the phone order and
+    /// `replacement` (if any) in, as of `gaugeTime`: the one path by which a record's change
+    /// reaches them.
     private mutating func countGauges(replacing position: Int?, with replacement: ActivityRecord?) {
         let budget = gauges.priority10Budget
+        // (Optional chaining: no place is worked out while the order is not kept.)
+        phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
+                         to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
         var before: Double?
         if let position {
             gauges.count(storage[position], at: gaugeTime, -1)
@@ -162,13 +171,13 @@ struct ActivityTable: Sendable {
     mutating func advanceGauges(to now: Double) {
         guard now > gaugeTime else { return }
         let budget = gauges.priority10Budget
-        var seen = Set<String>()
-        for id in gaugeChanges.popDue(now) where seen.insert(id).inserted {
-            guard let i = positions[id] else { continue }
+        for i in positions(of: gaugeChanges.popDue(now)) {
             gauges.count(storage[i], at: gaugeTime, -1)
             gauges.count(storage[i], at: now, 1)
+            phoneOrder?.move(from: PhoneOrderIndex.Place(storage[i], at: gaugeTime),
+                             to: PhoneOrderIndex.Place(storage[i], at: now))
             if let next = ActivityGauges.nextChange(of: storage[i], after: now, budget: budget) {
-                gaugeChanges.push(next, id)
+                gaugeChanges.push(next, storage[i].activityID)
             }
         }
         gaugeTime = now
@@ -183,23 +192,70 @@ struct ActivityTable: Sendable {
             return ActivityGauges.recount(self, at: now, budget: budget)
         }
         var result = gauges
-        guard now > gaugeTime else { return result }
-        var seen = Set<String>()
-        for id in gaugeChanges.due(at: now) where seen.insert(id).inserted {
-            guard let i = positions[id] else { continue }
+        for i in changed(at: now) {
             result.count(storage[i], at: gaugeTime, -1)
             result.count(storage[i], at: now, 1)
         }
         return result
     }
 
+    /// The positions of the records whose contribution may have changed between `gaugeTime` and
+    /// `now` (the gauge queue's due entries, each record once).
+    private func changed(at now: Double) -> [Int] {
+        now > gaugeTime ? positions(of: gaugeChanges.due(at: now)) : []
+    }
+
+    /// The positions of the live records among `ids`, each once.
+    private func positions(of ids: [String]) -> [Int] {
+        var seen = Set<String>()
+        return ids.compactMap { seen.insert($0).inserted ? positions[$0] : nil }
+    }
+
+    /// A page of the list at `now`: the first `limit` live records in phone order, after
+    /// `after`, of `state` and of type `type` when given (`==` on strings, the list's filter),
+    /// and the live records of that type counted by state at `now` (in `ActivityState.counted`
+    /// order). Read from the kept order (`PhoneOrderIndex`) and gauges, corrected by the records
+    /// whose state may have changed since `gaugeTime`: it costs the page, the cells and those
+    /// records. Nil when the order is not kept or `now` is before `gaugeTime` (a clock set
+    /// back): the caller walks the records instead (`ReadHandlers.walkedPage`).
+    func livePage(at now: Double, state: ActivityState?, type: String?, after: PhoneOrderKey?,
+                  limit: Int) -> (records: [ActivityRecord], counts: SIMD4<Int>)? {
+        guard let phoneOrder, now >= gaugeTime else { return nil }
+        // Out of the cells they were in, into the page by their state at `now`.
+        var moved = Set<String>()
+        var keys: [PhoneOrderKey] = []
+        for i in changed(at: now) {
+            let stateNow = storage[i].state(at: now)
+            guard stateNow != storage[i].state(at: gaugeTime) else { continue }
+            moved.insert(storage[i].activityID)
+            guard stateNow != .dismissed, state.map({ $0 == stateNow }) ?? true,
+                  type.map({ $0 == storage[i].attributesType }) ?? true else { continue }
+            let key = PhoneOrderKey(storage[i])
+            if after.map({ PhoneOrderKey.ordered($0, key) }) ?? true { keys.append(key) }
+        }
+        keys += phoneOrder.first(limit, state: state, type: type, after: after, skipping: moved)
+        keys.sort(by: PhoneOrderKey.ordered)
+        let records = keys.prefix(limit).compactMap { positions[$0.activityID].map { storage[$0] } }
+        var counts = SIMD4<Int>(repeating: 0)
+        for (t, c) in gauges(at: now, priority10Budget: gauges.priority10Budget).byType
+        where type.map({ $0 == t.text }) ?? true {
+            counts &+= c.states
+        }
+        return (records, counts)
+    }
+
+    /// The kept phone order (tests compare it with one built afresh: `PhoneOrderIndex(_:at:)`).
+    var keptPhoneOrder: PhoneOrderIndex? { phoneOrder }
+
     /// When time alone next changes the gauges (at the latest).
     var nextGaugeChange: Double? { gaugeChanges.earliest }
 
-    /// Counts the gauges afresh for `budget` (the store's `--priority10-budget`) as of `now`.
+    /// Counts the gauges afresh for `budget` (the store's `--priority10-budget`) as of `now`, and
+    /// builds the phone order in bulk (O(n log n)): a table loaded by `put` alone calls it once.
     mutating func keepGauges(priority10Budget budget: Int, from now: Double) {
         gaugeTime = now
         gauges = ActivityGauges.recount(self, at: now, budget: budget)
+        phoneOrder = storage.withUnsafeBufferPointer { PhoneOrderIndex($0, at: now) }
         rebuildGaugeChanges()
     }
 

@@ -5,25 +5,25 @@ import Glibc
 /// over the matches alone, instead of lowercasing two ids per live activity.
 ///
 /// Kept by `ActivityTable` as records come and go (so it holds exactly the table's records),
-/// in chunks of at most `maxChunk` entries: an insertion or a removal moves at most one chunk's
-/// entries (a sorted array of 400,000 entries moved megabytes per new activity). A reader walks
+/// in `SortedChunks` (an insertion or a removal moves at most one chunk's entries). A reader walks
 /// it in bounded slices (`entries(withPrefix:after:max:)`), each under the state lock for a few
 /// hundred entries, so that no search holds the writer or a scrape for its whole length
 /// (ARCHITECTURE.md, "Search").
 struct IDSearchIndex: Sendable {
-    /// Compare entries with `same`, by bytes (not `==` on strings: canonical equivalence).
-    struct Entry: Sendable {
+    /// Entries are ordered by bytes (`less`), not `<` on strings (canonical equivalence).
+    struct Entry: ChunkOrdered {
         /// The lowercased activity id or booking id.
         var key: String
         /// The activity it leads to.
         var activityID: String
         /// Whether `key` is the activity's booking id (otherwise its own id).
         var isBooking: Bool
+
+        static func ordered(_ a: Entry, _ b: Entry) -> Bool { IDSearchIndex.less(a, b) }
     }
 
-    static let maxChunk = 512
-    private var chunks: [[Entry]] = []
-    private(set) var count = 0
+    private var sorted = SortedChunks<Entry>()
+    var count: Int { sorted.count }
 
     /// The key `id` is searched by: lowercased, sharing `id`'s storage when it is already so.
     static func key(_ id: String) -> String {
@@ -39,83 +39,34 @@ struct IDSearchIndex: Sendable {
     }
 
     mutating func insert(activityID: String, bookingID: String?) {
-        insert(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
-        if let bookingID { insert(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
+        sorted.insert(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
+        if let bookingID { sorted.insert(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
     }
 
     mutating func remove(activityID: String, bookingID: String?) {
-        remove(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
-        if let bookingID { remove(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
+        sorted.remove(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
+        if let bookingID { sorted.remove(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
     }
 
     /// Up to `max` entries whose key starts with `q` (lowercased), in order, after `after`
     /// (exclusive; from the first when nil). Fewer than `max` means there are no more.
     func entries(withPrefix q: String, after: Entry?, max: Int) -> [Entry] {
-        let start = after ?? Entry(key: q, activityID: "", isBooking: false)
-        var c = chunkIndex(for: start)
-        guard c < chunks.count else { return [] }
-        var i = Self.lowerBound(start, in: chunks[c], strictly: after != nil)
+        let start = Entry(key: q, activityID: "", isBooking: false)
+        var p = if let after {
+            sorted.firstPosition { !Self.less(after, $0) }
+        } else {
+            sorted.firstPosition { Self.less($0, start) }
+        }
         var out: [Entry] = []
-        while out.count < max, c < chunks.count {
-            if i == chunks[c].count { c += 1; i = 0; continue }
-            guard Self.hasPrefix(chunks[c][i].key, q) else { break }
-            out.append(chunks[c][i])
-            i += 1
+        while out.count < max, let e = sorted[p], Self.hasPrefix(e.key, q) {
+            out.append(e)
+            p = sorted.position(after: p)
         }
         return out
     }
 
     /// Every entry, in order (tests).
-    var all: [Entry] { chunks.flatMap { $0 } }
-
-    private mutating func insert(_ e: Entry) {
-        if chunks.isEmpty { chunks = [[e]]; count = 1; return }
-        let c = Swift.min(chunkIndex(for: e), chunks.count - 1)
-        let i = Self.lowerBound(e, in: chunks[c], strictly: false)
-        if i < chunks[c].count, Self.same(chunks[c][i], e) { return }
-        // A chunk grows by an eighth of `maxChunk` at a time, and both halves of a split are
-        // copied to their size: grown by doubling, the 513th entry made room for 1,024, which the
-        // lower half kept, and chunks were a quarter to half full (docs/ARCHITECTURE.md, "What
-        // one record costs").
-        if chunks[c].count == chunks[c].capacity { chunks[c].reserveCapacity(chunks[c].count + Self.maxChunk / 8) }
-        chunks[c].insert(e, at: i)
-        count += 1
-        if chunks[c].count > Self.maxChunk {
-            let upper = Array(chunks[c][(Self.maxChunk / 2)...])
-            chunks[c] = Array(chunks[c][..<(Self.maxChunk / 2)])
-            chunks.insert(upper, at: c + 1)
-        }
-    }
-
-    private mutating func remove(_ e: Entry) {
-        let c = chunkIndex(for: e)
-        guard c < chunks.count else { return }
-        let i = Self.lowerBound(e, in: chunks[c], strictly: false)
-        guard i < chunks[c].count, Self.same(chunks[c][i], e) else { return }
-        chunks[c].remove(at: i)
-        count -= 1
-        if chunks[c].isEmpty { chunks.remove(at: c) }
-    }
-
-    /// The first chunk whose last entry is not before `e` (`chunks.count` when none is).
-    private func chunkIndex(for e: Entry) -> Int {
-        var lo = 0, hi = chunks.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if Self.less(chunks[mid][chunks[mid].count - 1], e) { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
-
-    /// The first position in `chunk` not before `e` (after `e` when `strictly`).
-    private static func lowerBound(_ e: Entry, in chunk: [Entry], strictly: Bool) -> Int {
-        var lo = 0, hi = chunk.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if less(chunk[mid], e) || (strictly && same(chunk[mid], e)) { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
+    var all: [Entry] { sorted.all }
 
     /// Entry order: key bytes, then activity id bytes, then the activity's own id first.
     static func less(_ a: Entry, _ b: Entry) -> Bool {
@@ -124,11 +75,6 @@ struct IDSearchIndex: Sendable {
         let i = compare(a.activityID, b.activityID)
         if i != 0 { return i < 0 }
         return !a.isBooking && b.isBooking
-    }
-
-    /// The same entry, byte for byte (`==` on strings is canonical equivalence, not bytes).
-    static func same(_ a: Entry, _ b: Entry) -> Bool {
-        a.isBooking == b.isBooking && compare(a.key, b.key) == 0 && compare(a.activityID, b.activityID) == 0
     }
 
     /// Byte order (memcmp), which keeps every key with a given byte prefix together.

@@ -1,0 +1,129 @@
+import Prometheus
+
+/// The live activities' phone-order keys (`PhoneOrderKey`), kept sorted in one cell per state
+/// and attributes type, so that a page of the list (`ActivityTable.livePage`) is read from the
+/// front of the cells its filters choose, from the cursor on, instead of walking every record.
+///
+/// A record's cell is its state as of the table's `gaugeTime`: `ActivityTable` moves a record
+/// between cells on the same paths that count it in the gauges (its put and removal, and the
+/// gauges brought forward by time), and a read at a later instant corrects for the records whose
+/// state the gauge queue says may have changed since (`first(_:…skipping:)` leaves them out;
+/// the table adds them back by their state at that instant). Dismissed records are in no cell.
+struct PhoneOrderIndex: Sendable, Equatable {
+    /// A state the list counts (never `dismissed`) and an attributes type, by its bytes.
+    struct Cell: Hashable, Sendable {
+        var state: ActivityState
+        var type: ExactString
+    }
+
+    private var cells: [Cell: SortedChunks<PhoneOrderKey>] = [:]
+
+    /// Where a record is kept at an instant: its key, in its cell (none once it is dismissed).
+    struct Place: Equatable {
+        var key: PhoneOrderKey
+        var cell: Cell?
+
+        init(_ record: borrowing ActivityRecord, at time: Double) {
+            key = PhoneOrderKey(record)
+            let state = record.state(at: time)
+            cell = state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
+        }
+    }
+
+    init() {}
+
+    /// The cells of `records` as of `time`, built in bulk: one sort, O(n log n).
+    init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double) {
+        var keys: [Cell: [PhoneOrderKey]] = [:]
+        for i in records.indices {
+            let place = Place(records[i], at: time)
+            if let cell = place.cell { keys[cell, default: []].append(place.key) }
+        }
+        for (cell, cellKeys) in keys { cells[cell] = SortedChunks(sorted: cellKeys.sorted(by: PhoneOrderKey.ordered)) }
+    }
+
+    /// A record's change, the one way the cells change after a build: its key out of `old`'s
+    /// place and into `new`'s (nil: it was not kept, or is no longer). Most changes (an update)
+    /// keep the key and the cell: then nothing moves.
+    mutating func move(from old: Place?, to new: Place?) {
+        guard old != new else { return }
+        if let old, let cell = old.cell, cells[cell]?.remove(old.key) == true, cells[cell]?.isEmpty == true {
+            cells[cell] = nil
+        }
+        if let new, let cell = new.cell { cells[cell, default: SortedChunks()].insert(new.key) }
+    }
+
+    /// Up to `limit` keys in phone order, after `after` when given, from the cells of `state`
+    /// (any counted state when nil) and of the types equal to `type` (`==` on strings, as the
+    /// list's filter compares; any type when nil), leaving out the ids in `skipping`: a merge
+    /// of those cells from a binary search in each, so it costs the page and the cells, not
+    /// the records.
+    func first(_ limit: Int, state: ActivityState?, type: String?, after: PhoneOrderKey?,
+               skipping: Set<String>) -> [PhoneOrderKey] {
+        var merge = Merge()
+        for (cell, keys) in cells where state.map({ $0 == cell.state }) ?? true && type.map({ $0 == cell.type.text }) ?? true {
+            let start = after.map { after in keys.firstPosition { !PhoneOrderKey.ordered(after, $0) } }
+                ?? SortedChunks.Position(chunk: 0, index: 0)
+            merge.add(keys, from: start)
+        }
+        var out: [PhoneOrderKey] = []
+        while out.count < limit, let key = merge.next() {
+            if !skipping.contains(key.activityID) { out.append(key) }
+        }
+        return out
+    }
+
+    /// Every cell's keys, in order (tests compare a kept index with one built in bulk).
+    var contents: [Cell: [PhoneOrderKey]] { cells.mapValues(\.all) }
+
+    static func == (a: PhoneOrderIndex, b: PhoneOrderIndex) -> Bool { a.contents == b.contents }
+
+    /// A k-way merge of sorted cells: a heap of each cell's next key, the first in phone order on top.
+    private struct Merge {
+        private var heads: [(key: PhoneOrderKey, keys: SortedChunks<PhoneOrderKey>, at: SortedChunks<PhoneOrderKey>.Position)] = []
+
+        mutating func add(_ keys: SortedChunks<PhoneOrderKey>, from start: SortedChunks<PhoneOrderKey>.Position) {
+            guard let key = keys[start] else { return }
+            heads.append((key, keys, start))
+            siftUp(heads.count - 1)
+        }
+
+        /// The next key in phone order, nil when every cell is done.
+        mutating func next() -> PhoneOrderKey? {
+            guard let top = heads.first else { return nil }
+            let at = top.keys.position(after: top.at)
+            if let key = top.keys[at] {
+                heads[0].key = key
+                heads[0].at = at
+            } else {
+                heads.swapAt(0, heads.count - 1)
+                heads.removeLast()
+            }
+            siftDown(0)
+            return top.key
+        }
+
+        private mutating func siftUp(_ start: Int) {
+            var i = start
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard PhoneOrderKey.ordered(heads[i].key, heads[parent].key) else { return }
+                heads.swapAt(i, parent)
+                i = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var first = i
+                if l < heads.count, PhoneOrderKey.ordered(heads[l].key, heads[first].key) { first = l }
+                if r < heads.count, PhoneOrderKey.ordered(heads[r].key, heads[first].key) { first = r }
+                if first == i { return }
+                heads.swapAt(i, first)
+                i = first
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// What the phone's order needs of a live activity: relevance score (highest first; none counts
+/// as 0), then the most recently started, then id (`<` on strings, as the table's index tells
+/// ids apart: no two live ids are equal by it). The one statement of that order: the list's
+/// cursor is such a key, and the records (`ActivityRecord.phoneOrder`), the search's keys and
+/// the kept order (`PhoneOrderIndex`) compare by it.
+struct PhoneOrderKey: ChunkOrdered, Equatable {
+    var relevance: Double
+    var startedAt: Double
+    /// The record's own id (its storage shared, not copied).
+    var activityID: String
+
+    init(relevance: Double, startedAt: Double, activityID: String) {
+        self.relevance = relevance
+        self.startedAt = startedAt
+        self.activityID = activityID
+    }
+
+    init(_ r: borrowing ActivityRecord) {
+        self.init(relevance: r.relevanceScore ?? 0, startedAt: r.startedAt, activityID: r.activityID)
+    }
+
+    /// Whether `a` comes before `b` in phone order.
+    static func ordered(_ a: PhoneOrderKey, _ b: PhoneOrderKey) -> Bool {
+        if a.relevance != b.relevance { return a.relevance > b.relevance }
+        if a.startedAt != b.startedAt { return a.startedAt > b.startedAt }
+        return a.activityID < b.activityID
+    }
+}
