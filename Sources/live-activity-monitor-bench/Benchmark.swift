@@ -45,6 +45,9 @@ final class Benchmark {
             log("postgres: single-event and batched ingest against the PostgreSQL storage limit")
             try postgresThroughput()
         }
+        if options.phases.contains("startup") {
+            try startUp()
+        }
         if options.phases.contains("scrape") {
             log("scrape cost against stored events: \(options.ratioLive) live activities, \(options.ratioEvents) events")
             try eventsOnlyScrape()
@@ -64,11 +67,12 @@ final class Benchmark {
 
     // MARK: Servers
 
+    /// `executable`: a `live-activity-monitor` (or this bench) binary to run `serve` with, this one by default.
     func monitor(_ name: String, database: String, durability: Durability = .normal,
-                         extra: [String] = []) throws -> ChildProcess {
-        let child = try ChildProcess.bench(name, arguments: [
-            // A PostgreSQL URI as it is; a file name in the run's directory.
-            "serve", "--port", "0", "--db", database.contains("://") ? database : directory + "/" + database,
+                 extra: [String] = [], executable: String = BenchRunner.executablePath) throws -> ChildProcess {
+        let child = try ChildProcess.bench(name, executable: executable, arguments: [
+            // A PostgreSQL URI or an absolute path as it is; a file name in the run's directory.
+            "serve", "--port", "0", "--db", database.contains("://") || database.hasPrefix("/") ? database : directory + "/" + database,
             "--web-root", directory + "/no-web",
             "--durability", durability.rawValue,
         ] + extra)
