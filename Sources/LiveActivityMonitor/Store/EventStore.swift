@@ -67,10 +67,9 @@ public final class EventStore: Sendable {
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        var loaded = try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                                   maxLiveActivities: maxLiveActivities)
-        loaded.records.keepGauges(priority10Budget: settings.priority10Budget, from: clock.now())
-        state = Mutex(loaded)
+        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                    maxLiveActivities: maxLiveActivities, priority10Budget: settings.priority10Budget,
+                                    now: clock.now()))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -532,9 +531,14 @@ public final class EventStore: Sendable {
         try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
     }
 
-    /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
-    private static func load(_ db: Database, reservedTypes: [String], declaredShapes: [String: ObjectShape],
-                             maxLiveActivities: Int) throws -> MonitorState {
+    /// Rebuilds memory from the current-state and counters tables (no replay of the event log),
+    /// with the gauges counted from `now`.
+    ///
+    /// - Parameter readers: connections that read the live rows at once (`liveRecords`); by
+    ///   default one per processor when there are enough rows.
+    static func load(_ db: Database, reservedTypes: [String], declaredShapes: [String: ObjectShape],
+                     maxLiveActivities: Int, priority10Budget: Int, now: Double,
+                     readers: Int? = nil) throws -> MonitorState {
         var s = MonitorState()
         var learned: [String: ObjectShape] = [:]
         let shapes = try db.prepare("SELECT attributes_type, shape FROM content_shapes")
@@ -542,15 +546,8 @@ public final class EventStore: Sendable {
             if let type = shapes.text(0), let shape = MonitorState.storedShape(shapes.text(1)) { learned[type] = shape }
         }
         s.shapes = ContentShapes(judging: true, declared: declaredShapes, learned: learned)
-        // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
-        let liveRows = try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0
-        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL"
-                                  + (liveRows > maxLiveActivities ? " ORDER BY started_at DESC LIMIT \(maxLiveActivities)" : ""))
-        while try rows.step() {
-            let record = try ActivityRecord(row: rows)
-            s.records[record.activityID] = record
-            if let next = record.nextDeadline { s.deadlines.push(next, record.activityID) }
-        }
+        let records = try liveRecords(db, maxLiveActivities: maxLiveActivities, readers: readers)
+        s.load(records: consume records, priority10Budget: priority10Budget, gaugesFrom: now)
         var appStarts: [ExactString: Double] = [:]
         let counters = try db.prepare("SELECT key, value, histogram FROM counters")
         while try counters.step() {
@@ -560,6 +557,57 @@ public final class EventStore: Sendable {
         s.publish(try loadStarts(db))
         s.channels = try ChannelBook.load(db)
         return s
+    }
+
+    /// Connections that read the live rows at start-up: one per processor (at most 4), so that
+    /// SQLite's work and the making of the records, most of a load, run on each.
+    static let loadReaders = min(4, ProcessInfo.processInfo.activeProcessorCount)
+    /// Below this many live rows per connection, one connection reads them all.
+    static let rowsPerLoadReader = 20_000
+
+    /// The live rows as records, in rowid order, read over `readers` connections at once (each
+    /// a range of rowids, through the `activities_live` index).
+    static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
+        let live = Int(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0)
+        // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
+        guard live <= maxLiveActivities else {
+            return try records(db, " WHERE dismissed_at IS NULL ORDER BY started_at DESC LIMIT ?",
+                               [.integer(Int64(maxLiveActivities))], expected: maxLiveActivities)
+        }
+        let parts = readers ?? min(loadReaders, live / rowsPerLoadReader)
+        guard parts > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
+        // Part k holds the live rows from the (k × live / parts)-th on: where its range of rowids
+        // starts is read from the index alone (a walk of its entries, a small part of the load).
+        let firsts = (0...parts).map { $0 * live / parts }
+        var bounds: [Int64] = [Int64.min]
+        for k in 1..<parts {
+            let at = try db.scalar("SELECT rowid FROM activities WHERE dismissed_at IS NULL ORDER BY rowid LIMIT 1 OFFSET ?",
+                                   [.integer(Int64(firsts[k]))])
+            bounds.append(at?.int64Value ?? Int64.max)
+        }
+        let path = db.path
+        // Each part made in place in one array, in a slice of its own: no part is copied.
+        let read = try RecordSlices.make(count: live, ranges: (0..<parts).map { firsts[$0]..<firsts[$0 + 1] },
+                                         threadName: "store-load") { [bounds] k in
+            let reader = try Database(path: path, mode: .readOnly)
+            let rows = try reader.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
+            try rows.bind([.integer(bounds[k]), .integer(k == parts - 1 ? Int64.max : bounds[k + 1] - 1)])
+            return { try rows.step() ? ActivityRecord(row: rows) : nil }
+        }
+        // The rows moved between counting and reading (another process wrote despite the lock):
+        // read them again on one connection.
+        return try read ?? records(db, " WHERE dismissed_at IS NULL", expected: live)
+    }
+
+    /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
+    private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
+                                expected: Int) throws -> [ActivityRecord] {
+        let rows = try db.prepare(ActivityRecord.selectSQL + condition)
+        try rows.bind(bindings)
+        var records: [ActivityRecord] = []
+        records.reserveCapacity(expected)
+        while try rows.step() { records.append(try ActivityRecord(row: rows)) }
+        return records
     }
 
     /// A record as the writer knows it: memory holds every live one, the table the rest.
