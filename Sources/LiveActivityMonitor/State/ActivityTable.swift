@@ -86,21 +86,22 @@ struct ActivityTable: Sendable {
     }
 
     /// `intern` for every record, in order (so that the pool is what `put` would leave), each
-    /// string first compared with the few met last: a fleet has a handful of types and apps.
+    /// string first looked for among the few met last (`RecentStrings`; loaders share those
+    /// already, so this mostly finds the very same string).
     private mutating func internStrings() {
-        var recent: [String] = []
-        func shared(_ s: String) -> String {
-            if let known = recent.first(where: { ExactText.equal($0, s) }) { return known }
+        var recent = RecentStrings()
+        func pooled(_ s: String) -> String? {
             let kept = intern(s)
             // Only a pooled string: `put` shares no other.
-            guard interned.count < Self.maxInterned || interned.contains(ExactString(kept)) else { return kept }
-            if recent.count == 8 { recent.removeFirst() }
-            recent.append(kept)
-            return kept
+            return interned.count < Self.maxInterned || interned.contains(ExactString(kept)) ? kept : nil
         }
         for i in storage.indices {
-            storage[i].attributesType = shared(storage[i].attributesType)
-            if let app = storage[i].app { storage[i].app = shared(app) }
+            let type = recent.shared(storage[i].attributesType, keeping: pooled)
+            storage[i].attributesType = type
+            if let app = storage[i].app {
+                let shared = recent.shared(app, keeping: pooled)
+                storage[i].app = shared
+            }
         }
     }
 
