@@ -1,3 +1,5 @@
+import Glibc
+
 /// Text compared by its bytes. Swift's `String ==` calls canonically equivalent spellings equal
 /// ("é" and "e\u{301}"); as label values they are two series to Prometheus, so a label set, a
 /// stored series key or a label slot that holds free text compares through here.
@@ -6,9 +8,11 @@ public enum ExactText {
     public static func equal(_ a: String, _ b: String) -> Bool {
         // Over the bytes in place (the UTF-8 view's iterator is far slower); the same storage,
         // as interned strings share, is equal at once.
+        // memcmp: the generic element loop cost a tenth of a second per million at start-up.
         let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in
-                x.count == y.count && (x.baseAddress == y.baseAddress || x.elementsEqual(y))
+                x.count == y.count
+                    && (x.baseAddress == y.baseAddress || x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
             }
         }
         return (inPlace ?? nil) ?? a.utf8.elementsEqual(b.utf8)

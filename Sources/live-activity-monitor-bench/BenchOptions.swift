@@ -24,7 +24,14 @@ struct BenchOptions {
                                 stages: the ingest stages without HTTP and the storage limit, or
                                 decode: single-object decoding alone (quick to profile),
                                 broadcast: a 200 broadcast to 10,000 subscribers,
-                                postgres: ingest over PostgreSQL against its storage limit
+                                postgres: ingest over PostgreSQL against its storage limit,
+                                startup: start-up on a file of --startup-live live activities
+          --startup-live N      live activities in the start-up file (default 1000000; quick 2000)
+          --startup-pushes N    push updates per activity in it besides its start (default 0)
+          --startup-db FILE     the start-up file: used as it is if it exists, else built
+                                there and kept (default: a new one in the run's directory)
+          --startup-against BIN another build's live-activity-monitor (or bench) binary, started
+                                on the same file in each round too, alternately
           --million             the growth phase goes on to 1,000,000 live activities and
                                 10,000,000 events (also LAM_BENCH_MILLION=1; minutes and
                                 several GB of disk)
@@ -69,6 +76,12 @@ struct BenchOptions {
     /// A PostgreSQL server for the `postgres` phase (else a private cluster).
     var postgres: String?
     var noPostgres = false
+    /// The start-up phase's file: live activities, updates each, where it is kept.
+    var startupLive = 1_000_000
+    var startupPushes = 0
+    var startupDatabase: String?
+    /// Another server binary to start on the same file (`--startup-against`).
+    var startupAgainst: String?
 
     init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var args = arguments[...]
@@ -80,7 +93,7 @@ struct BenchOptions {
             guard let n = Int(try value(flag)), n > 0 else { throw BenchError("\(flag) needs a positive integer") }
             return n
         }
-        var rounds: Int?, seconds: Int?, onlyGiven = false
+        var rounds: Int?, seconds: Int?, live: Int?, onlyGiven = false
         while let arg = args.popFirst() {
             switch arg {
             case "--quick": quick = true
@@ -92,11 +105,17 @@ struct BenchOptions {
             case "--postgres": postgres = try value(arg)
             case "--million": million = true
             case "--no-postgres": noPostgres = true
+            case "--startup-live": live = try positive(arg)
+            case "--startup-pushes":
+                guard let n = Int(try value(arg)), (0...999).contains(n) else { throw BenchError("--startup-pushes needs 0 to 999") }
+                startupPushes = n
+            case "--startup-db": startupDatabase = try value(arg)
+            case "--startup-against": startupAgainst = try value(arg)
             case "--only":
                 onlyGiven = true
                 phases = Set(try value(arg).split(separator: ",").map(String.init))
-                guard phases.isSubset(of: ["throughput", "connections", "growth", "broadcast", "scrape", "stages", "decode", "postgres"]) else {
-                    throw BenchError("--only takes throughput, connections, growth, broadcast, scrape, stages, decode, postgres")
+                guard phases.isSubset(of: ["throughput", "connections", "growth", "broadcast", "scrape", "stages", "decode", "postgres", "startup"]) else {
+                    throw BenchError("--only takes throughput, connections, growth, broadcast, scrape, stages, decode, postgres, startup")
                 }
             default: throw BenchError("unknown argument '\(arg)'\n\n" + Self.usage)
             }
@@ -121,8 +140,10 @@ struct BenchOptions {
             probes = 5
             idleConnections = 1_000
             broadcastSubscribers = 1_000
+            startupLive = 2_000
         }
         if let rounds { self.rounds = rounds }
         if let seconds { self.seconds = seconds }
+        if let live { startupLive = live }
     }
 }

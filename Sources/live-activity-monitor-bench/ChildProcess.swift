@@ -22,8 +22,10 @@ final class ChildProcess {
 
     /// The bench binary itself, in one of its server modes: ready once it has logged
     /// "listening on http://…:PORT" and `GET /-/ready` answers 200.
-    static func bench(_ name: String, arguments: [String], timeout: Double = 120) throws -> ChildProcess {
-        try launch(name, executable: BenchRunner.executablePath, arguments: arguments, timeout: timeout) { log in
+    /// `executable`: another build's `live-activity-monitor` (the same `serve` arguments).
+    static func bench(_ name: String, executable: String = BenchRunner.executablePath, arguments: [String],
+                      timeout: Double = 120) throws -> ChildProcess {
+        try launch(name, executable: executable, arguments: arguments, timeout: timeout) { log in
             guard let range = log.range(of: "listening on http://127.0.0.1:"),
                   let port = Int(log[range.upperBound...].prefix(while: \.isNumber)) else { return nil }
             return HTTPProbe.status(port: port, path: "/-/ready") == 200 ? port : nil

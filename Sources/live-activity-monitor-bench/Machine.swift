@@ -23,6 +23,12 @@ struct Machine {
         return (total - fields[3] - fields[4], total)
     }
 
+    /// The 1-, 5- and 15-minute load averages (/proc/loadavg), to print beside a timing.
+    static var loadAverage: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return "load average " + text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
     private static func cpuModel() -> String {
         let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }

@@ -41,6 +41,75 @@ struct ActivityTable: Sendable {
         gauges = ActivityGauges(priority10Budget: priority10Budget)
     }
 
+    /// A table of `records` as `put` one by one would make it (of records with the same id, the
+    /// last), with the gauges counted from `now` (`keepGauges`): the records kept as they are,
+    /// then each index built once from them (`buildIndexes`), instead of a million insertions
+    /// into each. Start-up's load.
+    init(loading records: consuming [ActivityRecord], priority10Budget: Int, gaugesFrom now: Double) {
+        gauges = ActivityGauges(priority10Budget: priority10Budget)
+        // Moved, not copied: `buildIndexes` changes the records in place (a copy would be the
+        // whole fleet again).
+        storage = consume records
+        buildIndexes(gaugesFrom: now)
+    }
+
+    /// Builds every index from `storage`, as `put` keeps them: a new index adds its line here.
+    private mutating func buildIndexes(gaugesFrom now: Double) {
+        positions = Dictionary(minimumCapacity: storage.count)
+        for i in storage.indices { positions[storage[i].activityID] = i }
+        if positions.count < storage.count { keepLastOfEachID() }
+        internStrings()
+        // The search index and the gauges are made on other processors meanwhile: from here on
+        // the records are only read (shared by the copies, not copied).
+        let records = storage
+        let search = Background(named: "store-index") {
+            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
+        }
+        let counted = Background(named: "store-gauges") { [self] in
+            var table = self
+            table.keepGauges(priority10Budget: table.gauges.priority10Budget, from: now)
+            return (table.gauges, table.gaugeTime, table.gaugeChanges, table.phoneOrder)
+        }
+        subscribed = [:]
+        for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
+        (gauges, gaugeTime, gaugeChanges, phoneOrder) = counted.wait()
+        searchIndex = search.wait()
+    }
+
+    /// Where an id came more than once (`positions` holds its last place): its last record, in
+    /// the place of its first, as `put` replaces a record in place.
+    private mutating func keepLastOfEachID() {
+        var kept: [ActivityRecord] = []
+        kept.reserveCapacity(positions.count)
+        var placed: [String: Int] = [:]
+        for i in storage.indices where placed[storage[i].activityID] == nil {
+            placed[storage[i].activityID] = kept.count
+            kept.append(storage[positions[storage[i].activityID]!])
+        }
+        storage = kept
+        positions = placed
+    }
+
+    /// `intern` for every record, in order (so that the pool is what `put` would leave), each
+    /// string first looked for among the few met last (`RecentStrings`; loaders share those
+    /// already, so this mostly finds the very same string).
+    private mutating func internStrings() {
+        var recent = RecentStrings()
+        func pooled(_ s: String) -> String? {
+            let kept = intern(s)
+            // Only a pooled string: `put` shares no other.
+            return interned.count < Self.maxInterned || interned.contains(ExactString(kept)) ? kept : nil
+        }
+        for i in storage.indices {
+            let type = recent.shared(storage[i].attributesType, keeping: pooled)
+            storage[i].attributesType = type
+            if let app = storage[i].app {
+                let shared = recent.shared(app, keeping: pooled)
+                storage[i].app = shared
+            }
+        }
+    }
+
     var count: Int { storage.count }
 
     subscript(id: String) -> ActivityRecord? {

@@ -38,6 +38,50 @@ struct IDSearchIndex: Sendable {
         hasPrefix(key(id), q)
     }
 
+    init() {}
+
+    /// The index of `count` activities (distinct ids), activity `i`'s ids given by `ids(i)`, made at
+    /// once: every entry made, sorted in one go and cut into chunks, instead of an insertion (a
+    /// binary search and a move) per entry.
+    init(count: Int, ids: (Int) -> (activityID: String, bookingID: String?)) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(2 * count)
+        for i in 0..<count {
+            let (id, booking) = ids(i)
+            entries.append(Entry(key: Self.key(id), activityID: id, isBooking: false))
+            if let booking { entries.append(Entry(key: Self.key(booking), activityID: id, isBooking: true)) }
+        }
+        // Sorted by the keys' first 16 bytes as two numbers (one comparison of integers, no
+        // string touched), by the whole entry only where those are equal.
+        var order = entries.indices.map { SortKey(entries[$0].key, Int32(truncatingIfNeeded: $0)) }
+        entries.withUnsafeBufferPointer { entries in
+            order.sort { a, b in
+                a.head != b.head ? a.head < b.head : a.tail != b.tail ? a.tail < b.tail
+                    : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
+            }
+        }
+        sorted = SortedChunks(sorted: order.map { entries[Int($0.entry)] })
+    }
+
+    /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the
+    /// numbers order as the bytes do; a shorter key is padded with zeros, and ties are broken
+    /// by the whole entry), and where it is.
+    private struct SortKey {
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        var entry: Int32
+
+        init(_ key: String, _ entry: Int32) {
+            self.entry = entry
+            var key = key
+            key.withUTF8 { bytes in
+                for (i, byte) in bytes.prefix(16).enumerated() {
+                    if i < 8 { head |= UInt64(byte) << (56 - 8 * i) } else { tail |= UInt64(byte) << (56 - 8 * (i - 8)) }
+                }
+            }
+        }
+    }
+
     mutating func insert(activityID: String, bookingID: String?) {
         sorted.insert(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
         if let bookingID { sorted.insert(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }

@@ -67,10 +67,9 @@ public final class EventStore: Sendable {
         // Before anything is written: another process may be this file's writer.
         fileLock = try DatabaseFileLock(path: path)
         try Self.prepare(db, durability: durability)
-        var loaded = try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                                   maxLiveActivities: maxLiveActivities)
-        loaded.records.keepGauges(priority10Budget: settings.priority10Budget, from: clock.now())
-        state = Mutex(loaded)
+        state = Mutex(try Self.load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
+                                    maxLiveActivities: maxLiveActivities, priority10Budget: settings.priority10Budget,
+                                    now: clock.now()))
         // Set after loading, so that start-up does not fill the larger cache with rows it reads once.
         try Self.tuneWriter(db)
         readers = ReaderPool(path: path)
@@ -530,36 +529,6 @@ public final class EventStore: Sendable {
     public static func tuneWriter(_ db: Database) throws {
         try db.execute("PRAGMA cache_size = -\(writerCacheKiB)")
         try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
-    }
-
-    /// Rebuilds memory from the current-state and counters tables (no replay of the event log).
-    private static func load(_ db: Database, reservedTypes: [String], declaredShapes: [String: ObjectShape],
-                             maxLiveActivities: Int) throws -> MonitorState {
-        var s = MonitorState()
-        var learned: [String: ObjectShape] = [:]
-        let shapes = try db.prepare("SELECT attributes_type, shape FROM content_shapes")
-        while try shapes.step() {
-            if let type = shapes.text(0), let shape = MonitorState.storedShape(shapes.text(1)) { learned[type] = shape }
-        }
-        s.shapes = ContentShapes(judging: true, declared: declaredShapes, learned: learned)
-        // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
-        let liveRows = try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0
-        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL"
-                                  + (liveRows > maxLiveActivities ? " ORDER BY started_at DESC LIMIT \(maxLiveActivities)" : ""))
-        while try rows.step() {
-            let record = try ActivityRecord(row: rows)
-            s.records[record.activityID] = record
-            if let next = record.nextDeadline { s.deadlines.push(next, record.activityID) }
-        }
-        var appStarts: [ExactString: Double] = [:]
-        let counters = try db.prepare("SELECT key, value, histogram FROM counters")
-        while try counters.step() {
-            s.loadCounter(key: counters.text(0) ?? "", value: counters.double(1), histogram: counters.text(2), appStarts: &appStarts)
-        }
-        s.assignLabels(reserved: reservedTypes, appStarts: appStarts)
-        s.publish(try loadStarts(db))
-        s.channels = try ChannelBook.load(db)
-        return s
     }
 
     /// A record as the writer knows it: memory holds every live one, the table the rest.

@@ -2,7 +2,7 @@ import JSON
 import Prometheus
 
 /// What both stores do alike when they rebuild memory from their tables (`EventStore.load`,
-/// `PostgresStateLoader.load`) and after each commit (`publish`): the rows differ, the state
+/// `PostgresStateLoader.loadServing`) and after each commit (`publish`): the rows differ, the state
 /// they make does not.
 extension MonitorState {
     /// A `content_shapes` row read back; nil when it no longer reads (edited by hand: the type
@@ -11,6 +11,14 @@ extension MonitorState {
         guard case .object(let object)? = try? JSONParser.parse(text ?? ""),
               case .success(let shape) = ObjectShape.parse(object) else { return nil }
         return shape
+    }
+
+    /// Makes `records` (the live rows, read back) what memory holds, with the gauges counted
+    /// from `now`: the table built at once (`ActivityTable(loading:)`) and the deadline queue
+    /// heapified once from it.
+    mutating func load(records: consuming [ActivityRecord], priority10Budget: Int, gaugesFrom now: Double) {
+        self.records = ActivityTable(loading: consume records, priority10Budget: priority10Budget, gaugesFrom: now)
+        deadlines = self.records.deadlines()
     }
 
     /// Adds one `counters` row (a series key, its value, a histogram's "sum;bucket;…" text) and

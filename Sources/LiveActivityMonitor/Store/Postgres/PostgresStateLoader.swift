@@ -6,8 +6,11 @@ import Prometheus
 /// every commit brings up to date: no replay of the event log. It follows `EventStore.load`
 /// (SQLite) step for step; the two read the same data from different tables.
 enum PostgresStateLoader {
-    static func load(_ db: PostgresConnection, reservedTypes: [String], declaredShapes: [String: ObjectShape],
-                     maxLiveActivities: Int) throws -> MonitorState {
+    /// The state a store answers from, with the gauges counted from `now`. The leader's store
+    /// builds its memory with it (at takeover, after a failed commit), and a standby its
+    /// snapshot (`PostgresStandbyStore`).
+    static func loadServing(_ db: PostgresConnection, reservedTypes: [String], declaredShapes: [String: ObjectShape],
+                            maxLiveActivities: Int, priority10Budget: Int, now: Double) throws -> MonitorState {
         var s = MonitorState()
         var learned: [String: ObjectShape] = [:]
         for row in try db.query("SELECT attributes_type, shape FROM content_shapes").rows {
@@ -18,11 +21,7 @@ enum PostgresStateLoader {
         let live = try db.query(ActivityRecord.postgresSelectSQL
                                 + " WHERE dismissed_at IS NULL ORDER BY started_at DESC, activity_id LIMIT $1::bigint",
                                 [.integer(Int64(maxLiveActivities))])
-        for row in live.rows {
-            let record = ActivityRecord(postgresRow: row)
-            s.records[record.activityID] = record
-            if let next = record.nextDeadline { s.deadlines.push(next, record.activityID) }
-        }
+        s.load(records: live.rows.map(ActivityRecord.init(postgresRow:)), priority10Budget: priority10Budget, gaugesFrom: now)
         var appStarts: [ExactString: Double] = [:]
         for row in try db.query("SELECT key, value, histogram FROM counters").rows {
             s.loadCounter(key: row[0].textValue ?? "", value: row[1].doubleValue ?? 0, histogram: row[2].textValue,
@@ -32,17 +31,6 @@ enum PostgresStateLoader {
         s.publish(try PostgresStarts.load(db))
         s.channels = try PostgresChannels.load(db)
         return s
-    }
-
-    /// The state a store answers from, as of `now`: `load`, with the gauges counted from `now`.
-    /// The leader's store builds its memory with it (at takeover, after a failed commit), and a
-    /// standby its snapshot (`PostgresStandbyStore`).
-    static func loadServing(_ db: PostgresConnection, reservedTypes: [String], declaredShapes: [String: ObjectShape],
-                            maxLiveActivities: Int, priority10Budget: Int, now: Double) throws -> MonitorState {
-        var loaded = try load(db, reservedTypes: reservedTypes, declaredShapes: declaredShapes,
-                              maxLiveActivities: maxLiveActivities)
-        loaded.records.keepGauges(priority10Budget: priority10Budget, from: now)
-        return loaded
     }
 
     /// One activity's row, live or not (nil if never seen).

@@ -1,0 +1,99 @@
+import Foundation
+import Prometheus
+import SQLiteDB
+
+/// Start-up's load: memory rebuilt from the current-state and counters tables, the live rows
+/// read on several connections at once and the table built from them at once
+/// (ARCHITECTURE.md, "Loading a million live activities").
+extension EventStore {
+    /// Rebuilds memory from the current-state and counters tables (no replay of the event log),
+    /// with the gauges counted from `now`.
+    ///
+    /// - Parameter readers: connections that read the live rows at once (`liveRecords`); by
+    ///   default one per processor when there are enough rows.
+    static func load(_ db: Database, reservedTypes: [String], declaredShapes: [String: ObjectShape],
+                     maxLiveActivities: Int, priority10Budget: Int, now: Double,
+                     readers: Int? = nil) throws -> MonitorState {
+        var s = MonitorState()
+        var learned: [String: ObjectShape] = [:]
+        let shapes = try db.prepare("SELECT attributes_type, shape FROM content_shapes")
+        while try shapes.step() {
+            if let type = shapes.text(0), let shape = MonitorState.storedShape(shapes.text(1)) { learned[type] = shape }
+        }
+        s.shapes = ContentShapes(judging: true, declared: declaredShapes, learned: learned)
+        let records = try liveRecords(db, maxLiveActivities: maxLiveActivities, readers: readers)
+        s.load(records: consume records, priority10Budget: priority10Budget, gaugesFrom: now)
+        var appStarts: [ExactString: Double] = [:]
+        let counters = try db.prepare("SELECT key, value, histogram FROM counters")
+        while try counters.step() {
+            s.loadCounter(key: counters.text(0) ?? "", value: counters.double(1), histogram: counters.text(2), appStarts: &appStarts)
+        }
+        s.assignLabels(reserved: reservedTypes, appStarts: appStarts)
+        s.publish(try loadStarts(db))
+        s.channels = try ChannelBook.load(db)
+        return s
+    }
+
+    /// Connections that read the live rows at start-up: one per processor (at most 4), so that
+    /// SQLite's work and the making of the records, most of a load, run on each.
+    static let loadReaders = min(4, ProcessInfo.processInfo.activeProcessorCount)
+    /// Below this many live rows per connection, one connection reads them all.
+    static let rowsPerLoadReader = 20_000
+
+    /// The live rows as records, in rowid order, read over `readers` connections at once (each
+    /// a range of rowids, through the `activities_live` index).
+    static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
+        let live = Int(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0)
+        // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
+        guard live <= maxLiveActivities else {
+            return try records(db, " WHERE dismissed_at IS NULL ORDER BY started_at DESC LIMIT ?",
+                               [.integer(Int64(maxLiveActivities))], expected: maxLiveActivities)
+        }
+        let parts = readers ?? min(loadReaders, live / rowsPerLoadReader)
+        guard parts > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
+        // Part k holds the live rows from the (k × live / parts)-th on: where its range of rowids
+        // starts is read from the index alone (a walk of its entries, a small part of the load).
+        let firsts = (0...parts).map { $0 * live / parts }
+        var bounds: [Int64] = [Int64.min]
+        for k in 1..<parts {
+            let at = try db.scalar("SELECT rowid FROM activities WHERE dismissed_at IS NULL ORDER BY rowid LIMIT 1 OFFSET ?",
+                                   [.integer(Int64(firsts[k]))])
+            bounds.append(at?.int64Value ?? Int64.max)
+        }
+        let path = db.path
+        // Each part made in place in one array, in a slice of its own: no part is copied.
+        let read = try RecordSlices.make(count: live, ranges: (0..<parts).map { firsts[$0]..<firsts[$0 + 1] },
+                                         threadName: "store-load") { [bounds] k in
+            let reader = try Database(path: path, mode: .readOnly)
+            let rows = try reader.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
+            try rows.bind([.integer(bounds[k]), .integer(k == parts - 1 ? Int64.max : bounds[k + 1] - 1)])
+            return recordReader(rows)
+        }
+        // The rows moved between counting and reading (another process wrote despite the lock):
+        // read them again on one connection.
+        return try read ?? records(db, " WHERE dismissed_at IS NULL", expected: live)
+    }
+
+    /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
+    private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
+                                expected: Int) throws -> [ActivityRecord] {
+        let rows = try db.prepare(ActivityRecord.selectSQL + condition)
+        try rows.bind(bindings)
+        var records: [ActivityRecord] = []
+        records.reserveCapacity(expected)
+        let next = recordReader(rows)
+        while let record = try next() { records.append(record) }
+        return records
+    }
+
+    /// The records of `rows`, one per call until nil, sharing their types and apps (`RecentStrings`).
+    private static func recordReader(_ rows: Statement) -> () throws -> ActivityRecord? {
+        var recent = RecentStrings()
+        return {
+            guard try rows.step() else { return nil }
+            var record = try ActivityRecord(row: rows)
+            record.shareStrings(&recent)
+            return record
+        }
+    }
+}

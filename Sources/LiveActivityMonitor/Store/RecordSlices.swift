@@ -1,0 +1,62 @@
+/// An array of records made in place by several threads at once, each in a slice of its own,
+/// for start-up's parallel load (`EventStore.liveRecords`): no part is made apart and then
+/// copied into the whole.
+///
+/// `@unchecked Sendable`: the threads share the buffer, but each initializes only its own slice
+/// (the ranges are disjoint), and the array is read only once every thread has finished.
+final class RecordSlices: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<ActivityRecord>
+
+    private init(_ buffer: UnsafeMutableBufferPointer<ActivityRecord>) {
+        self.buffer = buffer
+    }
+
+    /// The records of `ranges` (which cover `0..<count` once), slice `k` made on a thread of its
+    /// own (`inParallel`) from the records `part(k)` gives until it gives nil. Nil when a slice
+    /// got more or fewer records than its range holds; then, and on an error, nothing is kept.
+    static func make(count: Int, ranges: [Range<Int>], threadName: String,
+                     _ part: @escaping @Sendable (Int) throws -> () throws -> ActivityRecord?) throws -> [ActivityRecord]? {
+        var failure: (any Error)?
+        var complete = false
+        let records = [ActivityRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let slices = RecordSlices(buffer)
+            let outcomes = inParallel(named: threadName, ranges.indices.map { k in
+                { @Sendable in Result { try slices.fill(ranges[k], part(k)) } }
+            })
+            complete = outcomes.allSatisfy { if case .success(true) = $0 { true } else { false } }
+            guard !complete else { return initialized = count }
+            for (k, outcome) in outcomes.enumerated() {
+                switch outcome {
+                case .success(true): slices.clear(ranges[k])
+                case .success(false): break
+                case .failure(let error): failure = failure ?? error
+                }
+            }
+            initialized = 0
+        }
+        if let failure { throw failure }
+        return complete ? records : nil
+    }
+
+    /// Makes the records of `range` with `next` until it gives nil; true when it gave exactly
+    /// as many as the range holds. Otherwise, and on an error, the slice is left uninitialized.
+    private func fill(_ range: Range<Int>, _ next: () throws -> ActivityRecord?) throws -> Bool {
+        var i = range.lowerBound
+        do {
+            while i < range.upperBound, let record = try next() {
+                (buffer.baseAddress! + i).initialize(to: record)
+                i += 1
+            }
+            if i == range.upperBound, try next() == nil { return true }
+        } catch {
+            clear(range.lowerBound..<i)
+            throw error
+        }
+        clear(range.lowerBound..<i)
+        return false
+    }
+
+    private func clear(_ range: Range<Int>) {
+        (buffer.baseAddress! + range.lowerBound).deinitialize(count: range.count)
+    }
+}
