@@ -426,6 +426,12 @@ final class Benchmark {
         let startUp = r.median("startup_wall_ours").isNaN
             ? (seconds: r.median("startup"), detail: "the growth phase's file")
             : (seconds: r.median("startup_wall_ours"), detail: "\(options.startupLive) live, CPU \(Results.format(r.median("startup_cpu_ours"))) s")
+        // The restarted server's reads are of the growth phase's largest file: issue 24's targets
+        // at 1,000,000 live with --million, the earlier ones at 100,000 otherwise.
+        let atMillion = r.growth.first { $0.liveActivities == 1_000_000 }
+        let servingAtMillion = atMillion?.residentMB ?? .nan
+        let scrapeGrowth = atMillion.flatMap { m in r.growth.first { $0.liveActivities == 10_000 }.map { m.scrapeMs / $0.scrapeMs } } ?? .nan
+        let largest = options.million ? "1M live + 10M events" : "100k live + 1M events"
         r.targets = [
             .init(label: "our HTTPServer fixed 200 / libmicrohttpd fixed 200", measured: r.pairedRatio("http_server", "http_limit"),
                   limit: 0.90, atLeast: true, detail: against("http_server", "http_limit", ("req/s", "req/s"))),
@@ -447,17 +453,21 @@ final class Benchmark {
             .init(label: "p99 with \(options.idleConnections) idle connections / without", measured: r.pairedRatio("p99_idle", "p99_plain"),
                   limit: 2, atLeast: false, detail: against("p99_idle", "p99_plain", ("ms", "ms"))
                     + "; resident memory +\(Results.format(r.median("rss_idle"))) MB"),
-            .init(label: "/metrics with 100k live activities, ms", measured: r.median("scrape"), limit: 10, atLeast: false,
+            .init(label: "/metrics, \(largest), ms", measured: r.median("scrape"), limit: 10, atLeast: false,
                   detail: "median of \(options.probes)"),
             .init(label: "/metrics at 1M events / at 10k events", measured: r.pairedRatio("scrape_large", "scrape_small"),
                   limit: 1.2, atLeast: false,
                   detail: "\(Results.format(r.median("scrape_large"))) ms vs \(Results.format(r.median("scrape_small"))) ms"),
-            .init(label: "/api/bookings/{id} at 1M events, ms", measured: r.median("booking"), limit: 5, atLeast: false,
+            .init(label: "/api/bookings/{id}, \(largest), ms", measured: r.median("booking"), limit: 5, atLeast: false,
                   detail: "median of \(options.probes), 10 events each"),
-            .init(label: "/api/activities?limit=100 at 1M events, ms", measured: r.median("list"), limit: 20, atLeast: false,
+            .init(label: "/api/activities?limit=100, \(largest), ms", measured: r.median("list"), limit: 20, atLeast: false,
                   detail: "median of \(options.probes)"),
-            .init(label: "peak RSS, 100k live + 1M events, MB", measured: r.median("peak_rss"), limit: 150, atLeast: false,
+            .init(label: "peak RSS after restart, \(largest), MB", measured: r.median("peak_rss"), limit: options.million ? 350 : 150, atLeast: false,
                   detail: "VmHWM of the restarted server"),
+            .init(label: "resident memory while serving, 1M live, MB", measured: servingAtMillion, limit: 450, atLeast: false,
+                  detail: "VmRSS of the server that ingested them"),
+            .init(label: "/metrics at 1M live / at 10k live", measured: scrapeGrowth, limit: 1.5, atLeast: false,
+                  detail: "the growth phase's scrapes"),
             .init(label: "start-up until /-/ready, s", measured: startUp.seconds, limit: 2, atLeast: false,
                   detail: "process launch to first 200, " + startUp.detail),
             .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",
