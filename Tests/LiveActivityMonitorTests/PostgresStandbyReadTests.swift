@@ -95,6 +95,13 @@ import Testing
     /// In process, on the leader's manual clock: the standby store's snapshot answers as the
     /// leader's memory does, is read again, and is kept while a read fails; writes are refused;
     /// stopping (a takeover) drops it.
+    /// A snapshot that takes long to read is read less often: at most a third of the time.
+    @Test func aSlowSnapshotIsReadLessOften() {
+        #expect(PostgresStandbyStore.pause(after: 0.3, every: 2) == 2)
+        #expect(PostgresStandbyStore.pause(after: 1, every: 2) == 2)
+        #expect(PostgresStandbyStore.pause(after: 4.5, every: 2) == 9)
+    }
+
     @Test func theSnapshotIsReadAgainAndKeptWhileAReadFails() throws {
         let leader = try PostgresInProcessMonitor()
         defer { leader.stop() }

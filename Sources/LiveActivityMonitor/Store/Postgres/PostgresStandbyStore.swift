@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// - The live state (lists, search, triage, channels, shapes) comes from a snapshot: the state
 ///   the leader would rebuild at takeover (`PostgresStateLoader.loadServing`, in one read-only
-///   transaction, so one instant of the tables), loaded again every `refreshInterval` seconds
-///   on a thread of its own (`startRefreshing`), one load at a time. A failed load keeps the
+///   transaction, so one instant of the tables), loaded again `refreshInterval` seconds after
+///   each load ends, or twice as long as that load took when longer (`pause(after:every:)`), on a
+///   thread of its own (`startRefreshing`), one load at a time. A failed load keeps the
 ///   last snapshot. Until the first one is in, `hasSnapshot` is false (`StandbyAnswers`
 ///   answers those routes 503).
 /// - One activity, one booking, their events and the dismissed activities are read from the
@@ -66,8 +67,8 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
     /// Whether a snapshot is in: the routes that read the live state answer from it.
     var hasSnapshot: Bool { snapshot.withLock { $0 != nil } }
 
-    /// Loads the snapshot now, and again every `refreshInterval` seconds after each load ends,
-    /// until `stopRefreshing`. Does nothing when already refreshing.
+    /// Loads the snapshot now, and again `pause(after:every:)` seconds after each load ends, until
+    /// `stopRefreshing`. Does nothing when already refreshing.
     func startRefreshing() {
         let run = RefreshRun()
         let started = refresh.withLock { r in
@@ -77,7 +78,9 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
         }
         guard started else { return }
         Thread.start(named: "standby-reload") { [self] in
-            repeat { reload() } while run.wake.wait(timeout: .now() + refreshInterval) == .timedOut
+            var pause = refreshInterval
+            repeat { pause = Self.pause(after: reload(), every: refreshInterval) }
+                while run.wake.wait(timeout: .now() + pause) == .timedOut
             run.stopped.signal()
         }
     }
@@ -95,9 +98,18 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
         return true
     }
 
-    /// One load; the new snapshot replaces the last, or, when it fails, the last stays.
-    private func reload() {
+    /// How long to wait after a load that took `seconds` before the next: `refreshInterval`, or
+    /// twice the load when longer, so that a standby spends at most a third of a processor on
+    /// its snapshot however many live activities there are (a load of 1,000,000 takes seconds).
+    static func pause(after seconds: Double, every refreshInterval: Double) -> Double {
+        max(refreshInterval, 2 * seconds)
+    }
+
+    /// One load; the new snapshot replaces the last, or, when it fails, the last stays. Returns
+    /// how long it took, in seconds.
+    private func reload() -> Double {
         let started = DispatchTime.now().uptimeNanoseconds
+        func took() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
         let fresh: MonitorState
         do {
             fresh = try readers.read(load)
@@ -106,8 +118,8 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
             let age = snapshot.withLock { $0.map { (started &- $0.loadedAt) / 1_000_000_000 } }
             failureLog("standby: the state could not be read from the tables (\(Self.problem(error))); "
                        + (age.map { "the lists answer from the snapshot of \($0) s ago" } ?? "the lists answer 503")
-                       + "; trying again in \(Self.seconds(refreshInterval)) s")
-            return
+                       + "; trying again in \(Self.seconds(Self.pause(after: took(), every: refreshInterval))) s")
+            return took()
         }
         let count = fresh.records.count
         let previous = snapshot.withLock { s in
@@ -117,8 +129,9 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
         if previous == nil || failing.exchange(false, ordering: .relaxed) {
             let ms = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             log("standby: state read from the tables in \(ms) ms (\(count) live activities); the read API and the "
-                + "dashboard answer from it, read again every \(Self.seconds(refreshInterval)) s")
+                + "dashboard answer from it, read again \(Self.seconds(Self.pause(after: took(), every: refreshInterval))) s after each read")
         }
+        return took()
     }
 
     private static func problem(_ error: any Error) -> String {
@@ -127,7 +140,7 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
     }
 
     private static func seconds(_ interval: Double) -> String {
-        interval == interval.rounded() ? String(Int(interval)) : String(interval)
+        interval == interval.rounded() ? String(Int(interval)) : String((interval * 10).rounded() / 10)
     }
 
     // MARK: Writes: refused
