@@ -30,27 +30,31 @@ let package = Package(
         // Pure Swift building blocks.
         .target(name: "Prometheus"),
         .target(name: "JSON"),
+        // The wire's vocabulary, shared by the monitor and the reporter: event types, the
+        // enumerated fields' values and the RFC 3339 date form.
+        .target(name: "LiveActivityWire"),
 
         // The domain.
         .target(name: "LiveActivityMonitor",
-                dependencies: ["HTTPServer", "SQLiteDB", "PostgresDB", "Hashing", "Prometheus", "JSON"]),
+                dependencies: ["HTTPServer", "SQLiteDB", "PostgresDB", "Hashing", "Prometheus", "JSON", "LiveActivityWire"]),
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",
-                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON",
+                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON", "LiveActivityWire",
                                          // PostgresCluster: the private cluster of the postgres phase.
                                          "TestSupport"]),
 
         // libFuzzer target over the ingest decoder and validator: Tests/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs (`ingest-fuzzer FILE|DIR…`).
-        .executableTarget(name: "ingest-fuzzer", dependencies: ["LiveActivityMonitor", "JSON"]),
+        .executableTarget(name: "ingest-fuzzer", dependencies: ["LiveActivityMonitor", "JSON", "LiveActivityWire"]),
 
-        // Client library for apps and backends: Foundation only, builds on Linux and Apple platforms.
-        .target(name: "LiveActivityReporter", exclude: ["INTEGRATION.md"]),
+        // Client library for apps and backends: Foundation and LiveActivityWire only, builds on
+        // Linux and Apple platforms.
+        .target(name: "LiveActivityReporter", dependencies: ["LiveActivityWire"], exclude: ["INTEGRATION.md"]),
 
         // What the test targets share: raw connections, locks, promtool, the live-server fixture.
         // A plain target (no `import Testing`): helpers answer statuses and throw, the tests expect.
-        .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON", "PostgresDB"],
+        .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON", "PostgresDB", "LiveActivityWire"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
@@ -58,10 +62,10 @@ let package = Package(
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LiveActivityMonitorTests",
-                    dependencies: ["LiveActivityMonitor", "TestSupport"],
+                    dependencies: ["LiveActivityMonitor", "LiveActivityWire", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LiveActivityReporterTests",
-                    dependencies: ["LiveActivityReporter", "LiveActivityMonitor", "HTTPServer", "TestSupport"]),
+                    dependencies: ["LiveActivityReporter", "LiveActivityWire", "LiveActivityMonitor", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 
 /// `activity.ended`: the activity ended (the app called `Activity.end`, or ActivityKit
 /// reported it ended). It stays on the lock screen until its dismissal.
@@ -6,14 +7,7 @@ public struct ActivityEnded: EventPayload, Hashable {
     static let kind = LiveActivityEvent.Kind.activityEnded
 
     /// ActivityKit's dismissal policies.
-    public enum DismissalPolicy: String, Sendable, Hashable, Encodable, CaseIterable {
-        /// Up to 4 hours on the lock screen.
-        case `default`
-        /// Removed at once.
-        case immediate
-        /// Removed at `dismissalDate` (required with this policy).
-        case after
-    }
+    public typealias DismissalPolicy = LiveActivityWire.DismissalPolicy
 
     /// The final content state, if the end brought one.
     public var contentState: JSONContent?

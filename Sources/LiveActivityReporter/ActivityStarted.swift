@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 
 /// `activity.started`: the app requested an activity (or one started by push-to-start
 /// appeared). Needs `activity_id`, `booking_id` and `attributes_type` on the event.
@@ -6,10 +7,7 @@ public struct ActivityStarted: EventPayload, Hashable {
     static let kind = LiveActivityEvent.Kind.activityStarted
 
     /// How the activity came to be.
-    public enum Source: String, Sendable, Hashable, Encodable, CaseIterable {
-        case app
-        case pushToStart = "push_to_start"
-    }
+    public typealias Source = StartSource
 
     /// The initial content state (required).
     public var contentState: JSONContent

@@ -1,6 +1,7 @@
 #if canImport(ActivityKit) && os(iOS)
 import ActivityKit
 import Foundation
+import LiveActivityWire
 
 /// Reports what ActivityKit says about your activities: the few lines to add next to
 /// `Activity.request`.

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 
 /// One event for `POST /v1/events` (DESIGN.md section 3): the fields every event has, plus the
 /// fields of its type. Encodes to exactly the JSON the monitor's decoder accepts.
@@ -12,29 +13,8 @@ import Foundation
 /// results (`channel.created`, `channel.deleted`) name a channel and never an activity, so their
 /// factories take none of the three and the encoder refuses an event of theirs that sets one.
 public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
-    /// The event types, by their wire names.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case activityStarted = "activity.started"
-        case activityUpdated = "activity.updated"
-        case activityTokenUpdated = "activity.token_updated"
-        case activityStale = "activity.stale"
-        case activityEnded = "activity.ended"
-        case activityDismissed = "activity.dismissed"
-        case pushSent = "push.sent"
-        case activityObserved = "activity.observed"
-        case devicePushToStartToken = "device.push_to_start_token"
-        case channelCreated = "channel.created"
-        case channelDeleted = "channel.deleted"
-
-        /// Whether events of this type may carry `activity_id`, `booking_id` and
-        /// `attributes_type`: every type but the channel management results.
-        public var namesActivity: Bool {
-            switch self {
-            case .channelCreated, .channelDeleted: false
-            default: true
-            }
-        }
-    }
+    /// The event types, by their wire names (the monitor's own `EventType`).
+    public typealias Kind = EventType
 
     /// The type of the event with its own fields.
     public enum Payload: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 
 /// `push.sent`: one APNs request the backend made, and APNs' answer. Build it from the request
 /// you sent with `LiveActivityEvent.pushSent(apnsPayload:…)`, or field by field.
@@ -6,9 +7,7 @@ public struct PushSent: EventPayload, Hashable {
     static let kind = LiveActivityEvent.Kind.pushSent
 
     /// The payload's `aps.event`.
-    public enum Event: String, Sendable, Hashable, Encodable, CaseIterable {
-        case start, update, end
-    }
+    public typealias Event = PushKind
 
     /// `apns-priority`.
     public enum Priority: Int, Sendable, Hashable, Encodable, CaseIterable {

@@ -1,5 +1,6 @@
 import JSON
 import LiveActivityMonitor
+import LiveActivityWire
 
 /// What must hold for any byte string sent to `POST /v1/events`, checked by traps so that
 /// libFuzzer reports a violation as a crash:

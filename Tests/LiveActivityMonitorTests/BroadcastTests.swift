@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LiveActivityWire
 import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import JSON
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 

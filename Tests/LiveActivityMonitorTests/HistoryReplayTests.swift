@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JSON
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 

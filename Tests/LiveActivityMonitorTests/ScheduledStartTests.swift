@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter

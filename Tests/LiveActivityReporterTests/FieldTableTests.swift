@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityWire
 import Testing
 @testable import LiveActivityMonitor
 @testable import LiveActivityReporter
@@ -7,8 +8,8 @@ import Testing
 /// these tests read the monitor's schema table (`EventSchema`), the one the validator and the
 /// one-pass scanner check events with, so a field added, renamed, removed or retyped on
 /// either side fails here. (The reporter declares no lengths or ranges of its own: it sends
-/// what it is given. Its closed sets — the enumerations and `PushSent.Priority` — are checked
-/// against the rows below.)
+/// what it is given. The event types and the enumerations are the monitor's own, from
+/// `LiveActivityWire`; `PushSent.Priority` is checked against its row below.)
 struct FieldTableTests {
     /// The fields every type about activities allows (the envelope: `id`, `type`, `activity_id`, …).
     static let activityCommon = EventSchema.names(allowedOn: EventKinds.all.subtracting(.channelRequest))
@@ -16,20 +17,11 @@ struct FieldTableTests {
     /// type, but the answer's channel, status, reason and latency.
     static let channelCommon = EventSchema.names(allowedOn: .channelRequest)
 
-    static func kind(_ type: EventType) throws -> LiveActivityEvent.Kind {
-        try #require(LiveActivityEvent.Kind(rawValue: type.rawValue), "the reporter has no \(type.rawValue)")
-    }
-
-    @Test func everyTypeExistsOnBothSides() {
-        #expect(Set(LiveActivityEvent.Kind.allCases.map(\.rawValue)) == Set(EventType.allCases.map(\.rawValue)))
-    }
-
     /// The types whose envelope names no activity are exactly the schema's channel requests.
     @Test(arguments: EventType.allCases)
-    func theTypesThatNameNoActivityAreTheChannelRequests(_ type: EventType) throws {
-        let kind = try Self.kind(type)
-        #expect(kind.namesActivity == EventKinds(type).isDisjoint(with: .channelRequest))
-        #expect(kind.namesActivity == EventSchema.names(allowedOn: EventKinds(type)).contains("activity_id"))
+    func theTypesThatNameNoActivityAreTheChannelRequests(_ type: EventType) {
+        #expect(type.namesActivity == EventKinds(type).isDisjoint(with: .channelRequest))
+        #expect(type.namesActivity == EventSchema.names(allowedOn: EventKinds(type)).contains("activity_id"))
     }
 
     /// Each group's envelope is what the schema allows on every type of the group: for the
@@ -50,25 +42,12 @@ struct FieldTableTests {
     /// For every type, the envelope and the type's own fields together are exactly what the
     /// schema allows on it, each declared once.
     @Test(arguments: EventType.allCases)
-    func typeFieldsMatchTheSchema(_ type: EventType) throws {
-        let kind = try Self.kind(type)
-        let envelope = LiveActivityEvent.commonFieldNames(of: kind)
-        let own = LiveActivityEvent.fieldNames(of: kind)
+    func typeFieldsMatchTheSchema(_ type: EventType) {
+        let envelope = LiveActivityEvent.commonFieldNames(of: type)
+        let own = LiveActivityEvent.fieldNames(of: type)
         #expect(own.count == Set(own).count, "a field is declared twice")
         #expect(Set(own).isDisjoint(with: envelope), "a field is in the envelope and the type's own")
         #expect(Set(envelope).union(own) == EventSchema.names(allowedOn: EventKinds(type)))
-    }
-
-    /// Each enumeration's values, as the schema's rows have them.
-    static func choices(_ field: EventField) -> [String] {
-        guard case .enumeration(let choices) = field.spec.kind else { return [] }
-        return choices.values
-    }
-
-    @Test func enumeratedValuesMatchTheSchema() {
-        #expect(ActivityStarted.Source.allCases.map(\.rawValue) == Self.choices(.source))
-        #expect(ActivityEnded.DismissalPolicy.allCases.map(\.rawValue) == Self.choices(.dismissalPolicy))
-        #expect(PushSent.Event.allCases.map(\.rawValue) == Self.choices(.event))
     }
 
     /// The integers a row takes (its range less what it refuses).

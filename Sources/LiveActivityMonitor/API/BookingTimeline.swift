@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// A booking's whole timeline, each event with its effect, in the forms support takes away:
 /// a file for a ticket (`GET /api/bookings/{id}?format=ndjson|csv`) and the terminal

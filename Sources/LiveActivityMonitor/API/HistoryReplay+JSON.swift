@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// The read API's events and time-driven changes, from a replay (DESIGN.md section 6).
 extension HistoryReplay {

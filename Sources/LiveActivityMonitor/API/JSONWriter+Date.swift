@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 extension JSONWriter {
     /// A date as the read API writes it: RFC 3339 UTC, or, for a date RFC 3339 has no form for

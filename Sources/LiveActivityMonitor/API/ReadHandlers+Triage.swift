@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import LiveActivityWire
 
 /// `GET /api/triage`: what needs a look now, grouped by problem (`TriageProblem`), each group
 /// with its count and its newest-started activities, each linking to its booking.

@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import LiveActivityWire
 
 /// `/api/activities`, `/api/activities/{id}` and `/api/bookings/{id}` (DESIGN.md section 6).
 ///

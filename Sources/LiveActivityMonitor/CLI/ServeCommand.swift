@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import LiveActivityWire
 import SQLiteDB
 import JSON
 

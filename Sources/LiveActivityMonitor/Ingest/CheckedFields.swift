@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// One event's field values after the schema's checks, as a decoder holds them: the general
 /// validator as values read from the JSON tree, the one-pass scanner as places in the body.

@@ -1,3 +1,5 @@
+import LiveActivityWire
+
 /// A set of event types, as the schema says where a field is allowed or required. `push.sent`
 /// counts as two: a push-to-start (`event: "start"`) requires other fields than an update or
 /// an end (no `activity_id` yet, a `booking_id` instead).

@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// Every field an ingest event may have (DESIGN.md section 3), in the order of `EventSchema.fields`.
 /// Its raw value is its row, and its bit in a set of fields.

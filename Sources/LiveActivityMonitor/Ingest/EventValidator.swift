@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// Turns one decoded JSON value into a validated `Event`, or names every problem with it.
 /// The rules are the schema's rows (`EventSchema`, DESIGN.md section 3), checked in their

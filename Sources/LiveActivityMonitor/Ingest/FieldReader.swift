@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// Checks one event's field values against their schema rows, collecting every error instead
 /// of stopping at the first. The messages are the 422's: clients and tests read them.

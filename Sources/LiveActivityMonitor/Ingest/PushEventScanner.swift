@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// The fast path of `IngestDecoder` for the commonest request: a body that is one `push.sent`
 /// object (a backend reporting one APNs result). It reads the bytes once and makes the same

@@ -1,3 +1,4 @@
+import LiveActivityWire
 import Prometheus
 
 /// The `attributes_type` label's closed set. Types with a template, or listed by the operator

@@ -1,3 +1,4 @@
+import LiveActivityWire
 import Prometheus
 
 /// The persisted counters and histograms, as one value: the writer changes a copy while it

@@ -1,3 +1,4 @@
+import LiveActivityWire
 import Prometheus
 
 /// The push families of one commit (`push_requests_total`, `push_latency_seconds`,

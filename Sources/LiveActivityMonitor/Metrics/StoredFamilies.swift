@@ -1,3 +1,4 @@
+import LiveActivityWire
 import Prometheus
 
 /// The persisted counters and histograms as metric families, with `unrenderable_series`.

@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// One validated ingest event. Raw push tokens never reach this type: only their fingerprint.
 public struct Event: Sendable {

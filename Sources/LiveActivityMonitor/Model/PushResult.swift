@@ -1,3 +1,5 @@
+import LiveActivityWire
+
 /// One APNs request as the backend reported it: what it sent and what APNs answered.
 public struct PushResult: Sendable, Equatable {
     public var kind: PushKind

@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// The current state of one activity: everything the lock screen, the read API and the gauges
 /// need, kept in memory for live activities and in the `activities` table for all of them.

@@ -1,3 +1,5 @@
+import LiveActivityWire
+
 /// An effect in the words support reads: the read API's `effect.text`, the booking view's rows,
 /// the exports and `history`. Written here once, from what the engine decided, so that no page
 /// or file keeps its own phrasing of a rule.

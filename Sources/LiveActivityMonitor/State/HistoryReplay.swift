@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// A booking's or an activity's stored events applied again through a fresh `StateEngine`, the
 /// writer's own code, in the order the writer applied them: what each event did (its effect, and

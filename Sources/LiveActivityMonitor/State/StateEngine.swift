@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import Prometheus
 
 /// The lock-screen rules (DESIGN.md sections 2 and 4) as transitions of one `ActivityRecord`:

@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 
 /// What is wrong with a live activity now, as on-call sorts it (`GET /api/triage`, the
 /// dashboard's "Needs a look"). The rules are here once; the page shows what they found.

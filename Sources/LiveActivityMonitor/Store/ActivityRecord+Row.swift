@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import SQLiteDB
 
 /// How an `ActivityRecord` is kept in the `activities` table.

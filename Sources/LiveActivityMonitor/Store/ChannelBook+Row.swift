@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import SQLiteDB
 
 /// How the channel book is kept in the `channels` table: a row per channel, written with the

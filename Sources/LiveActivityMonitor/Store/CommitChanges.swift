@@ -1,3 +1,5 @@
+import LiveActivityWire
+
 /// What one commit changes in memory: the records its events and due deadlines touched, and the
 /// counters and labels after them. The writer builds one per commit and publishes it after
 /// COMMIT; start-up builds one per commit it replays (`EventStore+Replay.swift`), so that a

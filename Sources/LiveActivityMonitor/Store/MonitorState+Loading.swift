@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import Prometheus
 
 /// What both stores do alike when they rebuild memory from their tables (`EventStore.load`,

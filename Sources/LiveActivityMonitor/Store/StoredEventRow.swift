@@ -1,3 +1,5 @@
+import LiveActivityWire
+
 /// One row of the `events` table as the read API serves it and a replay reads it.
 struct StoredEventRow: Sendable {
     /// Arrival order: the order in which the writer applied the events.

@@ -1,4 +1,5 @@
 import JSON
+import LiveActivityWire
 import PostgresDB
 
 /// How an `ActivityRecord` is kept in PostgreSQL's `activities` table: the SQLite row's
