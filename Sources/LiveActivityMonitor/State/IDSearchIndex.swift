@@ -60,7 +60,7 @@ struct IDSearchIndex: Sendable {
                     : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
             }
         }
-        sorted = SortedChunks(sorted: order.map { entries[Int($0.entry)] })
+        sorted = SortedChunks(sorted: order.lazy.map { entries[Int($0.entry)] })
     }
 
     /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the

@@ -91,9 +91,7 @@ extension EventStore {
         var recent = RecentStrings()
         return {
             guard try rows.step() else { return nil }
-            var record = try ActivityRecord(row: rows)
-            record.shareStrings(&recent)
-            return record
+            return try ActivityRecord(row: rows, sharing: &recent)
         }
     }
 }
