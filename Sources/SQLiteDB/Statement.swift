@@ -190,6 +190,26 @@ public final class Statement {
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
+    /// Whether the column holds a blob in the current row (not text, a number or NULL).
+    public func isBlob(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_BLOB
+    }
+
+    /// Whether the column holds text in the current row.
+    public func isText(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_TEXT
+    }
+
+    /// The column's bytes in place, as stored (a blob's, or a text's UTF-8), nil for NULL: for
+    /// readers that decode a value without a copy (start-up reads a million rows). Valid only
+    /// inside `body`; numbers are converted to text first, as `text` does.
+    public func withBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard !isNull(column) else { return try body(nil) }
+        // Blob and text come back without conversion; a zero-length value as a NULL pointer.
+        let bytes = sqlite3_column_blob(handle, column)
+        return try body(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// The column as stored, in its own storage class.
     public func value(_ column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {

@@ -126,7 +126,8 @@ public struct ActivityRecord: Sendable, Equatable {
         get { storedFingerprint?.text }
         set { storedFingerprint = newValue.map(TokenFingerprint.Stored.init) }
     }
-    private var storedFingerprint: TokenFingerprint.Stored?
+    /// As kept (`tokenFingerprint` makes a String of it); set directly by the row reader.
+    var storedFingerprint: TokenFingerprint.Stored?
 
     public var source: StartSource
     /// The device reported `activity.stale` for the content now shown.

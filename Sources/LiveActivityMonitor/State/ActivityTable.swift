@@ -54,25 +54,38 @@ struct ActivityTable: Sendable {
     }
 
     /// Builds every index from `storage`, as `put` keeps them: a new index adds its line here.
+    /// Spread over the processors: the gauges are counted on a thread of their own while this one
+    /// makes the positions, and once those show the ids distinct (the search index and the phone
+    /// order hold each once), those two are made on threads of their own while this one files the
+    /// subscriptions.
     private mutating func buildIndexes(gaugesFrom now: Double) {
+        // Interned first: the one change made to the records. From here on they are only read,
+        // shared with the other threads (a change now would copy them all).
+        internStrings()
+        let budget = gauges.priority10Budget
+        let counted = Background(named: "store-gauges") { [self] in
+            var table = self
+            table.recountGauges(priority10Budget: budget, from: now)
+            return (table.gauges, table.gaugeTime, table.gaugeChanges)
+        }
         positions = Dictionary(minimumCapacity: storage.count)
         for i in storage.indices { positions[storage[i].activityID] = i }
-        if positions.count < storage.count { keepLastOfEachID() }
-        internStrings()
-        // The search index and the gauges are made on other processors meanwhile: from here on
-        // the records are only read (shared by the copies, not copied).
+        guard positions.count == storage.count else {
+            // An id more than once (never from a store: its rows are keyed by id): the last
+            // record of each kept, and every index made again from those.
+            _ = counted.wait()
+            keepLastOfEachID()
+            return buildIndexes(gaugesFrom: now)
+        }
         let records = storage
         let search = Background(named: "store-index") {
             IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
         }
-        let counted = Background(named: "store-gauges") { [self] in
-            var table = self
-            table.keepGauges(priority10Budget: table.gauges.priority10Budget, from: now)
-            return (table.gauges, table.gaugeTime, table.gaugeChanges, table.phoneOrder)
-        }
+        let order = Background(named: "store-order") { [self] in builtPhoneOrder(at: now) }
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
-        (gauges, gaugeTime, gaugeChanges, phoneOrder) = counted.wait()
+        (gauges, gaugeTime, gaugeChanges) = counted.wait()
+        phoneOrder = order.wait()
         searchIndex = search.wait()
     }
 
@@ -322,10 +335,20 @@ struct ActivityTable: Sendable {
     /// Counts the gauges afresh for `budget` (the store's `--priority10-budget`) as of `now`, and
     /// builds the phone order in bulk (O(n log n)): a table loaded by `put` alone calls it once.
     mutating func keepGauges(priority10Budget budget: Int, from now: Double) {
+        recountGauges(priority10Budget: budget, from: now)
+        phoneOrder = builtPhoneOrder(at: now)
+    }
+
+    /// The gauges counted from the records as of `now`, and their queue of changes.
+    private mutating func recountGauges(priority10Budget budget: Int, from now: Double) {
         gaugeTime = now
         gauges = ActivityGauges.recount(self, at: now, budget: budget)
-        phoneOrder = storage.withUnsafeBufferPointer { PhoneOrderIndex($0, at: now) }
         rebuildGaugeChanges()
+    }
+
+    /// The records' phone order as of `now`, built in bulk (the ids distinct).
+    private func builtPhoneOrder(at now: Double) -> PhoneOrderIndex {
+        storage.withUnsafeBufferPointer { PhoneOrderIndex($0, at: now) }
     }
 
     private mutating func rebuildGaugeChanges() {

@@ -27,6 +27,12 @@ struct IDSearchIndex: Sendable {
 
     /// The key `id` is searched by: lowercased, sharing `id`'s storage when it is already so.
     static func key(_ id: String) -> String {
+        // Most ids are ASCII without capitals: their key is the id itself, known without making
+        // a lowercased copy (start-up makes two million keys).
+        let asIs = id.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        }
+        if asIs == true { return id }
         let lowered = id.lowercased()
         return lowered == id ? id : lowered
     }
@@ -60,7 +66,7 @@ struct IDSearchIndex: Sendable {
                     : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
             }
         }
-        sorted = SortedChunks(sorted: order.map { entries[Int($0.entry)] })
+        sorted = SortedChunks(sorted: order.lazy.map { entries[Int($0.entry)] })
     }
 
     /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the
@@ -75,9 +81,14 @@ struct IDSearchIndex: Sendable {
             self.entry = entry
             var key = key
             key.withUTF8 { bytes in
-                for (i, byte) in bytes.prefix(16).enumerated() {
-                    if i < 8 { head |= UInt64(byte) << (56 - 8 * i) } else { tail |= UInt64(byte) << (56 - 8 * (i - 8)) }
+                // Eight bytes a number, zeros past the key's end.
+                func word(_ from: Int) -> UInt64 {
+                    var word: UInt64 = 0
+                    for i in from..<from + 8 { word = word << 8 | (i < bytes.count ? UInt64(bytes[i]) : 0) }
+                    return word
                 }
+                head = word(0)
+                tail = word(8)
             }
         }
     }

@@ -93,20 +93,22 @@ extension Priority10Minutes {
     /// Reads the column: this form, or the send times that earlier versions stored (8-byte
     /// little-endian doubles; before those, comma-separated decimal text).
     init(blob bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { Priority10Minutes(blob: $0) }
+    }
+
+    /// The same from the column's bytes in place (start-up reads them so: no copy of the blob).
+    init(blob raw: UnsafeRawBufferPointer) {
         self.init()
-        if bytes.first == Self.blobVersion, bytes.count % 8 == 1 {
-            bytes.withUnsafeBytes { raw in
-                for i in 0..<(raw.count / 8) {
-                    let index = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 1 + i * 8, as: Int32.self))
-                    let pushes = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 5 + i * 8, as: UInt32.self))
-                    add(index, pushes: pushes)
-                }
+        if raw.first == Self.blobVersion, raw.count % 8 == 1 {
+            minutes.reserveCapacity(raw.count / 8)
+            for i in 0..<(raw.count / 8) {
+                let index = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 1 + i * 8, as: Int32.self))
+                let pushes = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 5 + i * 8, as: UInt32.self))
+                add(index, pushes: pushes)
             }
-        } else if bytes.count % 8 == 0 {
-            bytes.withUnsafeBytes { raw in
-                for i in 0..<(raw.count / 8) {
-                    record(Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))))
-                }
+        } else if raw.count % 8 == 0 {
+            for i in 0..<(raw.count / 8) {
+                record(Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))))
             }
         }
     }

@@ -1,3 +1,4 @@
+import Glibc
 import Prometheus
 
 /// The few distinct strings met last, one copy of each: a fleet's attributes types and apps are
@@ -17,13 +18,17 @@ struct RecentStrings {
         strings.append(kept)
         return kept
     }
-}
 
-extension ActivityRecord {
-    /// Its attributes type and app, shared through `recent` with the records read before it. At
-    /// once as each is read: the copy it drops is freed right away, for the next row to reuse.
-    mutating func shareStrings(_ recent: inout RecentStrings) {
-        attributesType = recent.shared(attributesType)
-        if let app { self.app = recent.shared(app) }
+    /// The same for a string's UTF-8 bytes read in place (a row's column): a string is made only
+    /// when none met before has these bytes, so that a row whose type was met costs no copy.
+    mutating func shared(utf8 bytes: UnsafeRawBufferPointer) -> String {
+        for known in strings {
+            var known = known
+            // Recent strings are native (made here or read from rows): contiguous, no copy.
+            if known.withUTF8({ $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }) {
+                return known
+            }
+        }
+        return shared(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -25,13 +25,15 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
 
     /// Exactly `sorted`, which is in order with no element twice (a bulk build: O(n) after the
     /// caller's sort). Chunks are filled half, so that the next insertions do not split them.
-    init(sorted: [Element]) {
+    /// Each chunk is made straight from `sorted` (a lazy map of a sort's order, for the search
+    /// index: the elements are not gathered into one array first).
+    init<Sorted: RandomAccessCollection<Element>>(sorted: Sorted) where Sorted.Index == Int {
         assert(zip(sorted, sorted.dropFirst()).allSatisfy { Element.ordered($0, $1) }, "in order, each once")
         let fill = Self.maxChunk / 2
         chunks.reserveCapacity((sorted.count + fill - 1) / fill)
-        var start = 0
-        while start < sorted.count {
-            let end = Swift.min(start + fill, sorted.count)
+        var start = sorted.startIndex
+        while start < sorted.endIndex {
+            let end = Swift.min(start + fill, sorted.endIndex)
             chunks.append(Array(sorted[start..<end]))
             start = end
         }

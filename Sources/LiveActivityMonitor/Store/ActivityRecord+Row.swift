@@ -72,12 +72,22 @@ extension ActivityRecord {
 
     /// Reads a row selected with `selectSQL`.
     init(row s: Statement) throws {
+        var recent = RecentStrings()
+        try self.init(row: s, sharing: &recent)
+    }
+
+    /// Reads a row selected with `selectSQL`, its attributes type and app shared through `recent`
+    /// with the rows read before it (no copy made when one of those has the same bytes). The
+    /// blobs and the fingerprint are decoded from the row's bytes in place, and the fields most
+    /// rows leave null are not assigned (start-up reads a million rows so).
+    init(row s: Statement, sharing recent: inout RecentStrings) throws {
         // Written from `JSONText` (`bind`), so read back as such without parsing.
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
-        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: s.text(2) ?? "",
+        func shared(_ column: Int32) -> String? { s.withBytes(column) { $0.map { recent.shared(utf8: $0) } } }
+        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: shared(2) ?? "",
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
-        app = s.text(3)
+        app = shared(3)
         attributes = object(6)
         contentState = object(7)
         contentTimestamp = s.double(8)
@@ -88,25 +98,29 @@ extension ActivityRecord {
         endedAt = real(13)
         endedBy = s.text(14).flatMap(EndedBy.init(rawValue:))
         dismissalPolicy = s.text(15).flatMap(DismissalPolicy.init(rawValue:))
-        dismissalDate = real(16)
-        dismissedAt = real(17)
-        tokenFingerprint = s.text(18)
+        // The uncommon fields, set only when there: each set makes and compares their block.
+        if let date = real(16) { dismissalDate = date }
+        if let at = real(17) { dismissedAt = at }
+        storedFingerprint = s.withBytes(18) { $0.map(TokenFingerprint.Stored.init(utf8:)) }
         tokenRotations = Int(s.int64(19))
         tokenRotatedAt = real(20)
-        tokenInvalidReason = s.text(21)
+        if let reason = s.text(21) { tokenInvalidReason = reason }
         if !s.isNull(22) {
             lastPush = LastPush(status: Int(s.int64(22)), reason: s.text(23), latencyMs: s.double(24),
                                 priority: Int(s.int64(25)), at: s.double(26))
         }
-        priority10 = switch s.value(27) {
-        case .blob(let bytes): Priority10Minutes(blob: bytes)
-        case .text(let text): Priority10Minutes(text: text)
-        default: Priority10Minutes()
+        // Its storage class read first: reading the bytes may convert a number to text.
+        priority10 = if s.isBlob(27) {
+            s.withBytes(27) { $0.map(Priority10Minutes.init(blob:)) } ?? Priority10Minutes()
+        } else if s.isText(27), let text = s.text(27) {
+            Priority10Minutes(text: text)
+        } else {
+            Priority10Minutes()
         }
-        delivery = DeliveryEvidence(stored: s.blob(28))
+        delivery = s.withBytes(28) { DeliveryEvidence(stored: $0) }
         if let detail = s.text(30) { undecodable = Undecodable(at: s.double(29), detail: detail) }
-        startDate = real(31)
-        channelID = s.text(32)
+        if let date = real(31) { startDate = date }
+        if let channel = s.text(32) { channelID = channel }
     }
 }
 

@@ -27,6 +27,12 @@ extension DeliveryEvidence {
 
     /// Reads the column back (either form); what does not read is left out (empty evidence, at worst).
     init(stored bytes: [UInt8]?) {
+        guard let bytes else { self.init(stored: nil as UnsafeRawBufferPointer?); return }
+        self = bytes.withUnsafeBytes { DeliveryEvidence(stored: $0) }
+    }
+
+    /// The same from the column's bytes in place (start-up reads them so: no copy of the blob).
+    init(stored bytes: UnsafeRawBufferPointer?) {
         self.init()
         guard let bytes, let version = bytes.first else { return }
         guard version == 1 else {
@@ -37,7 +43,7 @@ extension DeliveryEvidence {
         func take() -> UInt64? {
             guard at + 8 <= bytes.count else { return nil }
             defer { at += 8 }
-            return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
         }
         guard let confirmed = take(), let missedBits = take(), at < bytes.count else { return }
         let count = Int(bytes[at])

@@ -82,18 +82,20 @@ extension EventStore {
         var records: [ActivityRecord] = []
         records.reserveCapacity(expected)
         let next = recordReader(rows)
-        while let record = try next() { records.append(record) }
+        try withUnsafeTemporaryAllocation(of: ActivityRecord.self, capacity: 1) { slot in
+            while try next(slot.baseAddress!) { records.append(slot.baseAddress!.move()) }
+        }
         return records
     }
 
-    /// The records of `rows`, one per call until nil, sharing their types and apps (`RecentStrings`).
-    private static func recordReader(_ rows: Statement) -> () throws -> ActivityRecord? {
+    /// The records of `rows`, one per call made in the slot given, sharing their types and apps
+    /// (`RecentStrings`).
+    private static func recordReader(_ rows: Statement) -> RecordSlices.Reader {
         var recent = RecentStrings()
-        return {
-            guard try rows.step() else { return nil }
-            var record = try ActivityRecord(row: rows)
-            record.shareStrings(&recent)
-            return record
+        return { slot in
+            guard try rows.step() else { return false }
+            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent))
+            return true
         }
     }
 }

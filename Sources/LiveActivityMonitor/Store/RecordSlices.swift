@@ -11,11 +11,16 @@ final class RecordSlices: @unchecked Sendable {
         self.buffer = buffer
     }
 
+    /// Makes one record in place: initializes the slot it is given and is true, or is false when
+    /// there are no more (the slot left as it was). In place: a record returned is copied, and
+    /// its strings retained and released, once more per row.
+    typealias Reader = (UnsafeMutablePointer<ActivityRecord>) throws -> Bool
+
     /// The records of `ranges` (which cover `0..<count` once), slice `k` made on a thread of its
-    /// own (`inParallel`) from the records `part(k)` gives until it gives nil. Nil when a slice
+    /// own (`inParallel`) by the reader `part(k)` gives until it is false. Nil when a slice
     /// got more or fewer records than its range holds; then, and on an error, nothing is kept.
     static func make(count: Int, ranges: [Range<Int>], threadName: String,
-                     _ part: @escaping @Sendable (Int) throws -> () throws -> ActivityRecord?) throws -> [ActivityRecord]? {
+                     _ part: @escaping @Sendable (Int) throws -> Reader) throws -> [ActivityRecord]? {
         var failure: (any Error)?
         var complete = false
         let records = [ActivityRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -38,16 +43,21 @@ final class RecordSlices: @unchecked Sendable {
         return complete ? records : nil
     }
 
-    /// Makes the records of `range` with `next` until it gives nil; true when it gave exactly
-    /// as many as the range holds. Otherwise, and on an error, the slice is left uninitialized.
-    private func fill(_ range: Range<Int>, _ next: () throws -> ActivityRecord?) throws -> Bool {
+    /// Makes the records of `range` with `next` until it is false; true when it made exactly as
+    /// many as the range holds. Otherwise, and on an error, the slice is left uninitialized.
+    private func fill(_ range: Range<Int>, _ next: Reader) throws -> Bool {
         var i = range.lowerBound
         do {
-            while i < range.upperBound, let record = try next() {
-                (buffer.baseAddress! + i).initialize(to: record)
-                i += 1
+            while i < range.upperBound, try next(buffer.baseAddress! + i) { i += 1 }
+            if i == range.upperBound {
+                // One more row means the rows moved: read into a slot of its own, and dropped.
+                let more = try withUnsafeTemporaryAllocation(of: ActivityRecord.self, capacity: 1) { spare in
+                    guard try next(spare.baseAddress!) else { return false }
+                    spare.baseAddress!.deinitialize(count: 1)
+                    return true
+                }
+                if !more { return true }
             }
-            if i == range.upperBound, try next() == nil { return true }
         } catch {
             clear(range.lowerBound..<i)
             throw error

@@ -34,20 +34,31 @@ extension TokenFingerprint {
         case text(String)
 
         init(_ fingerprint: String) {
+            self = Self.digits(fingerprint.utf8).map(Stored.digits) ?? .text(fingerprint)
+        }
+
+        /// The same from the text's UTF-8 bytes (a row's column, read in place): a String is made
+        /// only for text that is not 16 hex digits.
+        init(utf8 bytes: UnsafeRawBufferPointer) {
+            self = Self.digits(bytes).map(Stored.digits) ?? .text(String(decoding: bytes, as: UTF8.self))
+        }
+
+        /// The 8 bytes that `bytes` spell when they are 16 lowercase hex digits; else nil.
+        private static func digits(_ bytes: some Sequence<UInt8>) -> UInt64? {
             var bits: UInt64 = 0
             var count = 0
-            for byte in fingerprint.utf8 {
+            for byte in bytes {
                 let nibble: UInt8
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
-                default: self = .text(fingerprint); return
+                default: return nil
                 }
                 count += 1
-                guard count <= 16 else { self = .text(fingerprint); return }
+                guard count <= 16 else { return nil }
                 bits = bits << 4 | UInt64(nibble)
             }
-            self = count == 16 ? .digits(bits) : .text(fingerprint)
+            return count == 16 ? bits : nil
         }
 
         var text: String {
