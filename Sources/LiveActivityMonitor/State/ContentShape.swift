@@ -40,7 +40,7 @@ struct ObjectShape: Sendable, Equatable {
     /// decodes. Keys the shape does not know are ignored, as the decoder ignores them.
     func problems(in object: JSONObject, at path: String = "") -> [String] {
         // Keys in the dictionary's order, sorted only when there is something to say: every
-        // push is judged on the writer, and sorting the keys of each was a third of the check.
+        // push is judged on the writer, and sorting the keys of each was a quarter of the check.
         var found: [(key: String, problems: [String])] = []
         for (key, shape) in fields {
             let at = path.isEmpty ? key : path + "." + key
