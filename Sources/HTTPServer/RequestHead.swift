@@ -59,7 +59,7 @@ struct RequestHead {
         self.method = method.map { String(cString: $0) } ?? ""
         self.version = version.map { String(cString: $0) } ?? ""
         let fields = ValueCollector.collect(.HEADER_KIND, on: connection)
-        var headers: [String: String] = [:]
+        var headers = [String: String](minimumCapacity: fields.pairs.count)
         var cookieBytes = 0
         for (name, value) in fields.pairs {
             let key = name.lowercased()

@@ -11,12 +11,17 @@ final class ValueCollector {
 
     /// Every (name, value) of `kind` on `connection`, in the order received.
     static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
-        collect(kind, on: connection).pairs
+        // Most requests have no query arguments: no collector for them.
+        guard count(of: kind, on: connection) > 0 else { return [] }
+        return collect(kind, on: connection).pairs
     }
 
     /// The pairs of `kind` and their byte count.
     static func collect(_ kind: MHD_ValueKind, on connection: OpaquePointer) -> ValueCollector {
         let collector = ValueCollector()
+        // Room for all at once (a count is a walk of libmicrohttpd's list, no copy): growing
+        // by appends reallocated the array twice for a request's three or four headers.
+        collector.pairs.reserveCapacity(count(of: kind, on: connection))
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(connection, kind, collectValue,
                                           Unmanaged.passUnretained(collector).toOpaque())

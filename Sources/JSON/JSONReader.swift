@@ -40,6 +40,12 @@ struct JSONReader {
     init(buffer: UnsafeRawBufferPointer, limits: JSONParser.Limits) {
         self.buffer = buffer
         self.limits = limits
+        // Room for a small object from the start: the store writer parses each push's content
+        // (a few members), and growing the stacks from empty reallocated each two or three times.
+        frames.reserveCapacity(4)
+        values.reserveCapacity(16)
+        keys.reserveCapacity(16)
+        fingerprints.reserveCapacity(16)
     }
 
     // MARK: Document

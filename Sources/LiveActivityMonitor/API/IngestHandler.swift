@@ -29,12 +29,11 @@ struct IngestHandler: Sendable {
     /// store writer once the events are durable (or from a decoding queue, refused). The writer
     /// only hands the outcome on: the response is built on the polling thread that sends it.
     func handle(_ request: HTTPRequest, answer: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) {
-        if let error = refusal(request) {
+        let format: IngestDecoder.Format
+        switch admission(request) {
+        case .success(let taken): format = taken
+        case .failure(let error):
             let response = refused(error)
-            return answer { response }
-        }
-        guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
-            let response = refused(Self.unsupportedContentType(request))
             return answer { response }
         }
         let work: @Sendable () -> Void = { [self] in
@@ -73,6 +72,13 @@ struct IngestHandler: Sendable {
     }
 
     static func accepted(_ summary: IngestSummary) -> HTTPResponse {
+        summary == IngestSummary(accepted: 1) ? acceptedOne : answer(accepting: summary)
+    }
+
+    /// The answer to one new event, nearly every single-event request's: made once, not per request.
+    private static let acceptedOne = answer(accepting: IngestSummary(accepted: 1))
+
+    private static func answer(accepting summary: IngestSummary) -> HTTPResponse {
         .json { w in
             w.beginObject()
             w.key("accepted"); w.number(Int64(summary.accepted))
@@ -92,14 +98,19 @@ struct IngestHandler: Sendable {
     /// What the request is refused for from its headers alone (credentials, host, content type),
     /// or nil: also asked before a body is read, when the client waits for `100 Continue`.
     func refusal(_ request: HTTPRequest) -> APIError? {
-        guard BearerToken.allows(request, token: token) else { return .unauthorized }
+        if case .failure(let error) = admission(request) { error } else { nil }
+    }
+
+    /// What the headers alone decide: the body's format, or why the request is refused.
+    private func admission(_ request: HTTPRequest) -> Result<IngestDecoder.Format, APIError> {
+        guard BearerToken.allows(request, token: token) else { return .failure(.unauthorized) }
         if token == nil, boundToLoopback, !LoopbackHost.isAddressed(request) {
-            return LoopbackHost.refusal(route: "/v1/events", tokenOption: "--ingest-token-file")
+            return .failure(LoopbackHost.refusal(route: "/v1/events", tokenOption: "--ingest-token-file"))
         }
-        guard IngestDecoder.format(contentType: request.header("content-type")) != nil else {
-            return Self.unsupportedContentType(request)
+        guard let format = IngestDecoder.format(contentType: request.header("content-type")) else {
+            return .failure(Self.unsupportedContentType(request))
         }
-        return nil
+        return .success(format)
     }
 
     static func unsupportedContentType(_ request: HTTPRequest) -> APIError {

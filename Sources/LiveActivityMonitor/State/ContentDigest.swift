@@ -44,9 +44,17 @@ enum ContentDigest {
             for item in items { write(item, into: &h) }
         case .object(let object):
             h.add(6); h.add(count: object.count)
-            for (key, member) in object.entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                h.add(count: key.utf8.count); h.add(key.utf8)
-                write(member, into: &h)
+            // Members in key order, through their positions sorted on the stack: a sorted copy
+            // of the members was an allocation for every push the writer applies.
+            let entries = object.entries
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: entries.count) { buffer in
+                var order = buffer
+                for i in 0..<entries.count { order.initializeElement(at: i, to: i) }
+                order.sort { entries[$0].key.utf8.lexicographicallyPrecedes(entries[$1].key.utf8) }
+                for i in order {
+                    h.add(count: entries[i].key.utf8.count); h.add(entries[i].key.utf8)
+                    write(entries[i].value, into: &h)
+                }
             }
         }
     }

@@ -10,7 +10,10 @@ struct PushContent {
     private let storedVerdict: String?
     private var parsed: JSONValue??
     private var digestMemo: UInt64??
-    private var verdicts: [String: String?] = [:]
+    /// The verdict for the first type asked (a push to an activity asks once), and for others
+    /// (a broadcast's subscribers): a dictionary made for every push was an allocation on the writer.
+    private var firstVerdict: (type: String, verdict: String?)?
+    private var otherVerdicts: [String: String?] = [:]
 
     init(_ event: Event) {
         text = event.contentState
@@ -36,9 +39,10 @@ struct PushContent {
     mutating func verdict(as type: String, _ shapes: ContentShapes) -> String? {
         guard text != nil else { return nil }
         if let storedVerdict { return storedVerdict }
-        if let known = verdicts[type] { return known }
+        if let firstVerdict, firstVerdict.type == type { return firstVerdict.verdict }
+        if let known = otherVerdicts[type] { return known }
         let verdict = shapes.verdict(on: value(), of: type)
-        verdicts[type] = .some(verdict)
+        if firstVerdict == nil { firstVerdict = (type, verdict) } else { otherVerdicts[type] = .some(verdict) }
         return verdict
     }
 }
