@@ -13,8 +13,6 @@ struct ReadHandlers: Sendable {
     let priority10Budget: Int
     /// Bounds the memory of history reads (`historyRead`).
     let historyReads = ConcurrencyLimit.historyReads()
-    /// Bounds how many activity lists and searches run at once (`list`).
-    let listReads = ConcurrencyLimit.listReads()
 
     static let defaultLimit = 100
     static let maxLimit = 1000
@@ -108,11 +106,12 @@ struct ReadHandlers: Sendable {
         }
     }
 
-    func list(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// `busy`: over HTTP, lists run on a few threads of their own (`Router.listThreads`), and
+    /// none was free in time for this one.
+    func list(_ request: HTTPRequest, busy: Bool = false) throws(APIError) -> HTTPResponse {
         let query = try ListQuery(request.query)
-        guard let response = try listReads.run(waitingAtMost: 5, { () throws(APIError) -> HTTPResponse in try listNow(query) })
-        else { throw .unavailable("too many activity lists and searches at once: retry shortly") }
-        return response
+        guard !busy else { throw .unavailable("too many activity lists and searches at once: retry shortly") }
+        return try listNow(query)
     }
 
     /// A search reads the state lock for at most this many index entries at a time.
@@ -126,10 +125,12 @@ struct ReadHandlers: Sendable {
             page = searched(search, query, now: now, counts: &counts)
         } else {
             // From the kept order: the page and the counts cost the page, not the fleet.
-            (page, counts) = store.withLiveState { s in
-                s.records.livePage(at: now, state: query.state, type: query.attributesType, after: query.after?.key,
-                                   limit: query.limit + 1)
-                    ?? Self.walkedPage(query, in: s.records, now: now)
+            (page, counts) = NormalPriority.run {
+                store.withLiveState { s in
+                    s.records.livePage(at: now, state: query.state, type: query.attributesType, after: query.after?.key,
+                                       limit: query.limit + 1)
+                        ?? Self.walkedPage(query, in: s.records, now: now)
+                }
             }
         }
         if query.state == .dismissed {
@@ -214,7 +215,7 @@ struct ReadHandlers: Sendable {
         while more {
             keys.removeAll(keepingCapacity: true)
             let first = after == nil
-            let page: [ActivityRecord]? = store.withLiveState { s in
+            let page: [ActivityRecord]? = NormalPriority.run { store.withLiveState { s in
                 let entries = s.records.searchIndex.entries(withPrefix: search, after: after, max: Self.searchSlice)
                 after = entries.last
                 more = entries.count == Self.searchSlice
@@ -233,12 +234,12 @@ struct ReadHandlers: Sendable {
                     return keys.filter { chosen.contains($0.key.activityID) }
                         .sorted { PageKey.phoneOrder($0.key, $1.key) }.map { records[$0.position] }
                 }
-            }
+            } }
             if let page { return page }
             for (key, _) in keys { consider(key) }
         }
         let chosen = selection.sorted()
-        return store.withLiveState { s in chosen.compactMap { s.records[$0.activityID] } }
+        return NormalPriority.run { store.withLiveState { s in chosen.compactMap { s.records[$0.activityID] } } }
     }
 
     func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {
