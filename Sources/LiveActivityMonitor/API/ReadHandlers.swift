@@ -163,7 +163,7 @@ struct ReadHandlers: Sendable {
     }
 
     /// The first `limit + 1` records of the live list and its counts, by one walk over every live
-    /// record with a bounded heap (`PhoneOrderSelection`): what `ActivityTable.livePage` answers
+    /// record with a bounded heap (`FirstInOrder`): what `ActivityTable.livePage` answers
     /// from its kept order, and the fallback when it cannot (a clock set back before the table's
     /// `gaugeTime`; a table whose order is not kept). Records are read in place (indexing the
     /// buffer copies none) and only the page is copied out.
@@ -171,12 +171,12 @@ struct ReadHandlers: Sendable {
         -> (records: [ActivityRecord], counts: SIMD4<Int>) {
         var counts = SIMD4<Int>(repeating: 0)
         let page = table.withRecords { records in
-            var selection = PhoneOrderSelection(limit: query.limit + 1)
+            var selection = FirstInOrder<Int>(limit: query.limit + 1) { ActivityRecord.phoneOrder(records[$0], records[$1]) }
             for i in records.indices where query.matches(records[i]) {
                 guard query.admits(i, in: records, now: now, counts: &counts) else { continue }
-                selection.offer(i, in: records)
+                selection.offer(i)
             }
-            return selection.sorted(in: records).map { records[$0] }
+            return selection.sorted().map { records[$0] }
         }
         return (page, counts)
     }
@@ -194,7 +194,7 @@ struct ReadHandlers: Sendable {
     /// Each spell sees the table as of its own instant: an activity that leaves meanwhile is left
     /// out of the page.
     private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout SIMD4<Int>) -> [ActivityRecord] {
-        var selection = KeySelection(limit: query.limit + 1)
+        var selection = FirstInOrder<PageKey>(limit: query.limit + 1, ordered: PageKey.phoneOrder)
         var after: IDSearchIndex.Entry?
         var more = true
         var keys: [(key: PageKey, position: Int)] = []
