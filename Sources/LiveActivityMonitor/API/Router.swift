@@ -32,8 +32,9 @@ struct Router: Sendable {
 
     /// What the HTTP server calls, on a polling thread that must never wait: an ingest is
     /// answered once its events are durable, from the store writer (the request's connection
-    /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
-    /// write; a history read replays and may queue for a slot) run on `slowReads`; a list or
+    /// suspended meanwhile); the reads that may wait or take long (`/-/ready` probes a failing
+    /// store with a write; a history read replays and may queue for a slot; triage walks the live
+    /// activities) run on `slowReads`; a list or
     /// search on one of the `listThreads`, at a lower priority; every other route is answered at
     /// once, where it arrived.
     ///
@@ -58,7 +59,8 @@ struct Router: Sendable {
                 // while it holds it would keep that thread (and its other connections) waiting.
                 Self.listAnswers.async { answer { response } }
             }
-        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
+        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}",
+             "/api/triage":
             Self.slowReads.async {
                 let response = handle(request)
                 answer { response }
