@@ -25,9 +25,9 @@ import Testing
         let all = Self.records(500, seed: UInt64(limit) + 1)
         let expected = Array(all.sorted(by: ActivityRecord.phoneOrder).prefix(limit))
         let chosen = all.withUnsafeBufferPointer { records in
-            var selection = PhoneOrderSelection(limit: limit)
-            for i in records.indices { selection.offer(i, in: records) }
-            return selection.sorted(in: records).map { records[$0] }
+            var selection = FirstInOrder<Int>(limit: limit) { ActivityRecord.phoneOrder(records[$0], records[$1]) }
+            for i in records.indices { selection.offer(i) }
+            return selection.sorted().map { records[$0] }
         }
         #expect(chosen.map(\.activityID) == expected.map(\.activityID))
     }

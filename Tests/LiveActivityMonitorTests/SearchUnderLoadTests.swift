@@ -156,8 +156,7 @@ import Testing
             // A second measurement only if the first is over: the 2 cores are shared with other
             // work, and a neighbour's burst during the rounds with searchers reads as their cost.
             var scrapeRatio = Double.infinity, ingestRatio = Double.infinity, searchCount = 0
-            var scrapeAdded = Double.infinity, ingestAdded = Double.infinity
-            for attempt in 1...2 where !Self.withinBound(scrapeRatio, scrapeAdded) || !Self.withinBound(ingestRatio, ingestAdded) {
+            for attempt in 1...2 where scrapeRatio > 2 || ingestRatio > 2 {
                 var without: [(scrape: Double, ingest: Double)] = [], with: [(scrape: Double, ingest: Double)] = []
                 searchCount = 0
                 for r in 0..<Self.rounds {
@@ -174,8 +173,6 @@ import Testing
                 }
                 scrapeRatio = Self.median(with.map(\.scrape)) / Self.median(without.map(\.scrape))
                 ingestRatio = Self.median(with.map(\.ingest)) / Self.median(without.map(\.ingest))
-                scrapeAdded = Self.median(with.map(\.scrape)) - Self.median(without.map(\.scrape))
-                ingestAdded = Self.median(with.map(\.ingest)) - Self.median(without.map(\.ingest))
                 print(String(format: "search under load (measurement %d): %d live activities (loaded in %.1f s); median p99 scrape "
                              + "%.1f → %.1f ms (×%.2f), ingest %.1f → %.1f ms (×%.2f), %d searches", attempt, fleet, loadSeconds,
                              Self.median(without.map(\.scrape)) * 1000, Self.median(with.map(\.scrape)) * 1000, scrapeRatio,
@@ -183,22 +180,8 @@ import Testing
                              searchCount))
             }
             #expect(searchCount > 0)
-            #expect(Self.withinBound(scrapeRatio, scrapeAdded),
-                    "scrape p99 with 16 searchers is \(scrapeRatio) × its p99 without (+\(scrapeAdded * 1000) ms)")
-            #expect(Self.withinBound(ingestRatio, ingestAdded),
-                    "ingest p99 with 16 searchers is \(ingestRatio) × its p99 without (+\(ingestAdded * 1000) ms)")
+            #expect(scrapeRatio <= 2, "scrape p99 with 16 searchers is \(scrapeRatio) × its p99 without")
+            #expect(ingestRatio <= 2, "ingest p99 with 16 searchers is \(ingestRatio) × its p99 without")
         }
     }
-
-    /// Issue 24's bound: a p99 with the searches within 2 × its value without them, or at most
-    /// `maxAddedSeconds` above it ("no read may delay a commit or a scrape by more than a few
-    /// milliseconds"). The second arm is there because the ingest p99 without searches fell to
-    /// 1.1–1.6 ms in this debug build (compact records, session 15) while what the searches add
-    /// stayed 1.5–2 ms (2.0 → 3.6 ms before, 1.3 → 2.7–3.5 ms after): the ratio alone measured
-    /// 2.06–2.4 × on an idle machine. PERFORMANCE.md says so; the 2 × is not met for ingest.
-    static func withinBound(_ ratio: Double, _ added: Double) -> Bool {
-        ratio <= 2 || added <= maxAddedSeconds
-    }
-
-    static let maxAddedSeconds = 0.003
 }

@@ -14,8 +14,6 @@ struct ReadHandlers: Sendable {
     let priority10Budget: Int
     /// Bounds the memory of history reads (`historyRead`).
     let historyReads = ConcurrencyLimit.historyReads()
-    /// Bounds how many activity lists and searches run at once (`list`).
-    let listReads = ConcurrencyLimit.listReads()
 
     static let defaultLimit = 100
     static let maxLimit = 1000
@@ -109,11 +107,12 @@ struct ReadHandlers: Sendable {
         }
     }
 
-    func list(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// `busy`: over HTTP, lists run on a few threads of their own (`Router.listThreads`), and
+    /// none was free in time for this one.
+    func list(_ request: HTTPRequest, busy: Bool = false) throws(APIError) -> HTTPResponse {
         let query = try ListQuery(request.query)
-        guard let response = try listReads.run(waitingAtMost: 5, { () throws(APIError) -> HTTPResponse in try listNow(query) })
-        else { throw .unavailable("too many activity lists and searches at once: retry shortly") }
-        return response
+        guard !busy else { throw .unavailable("too many activity lists and searches at once: retry shortly") }
+        return try listNow(query)
     }
 
     /// A search reads the state lock for at most this many index entries at a time.
@@ -127,10 +126,12 @@ struct ReadHandlers: Sendable {
             page = searched(search, query, now: now, counts: &counts)
         } else {
             // From the kept order: the page and the counts cost the page, not the fleet.
-            (page, counts) = store.withLiveState { s in
-                s.records.livePage(at: now, state: query.state, type: query.attributesType, after: query.after?.key,
-                                   limit: query.limit + 1)
-                    ?? Self.walkedPage(query, in: s.records, now: now)
+            (page, counts) = NormalPriority.run {
+                store.withLiveState { s in
+                    s.records.livePage(at: now, state: query.state, type: query.attributesType, after: query.after?.key,
+                                       limit: query.limit + 1)
+                        ?? Self.walkedPage(query, in: s.records, now: now)
+                }
             }
         }
         if query.state == .dismissed {
@@ -163,7 +164,7 @@ struct ReadHandlers: Sendable {
     }
 
     /// The first `limit + 1` records of the live list and its counts, by one walk over every live
-    /// record with a bounded heap (`PhoneOrderSelection`): what `ActivityTable.livePage` answers
+    /// record with a bounded heap (`FirstInOrder`): what `ActivityTable.livePage` answers
     /// from its kept order, and the fallback when it cannot (a clock set back before the table's
     /// `gaugeTime`; a table whose order is not kept). Records are read in place (indexing the
     /// buffer copies none) and only the page is copied out.
@@ -171,12 +172,12 @@ struct ReadHandlers: Sendable {
         -> (records: [ActivityRecord], counts: SIMD4<Int>) {
         var counts = SIMD4<Int>(repeating: 0)
         let page = table.withRecords { records in
-            var selection = PhoneOrderSelection(limit: query.limit + 1)
+            var selection = FirstInOrder<Int>(limit: query.limit + 1) { ActivityRecord.phoneOrder(records[$0], records[$1]) }
             for i in records.indices where query.matches(records[i]) {
                 guard query.admits(i, in: records, now: now, counts: &counts) else { continue }
-                selection.offer(i, in: records)
+                selection.offer(i)
             }
-            return selection.sorted(in: records).map { records[$0] }
+            return selection.sorted().map { records[$0] }
         }
         return (page, counts)
     }
@@ -194,7 +195,7 @@ struct ReadHandlers: Sendable {
     /// Each spell sees the table as of its own instant: an activity that leaves meanwhile is left
     /// out of the page.
     private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout SIMD4<Int>) -> [ActivityRecord] {
-        var selection = KeySelection(limit: query.limit + 1)
+        var selection = FirstInOrder<PageKey>(limit: query.limit + 1, ordered: PageKey.phoneOrder)
         var after: IDSearchIndex.Entry?
         var more = true
         var keys: [(key: PageKey, position: Int)] = []
@@ -215,7 +216,7 @@ struct ReadHandlers: Sendable {
         while more {
             keys.removeAll(keepingCapacity: true)
             let first = after == nil
-            let page: [ActivityRecord]? = store.withLiveState { s in
+            let page: [ActivityRecord]? = NormalPriority.run { store.withLiveState { s in
                 let entries = s.records.searchIndex.entries(withPrefix: search, after: after, max: Self.searchSlice)
                 after = entries.last
                 more = entries.count == Self.searchSlice
@@ -234,12 +235,12 @@ struct ReadHandlers: Sendable {
                     return keys.filter { chosen.contains($0.key.activityID) }
                         .sorted { PageKey.phoneOrder($0.key, $1.key) }.map { records[$0.position] }
                 }
-            }
+            } }
             if let page { return page }
             for (key, _) in keys { consider(key) }
         }
         let chosen = selection.sorted()
-        return store.withLiveState { s in chosen.compactMap { s.records[$0.activityID] } }
+        return NormalPriority.run { store.withLiveState { s in chosen.compactMap { s.records[$0.activityID] } } }
     }
 
     func activity(_ id: String, query: [String: String] = [:]) throws(APIError) -> HTTPResponse {

@@ -20,18 +20,23 @@ struct Router: Sendable {
     let boundToLoopback: Bool
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let (handler, response) = route(request)
+        handle(request, listsBusy: false)
+    }
+
+    /// `listsBusy`: no list thread was free in time for this list (`listThreads`): it is refused.
+    private func handle(_ request: HTTPRequest, listsBusy: Bool) -> HTTPResponse {
+        let (handler, response) = route(request, listsBusy: listsBusy)
         httpRequests.inc([String(response.status), handler])
         return response
     }
 
     /// What the HTTP server calls, on a polling thread that must never wait: an ingest is
     /// answered once its events are durable, from the store writer (the request's connection
-    /// suspended meanwhile); the reads that may wait (`/-/ready` probes a failing store with a
-    /// write; a history read replays and may queue for a slot) run on `slowReads`; a list or
-    /// search (which may queue for one of its slots, `ReadHandlers.listReads`) on a thread of its
-    /// own at a lower priority; every other
-    /// route is answered at once, where it arrived.
+    /// suspended meanwhile); the reads that may wait or take long (`/-/ready` probes a failing
+    /// store with a write; a history read replays and may queue for a slot; triage walks the live
+    /// activities) run on `slowReads`; a list or
+    /// search on one of the `listThreads`, at a lower priority; every other route is answered at
+    /// once, where it arrived.
     ///
     /// `answer` takes what builds the response, run where it is sent (for an ingest, on the
     /// polling thread after the resume, not on the writer).
@@ -47,15 +52,15 @@ struct Router: Sendable {
                 }
             }
         case "/api/activities":
-            // A thread of its own, at the lowest CPU priority (nice 19, this thread only: Linux
-            // keeps nice per thread, and it is never raised back, so the thread is not reused):
-            // on busy processors, lists and searches get what the writer, ingest and scrapes leave.
-            Thread.start(named: "list-read") {
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.listNice)
-                let response = handle(request)
-                answer { response }
+            Self.listThreads.run { inTime in
+                let response = handle(request, listsBusy: !inTime)
+                // Answered at normal priority: answering takes the request's lock, which the
+                // polling thread needs when the connection resumes, and a niced thread preempted
+                // while it holds it would keep that thread (and its other connections) waiting.
+                Self.listAnswers.async { answer { response } }
             }
-        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}":
+        case "/-/ready", "/api/activities/{activity_id}", "/api/bookings/{booking_id}", "/api/channels/{channel_id}",
+             "/api/triage":
             Self.slowReads.async {
                 let response = handle(request)
                 answer { response }
@@ -66,8 +71,15 @@ struct Router: Sendable {
         }
     }
 
-    /// The nice value of the thread that answers a list or a search.
-    static let listNice: Int32 = 19
+    /// Where lists and searches (`GET /api/activities`) run: threads at the lowest CPU priority
+    /// (nice 19), so that on busy processors they get what the writer, ingest and scrapes leave;
+    /// half as many as processors (at least one), so that lists never take every processor. A
+    /// list that finds no thread free within 5 s is answered 503 with Retry-After.
+    static let listThreads = NicedThreads(named: "list-read", count: ProcessInfo.processInfo.activeProcessorCount / 2,
+                                          nice: 19, maxWait: 5)
+
+    /// Where the list threads' answers are handed to the HTTP layer, at normal priority.
+    static let listAnswers = DispatchQueue(label: "list-answers")
 
     /// Where reads that may wait run, off the HTTP polling threads.
     static let slowReads = DispatchQueue(label: "slow-reads", qos: .userInitiated, attributes: .concurrent)
@@ -133,7 +145,7 @@ struct Router: Sendable {
         }
     }
 
-    private func route(_ request: HTTPRequest) -> (String, HTTPResponse) {
+    private func route(_ request: HTTPRequest, listsBusy: Bool) -> (String, HTTPResponse) {
         let path = request.path
         let isGet = request.method == "GET" || request.method == "HEAD"
         func get(_ template: String, _ body: () throws(APIError) -> HTTPResponse) -> (String, HTTPResponse) {
@@ -171,7 +183,7 @@ struct Router: Sendable {
                 return .text("Ready.\n")
             }
         case "/api/activities":
-            return protected(template) { () throws(APIError) in try reads.list(request) }
+            return protected(template) { () throws(APIError) in try reads.list(request, busy: listsBusy) }
         case "/api/shapes":
             return protected(template) { reads.shapes() }
         case "/api/triage":

@@ -71,11 +71,16 @@ struct ActivityGauges: Sendable, Equatable {
 
     /// Adds (`sign` 1) or takes away (`sign` -1) `record`'s contribution at `now`.
     mutating func count(_ record: borrowing ActivityRecord, at now: Double, _ sign: Int) {
-        let c = Self.contribution(of: record, at: now, budget: priority10Budget)
+        count(Self.contribution(of: record, at: now, budget: priority10Budget), type: record.attributesType, sign)
+    }
+
+    /// Adds or takes away a contribution (`contribution(of:at:budget:)`, at this budget) of a
+    /// record of attributes type `type`.
+    mutating func count(_ c: Contribution, type: String, _ sign: Int) {
         // Subscribed and heavy activities are counted by state too: nothing else to add.
         guard let state = c.state else { return }
         if c.heavy { heavy += sign }
-        let key = ExactString(record.attributesType)
+        let key = ExactString(type)
         var counts = byType.removeValue(forKey: key) ?? Counts()
         counts.states[state] += sign
         if c.subscribed { counts.subscribed += sign }

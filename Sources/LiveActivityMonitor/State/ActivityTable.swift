@@ -233,16 +233,27 @@ struct ActivityTable: Sendable {
     /// reaches them.
     private mutating func countGauges(replacing position: Int?, with replacement: ActivityRecord?) {
         let budget = gauges.priority10Budget
-        // (Optional chaining: no place is worked out while the order is not kept.)
-        phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
-                         to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
+        let old = position.map { ActivityGauges.contribution(of: storage[$0], at: gaugeTime, budget: budget) }
+        let new = replacement.map { ActivityGauges.contribution(of: $0, at: gaugeTime, budget: budget) }
+        // A record's place in the phone order is its key in the cell of its state and type (by its
+        // bytes): most updates change neither (the states compared as the gauges computed them),
+        // and then no place is worked out.
+        var samePlace = false
+        if let position, let replacement, let old, let new {
+            samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement)
+                && ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
+        }
+        if phoneOrder != nil, !samePlace {
+            phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
+                             to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
+        }
         var before: Double?
-        if let position {
-            gauges.count(storage[position], at: gaugeTime, -1)
+        if let position, let old {
+            gauges.count(old, type: storage[position].attributesType, -1)
             before = ActivityGauges.nextChange(of: storage[position], after: gaugeTime, budget: budget)
         }
-        guard let replacement else { return }
-        gauges.count(replacement, at: gaugeTime, 1)
+        guard let replacement, let new else { return }
+        gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
         let next = ActivityGauges.nextChange(of: replacement, after: gaugeTime, budget: budget)
         if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
@@ -273,8 +284,14 @@ struct ActivityTable: Sendable {
         guard budget == gauges.priority10Budget, now >= gaugeTime else {
             return ActivityGauges.recount(self, at: now, budget: budget)
         }
+        return gauges(at: now, correcting: changed(at: now))
+    }
+
+    /// The kept gauges brought to `now` (not before `gaugeTime`) by the records at `changed`
+    /// (`changed(at: now)`).
+    private func gauges(at now: Double, correcting changed: [Int]) -> ActivityGauges {
         var result = gauges
-        for i in changed(at: now) {
+        for i in changed {
             result.count(storage[i], at: gaugeTime, -1)
             result.count(storage[i], at: now, 1)
         }
@@ -303,10 +320,12 @@ struct ActivityTable: Sendable {
     func livePage(at now: Double, state: ActivityState?, type: String?, after: PhoneOrderKey?,
                   limit: Int) -> (records: [ActivityRecord], counts: SIMD4<Int>)? {
         guard let phoneOrder, now >= gaugeTime else { return nil }
+        // The gauge queue's due entries, read once for the page and the counts.
+        let changed = changed(at: now)
         // Out of the cells they were in, into the page by their state at `now`.
         var moved = Set<String>()
         var keys: [PhoneOrderKey] = []
-        for i in changed(at: now) {
+        for i in changed {
             let stateNow = storage[i].state(at: now)
             guard stateNow != storage[i].state(at: gaugeTime) else { continue }
             moved.insert(storage[i].activityID)
@@ -319,7 +338,7 @@ struct ActivityTable: Sendable {
         keys.sort(by: PhoneOrderKey.ordered)
         let records = keys.prefix(limit).compactMap { positions[$0.activityID].map { storage[$0] } }
         var counts = SIMD4<Int>(repeating: 0)
-        for (t, c) in gauges(at: now, priority10Budget: gauges.priority10Budget).byType
+        for (t, c) in gauges(at: now, correcting: changed).byType
         where type.map({ $0 == t.text }) ?? true {
             counts &+= c.states
         }

@@ -80,50 +80,24 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
     /// A k-way merge of sorted cells: a heap of each cell's next key, the first in phone order on top.
     private struct Merge {
-        private var heads: [(key: PhoneOrderKey, keys: SortedChunks<PhoneOrderKey>, at: SortedChunks<PhoneOrderKey>.Position)] = []
+        private typealias Head = (key: PhoneOrderKey, keys: SortedChunks<PhoneOrderKey>, at: SortedChunks<PhoneOrderKey>.Position)
+        private var heads = BinaryHeap<Head> { PhoneOrderKey.ordered($0.key, $1.key) }
 
         mutating func add(_ keys: SortedChunks<PhoneOrderKey>, from start: SortedChunks<PhoneOrderKey>.Position) {
             guard let key = keys[start] else { return }
-            heads.append((key, keys, start))
-            siftUp(heads.count - 1)
+            heads.push((key, keys, start))
         }
 
         /// The next key in phone order, nil when every cell is done.
         mutating func next() -> PhoneOrderKey? {
-            guard let top = heads.first else { return nil }
+            guard let top = heads.top else { return nil }
             let at = top.keys.position(after: top.at)
             if let key = top.keys[at] {
-                heads[0].key = key
-                heads[0].at = at
+                heads.replaceTop(with: (key, top.keys, at))
             } else {
-                heads.swapAt(0, heads.count - 1)
-                heads.removeLast()
+                heads.removeTop()
             }
-            siftDown(0)
             return top.key
-        }
-
-        private mutating func siftUp(_ start: Int) {
-            var i = start
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard PhoneOrderKey.ordered(heads[i].key, heads[parent].key) else { return }
-                heads.swapAt(i, parent)
-                i = parent
-            }
-        }
-
-        private mutating func siftDown(_ start: Int) {
-            var i = start
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var first = i
-                if l < heads.count, PhoneOrderKey.ordered(heads[l].key, heads[first].key) { first = l }
-                if r < heads.count, PhoneOrderKey.ordered(heads[r].key, heads[first].key) { first = r }
-                if first == i { return }
-                heads.swapAt(i, first)
-                i = first
-            }
         }
     }
 }

@@ -43,7 +43,7 @@ enum TriageProblem: String, CaseIterable, Sendable {
 
     /// The problems of `record` at `now`, in the order above; none for an activity that left
     /// the lock screen. (`startNotStarted` belongs to start pushes: `unstarted(_:at:)`.)
-    static func of(_ record: ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
+    static func of(_ record: borrowing ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
         let state = record.state(at: now)
         guard state != .dismissed else { return [] }
         var out: [TriageProblem] = []

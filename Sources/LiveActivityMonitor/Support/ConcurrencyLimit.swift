@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Lets at most `limit` threads run a piece of work at once; the others sleep until a slot frees.
-/// (History reads and activity lists; ingest decoding has serial queues of its own, `IngestHandler.decodingQueues`.)
+/// (History reads; activity lists have threads of their own, `Router.listThreads`, and ingest decoding serial queues, `IngestHandler.decodingQueues`.)
 final class ConcurrencyLimit: Sendable {
     private let slots: DispatchSemaphore
 
@@ -27,14 +27,5 @@ final class ConcurrencyLimit: Sendable {
     /// replays in memory, so only as many run at once as there are processors.
     static func historyReads() -> ConcurrencyLimit {
         ConcurrencyLimit(ProcessInfo.processInfo.activeProcessorCount)
-    }
-
-    /// Activity lists and searches (`GET /api/activities`): each takes the state lock (a list
-    /// for its scan, a search a slice at a time) and processor time, so only half as many run
-    /// at once as there are processors (at least one), leaving the rest to the writer, ingest
-    /// and scrapes; the others wait (up to 5 s, then 503 with Retry-After) instead of queueing
-    /// at the lock the writer and `/metrics` need.
-    static func listReads() -> ConcurrencyLimit {
-        ConcurrencyLimit(max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     }
 }
