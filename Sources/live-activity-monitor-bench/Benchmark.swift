@@ -342,7 +342,7 @@ final class Benchmark {
             let reads = try probeReads(server, data: data, live: live)
             results.growth.append(.init(events: live * (1 + pushes), liveActivities: live, ingestEventsPerSecond: rate,
                                         scrapeMs: reads.scrape * 1000, bookingMs: reads.booking * 1000,
-                                        listMs: reads.list * 1000,
+                                        listMs: reads.list * 1000, triageMs: reads.triage * 1000,
                                         residentMB: Double(server.memoryBytes("VmRSS") ?? 0) / 1e6))
             log("\(live * (1 + pushes)) events, \(live) live: ingest \(Int(rate)) ev/s, scrape \(Results.format(reads.scrape * 1000)) ms")
         }
@@ -359,18 +359,22 @@ final class Benchmark {
         results.add("scrape", "/metrics scrape, \(loaded) live activities", "ms", [reads.scrape * 1000])
         results.add("booking", "/api/bookings/{id}, \(events) events", "ms", [reads.booking * 1000])
         results.add("list", "/api/activities?limit=100, \(loaded) live", "ms", [reads.list * 1000])
+        results.add("triage", "/api/triage, \(loaded) live", "ms", [reads.triage * 1000])
         results.add("peak_rss", "peak RSS after restart, start-up + reads", "MB", [peak])
         results.add("peak_rss_loading", "peak RSS of the process that ingested them", "MB", [loadingPeak])
     }
 
-    private func probeReads(_ server: ChildProcess, data: Dataset, live: Int) throws -> (scrape: Double, booking: Double, list: Double) {
+    private func probeReads(_ server: ChildProcess, data: Dataset, live: Int)
+        throws -> (scrape: Double, booking: Double, list: Double, triage: Double) {
         let n = options.probes
         let scrape = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/metrics" }.median
         let booking = try HTTPProbe.medianSeconds(port: server.port, count: n) { i in
             "/api/bookings/\(data.bookingID((i * 7919 + 13) % live))"
         }.median
         let list = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/api/activities?limit=100" }.median
-        return (scrape, booking, list)
+        // The dashboard's "Needs a look" poll, at its default limit.
+        let triage = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/api/triage" }.median
+        return (scrape, booking, list, triage)
     }
 
     // MARK: Scrape against stored events

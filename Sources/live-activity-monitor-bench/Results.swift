@@ -30,6 +30,7 @@ final class Results {
         var scrapeMs: Double
         var bookingMs: Double
         var listMs: Double
+        var triageMs: Double
         var residentMB: Double
     }
 
@@ -82,11 +83,11 @@ final class Results {
                                  t.verdict, t.detail], [52, 12, 12, 6, 0])
         }
         out += "\ngrowth (live activities = events / 10):\n"
-        out += Self.columns(["events", "live", "ingest ev/s", "scrape ms", "booking ms", "list ms", "RSS MB"], [10, 9, 13, 11, 12, 9, 0])
+        out += Self.columns(["events", "live", "ingest ev/s", "scrape ms", "booking ms", "list ms", "triage ms", "RSS MB"], [10, 9, 13, 11, 12, 9, 11, 0])
         for g in growth {
             out += Self.columns([String(g.events), String(g.liveActivities), Self.format(g.ingestEventsPerSecond),
                                  Self.format(g.scrapeMs), Self.format(g.bookingMs), Self.format(g.listMs),
-                                 Self.format(g.residentMB)], [10, 9, 13, 11, 12, 9, 0])
+                                 Self.format(g.triageMs), Self.format(g.residentMB)], [10, 9, 13, 11, 12, 9, 11, 0])
         }
         if !notes.isEmpty { out += "\n" + notes.map { "note: " + $0 }.joined(separator: "\n") + "\n" }
         return out
@@ -151,6 +152,7 @@ final class Results {
             w.key("scrape_ms"); w.number(g.scrapeMs)
             w.key("booking_ms"); w.number(g.bookingMs)
             w.key("list_ms"); w.number(g.listMs)
+            w.key("triage_ms"); w.number(g.triageMs)
             w.key("resident_mb"); w.number(g.residentMB)
             w.endObject()
         }
