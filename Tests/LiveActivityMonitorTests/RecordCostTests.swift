@@ -136,6 +136,20 @@ import Testing
         ]
     }
 
+    /// What the kept triage sets cost per record, built as the table builds them, an hour after
+    /// the starts: these records have no problem, so nothing (the sets hold only records that
+    /// have one, and time adds no wake-up for them: `TriageProblem.nextChange`).
+    static func triageCost(_ records: [ActivityRecord]) -> (String, Int) {
+        let now = t0 + 3600
+        let before = allocated()
+        let sets = records.withUnsafeBufferPointer { TriageIndex($0, at: now, budget: EngineSettings.defaultPriority10Budget) }
+        let cost = (allocated() - before) / records.count
+        #expect(sets.contents.allSatisfy(\.isEmpty), "no record of the dataset has a problem")
+        #expect(records.allSatisfy { TriageProblem.nextChange(of: $0, after: now) == nil })
+        withExtendedLifetime(sets) {}
+        return ("TriageIndex (no problem)", cost)
+    }
+
     @Test func oneLiveActivityCostsWhatItMust() throws {
         let beforeServed = Self.allocated()
         let records = try Self.served()
@@ -168,6 +182,7 @@ import Testing
             return Self.cost(of: consume loaded, since: beforeLoaded)
         }()
         let indexes = Self.indexCost(ids: records.map(\.activityID), bookings: records.map(\.bookingID))
+            + [Self.triageCost(records)]
         let served = Self.cost(of: consume records, since: beforeServed)
         func line(_ parts: [(String, Int)]) -> String { parts.map { "\($0) \($1)" }.joined(separator: ", ") }
         print("""

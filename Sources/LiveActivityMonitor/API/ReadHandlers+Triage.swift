@@ -18,25 +18,18 @@ extension ReadHandlers {
         }
         let now = store.clock.now()
         let budget = priority10Budget
-        // Per problem: how many, and the newest `limit` rows (copied out of the lock).
+        // Per problem: how many, and the newest `limit` rows (copied out of the lock), from the
+        // kept sets: the lock is held for the problems times the page, not the fleet.
         let groups: [(count: Int, items: [Item])] = store.withLiveState { s in
+            let found = s.records.keptTriage(at: now, limit: limit, priority10Budget: budget)
+                ?? Self.walkedTriage(in: s.records, at: now, limit: limit, priority10Budget: budget)
             var groups = s.records.withRecords { records in
-                var found = [[Int]](repeating: [], count: TriageProblem.allCases.count)
-                for i in records.indices {
-                    for problem in TriageProblem.of(records[i], at: now, priority10Budget: budget) {
-                        found[TriageProblem.allCases.firstIndex(of: problem)!].append(i)
-                    }
-                }
-                return zip(TriageProblem.allCases, found).map { problem, indices in
-                    let newest = indices.sorted { a, b in
-                        let x = records[a], y = records[b]
-                        return x.startedAt != y.startedAt ? x.startedAt > y.startedAt : x.activityID < y.activityID
-                    }
-                    return (indices.count, newest.prefix(limit).map { Item(records[$0], problem, now: now, budget: budget) })
+                zip(TriageProblem.allCases, found).map { problem, group in
+                    (group.count, group.positions.map { Item(records[$0], problem, now: now, budget: budget) })
                 }
             }
             let unstarted = TriageProblem.unstarted(s.unstartedStarts, at: now)
-            groups[TriageProblem.allCases.firstIndex(of: .startNotStarted)!] =
+            groups[TriageProblem.startNotStarted.index] =
                 (unstarted.count, unstarted.suffix(limit).reversed().map(Item.init(unstarted:)))
             return groups
         }
@@ -68,6 +61,25 @@ extension ReadHandlers {
             }
             w.endArray()
             w.endObject()
+        }
+    }
+
+    /// What `ActivityTable.keptTriage` answers, by one walk that judges every live record
+    /// (`TriageProblem.of`): the fallback when the sets cannot answer (a clock set back before the
+    /// table's `gaugeTime`; a table whose sets are not kept), and the tests' oracle.
+    static func walkedTriage(in table: ActivityTable, at now: Double, limit: Int,
+                             priority10Budget budget: Int) -> [(count: Int, positions: [Int])] {
+        table.withRecords { records in
+            var found = [[Int]](repeating: [], count: TriageProblem.allCases.count)
+            for i in records.indices {
+                for problem in TriageProblem.of(records[i], at: now, priority10Budget: budget) {
+                    found[problem.index].append(i)
+                }
+            }
+            return found.map { indices in
+                let newest = indices.sorted { TriageKey.ordered(TriageKey(records[$0]), TriageKey(records[$1])) }
+                return (indices.count, Array(newest.prefix(limit)))
+            }
         }
     }
 

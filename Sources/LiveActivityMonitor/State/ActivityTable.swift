@@ -36,6 +36,10 @@ struct ActivityTable: Sendable {
     /// records. Nil until the gauges are kept from an instant (`keepGauges` builds it in bulk):
     /// a table being loaded, or a replay's, pays nothing for it.
     private var phoneOrder: PhoneOrderIndex?
+    /// The records with each triage problem, by their problems as of `gaugeTime`, for
+    /// `GET /api/triage` (`keptTriage`): kept on the gauges' paths like the phone order, and nil
+    /// until it is.
+    private var triage: TriageIndex?
 
     init(priority10Budget: Int = EngineSettings.defaultPriority10Budget) {
         gauges = ActivityGauges(priority10Budget: priority10Budget)
@@ -82,10 +86,12 @@ struct ActivityTable: Sendable {
             IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
         }
         let order = Background(named: "store-order") { [self] in builtPhoneOrder(at: now) }
+        let triage = Background(named: "store-triage") { [self] in builtTriage(at: now, budget: budget) }
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
         (gauges, gaugeTime, gaugeChanges) = counted.wait()
         phoneOrder = order.wait()
+        self.triage = triage.wait()
         searchIndex = search.wait()
     }
 
@@ -247,15 +253,19 @@ struct ActivityTable: Sendable {
             phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
                              to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
         }
+        if triage != nil {
+            triage?.move(from: position.map { TriageIndex.Place(storage[$0], at: gaugeTime, budget: budget) },
+                         to: replacement.map { TriageIndex.Place($0, at: gaugeTime, budget: budget) })
+        }
         var before: Double?
         if let position, let old {
             gauges.count(old, type: storage[position].attributesType, -1)
-            before = ActivityGauges.nextChange(of: storage[position], after: gaugeTime, budget: budget)
+            before = nextChange(of: storage[position], after: gaugeTime)
         }
         guard let replacement, let new else { return }
         gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
-        let next = ActivityGauges.nextChange(of: replacement, after: gaugeTime, budget: budget)
+        let next = nextChange(of: replacement, after: gaugeTime)
         if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
     }
 
@@ -269,7 +279,11 @@ struct ActivityTable: Sendable {
             gauges.count(storage[i], at: now, 1)
             phoneOrder?.move(from: PhoneOrderIndex.Place(storage[i], at: gaugeTime),
                              to: PhoneOrderIndex.Place(storage[i], at: now))
-            if let next = ActivityGauges.nextChange(of: storage[i], after: now, budget: budget) {
+            if triage != nil {
+                triage?.move(from: TriageIndex.Place(storage[i], at: gaugeTime, budget: budget),
+                             to: TriageIndex.Place(storage[i], at: now, budget: budget))
+            }
+            if let next = nextChange(of: storage[i], after: now) {
                 gaugeChanges.push(next, storage[i].activityID)
             }
         }
@@ -345,6 +359,39 @@ struct ActivityTable: Sendable {
         return (records, counts)
     }
 
+    /// Per triage problem (in `TriageProblem.allCases` order; `startNotStarted`'s empty), how
+    /// many live records have it at `now` and the positions of the first `limit` of them in the
+    /// page's order (`TriageKey`). Read from the kept sets (`TriageIndex`), corrected by the
+    /// records whose problems may have changed since `gaugeTime`: it costs the problems times the
+    /// page, and those records. Nil when the sets are not kept, `now` is before `gaugeTime` (a
+    /// clock set back) or `budget` is not the table's: the caller walks the records instead
+    /// (`ReadHandlers.walkedTriage`).
+    func keptTriage(at now: Double, limit: Int, priority10Budget budget: Int) -> [(count: Int, positions: [Int])]? {
+        guard let triage, now >= gaugeTime, budget == gauges.priority10Budget else { return nil }
+        let problems = TriageProblem.allCases.indices
+        var moved = Set<String>()
+        var counts = problems.map { triage.count(of: $0) }
+        var added = [[TriageKey]](repeating: [], count: problems.count)
+        for i in changed(at: now) {
+            let kept = TriageIndex.Place(storage[i], at: gaugeTime, budget: budget)
+            let current = TriageIndex.Place(storage[i], at: now, budget: budget)
+            guard kept != current else { continue }
+            moved.insert(storage[i].activityID)
+            for p in problems {
+                if kept.has(p) { counts[p] -= 1 }
+                if current.has(p) { counts[p] += 1; added[p].append(current.key) }
+            }
+        }
+        return problems.map { p in
+            var keys = added[p] + triage.first(limit, of: p, skipping: moved)
+            keys.sort(by: TriageKey.ordered)
+            return (counts[p], keys.prefix(limit).compactMap { positions[$0.activityID] })
+        }
+    }
+
+    /// The kept triage sets (tests compare them with sets built afresh: `TriageIndex(_:at:budget:)`).
+    var keptTriageSets: TriageIndex? { triage }
+
     /// The kept phone order (tests compare it with one built afresh: `PhoneOrderIndex(_:at:)`).
     var keptPhoneOrder: PhoneOrderIndex? { phoneOrder }
 
@@ -356,6 +403,7 @@ struct ActivityTable: Sendable {
     mutating func keepGauges(priority10Budget budget: Int, from now: Double) {
         recountGauges(priority10Budget: budget, from: now)
         phoneOrder = builtPhoneOrder(at: now)
+        triage = builtTriage(at: now, budget: budget)
     }
 
     /// The gauges counted from the records as of `now`, and their queue of changes.
@@ -370,11 +418,23 @@ struct ActivityTable: Sendable {
         storage.withUnsafeBufferPointer { PhoneOrderIndex($0, at: now) }
     }
 
+    /// The records' triage problems as of `now`, built in bulk (the ids distinct).
+    private func builtTriage(at now: Double, budget: Int) -> TriageIndex {
+        storage.withUnsafeBufferPointer { TriageIndex($0, at: now, budget: budget) }
+    }
+
+    /// When `record`'s contribution to the gauges, its place in the phone order or its triage
+    /// problems may next change by time alone: the queue of changes holds this instant.
+    private func nextChange(of record: borrowing ActivityRecord, after now: Double) -> Double? {
+        let gauge = ActivityGauges.nextChange(of: record, after: now, budget: gauges.priority10Budget)
+        guard let frozen = TriageProblem.nextChange(of: record, after: now) else { return gauge }
+        return min(gauge ?? frozen, frozen)
+    }
+
     private mutating func rebuildGaugeChanges() {
-        let budget = gauges.priority10Budget
         var entries: [(at: Double, id: String)] = []
         for i in storage.indices {
-            if let next = ActivityGauges.nextChange(of: storage[i], after: gaugeTime, budget: budget) {
+            if let next = nextChange(of: storage[i], after: gaugeTime) {
                 entries.append((next, storage[i].activityID))
             }
         }

@@ -41,6 +41,16 @@ enum TriageProblem: String, CaseIterable, Sendable {
     /// warning's day.
     static let frozenAfter = StateEngine.timestampSlack
 
+    /// Until when `record`'s content timestamp freezes its card: a day before it. Stated once, as
+    /// an instant, so that the instant time alone clears the problem (`nextChange`) is exactly
+    /// the one `of` compares with.
+    static func frozenUntil(_ record: borrowing ActivityRecord) -> Double {
+        record.contentTimestamp - frozenAfter
+    }
+
+    /// Its place in `allCases` (a bit of `TriageIndex.Place.problems`).
+    var index: Int { Self.allCases.firstIndex(of: self)! }
+
     /// The problems of `record` at `now`, in the order above; none for an activity that left
     /// the lock screen. (`startNotStarted` belongs to start pushes: `unstarted(_:at:)`.)
     static func of(_ record: borrowing ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
@@ -49,12 +59,23 @@ enum TriageProblem: String, CaseIterable, Sendable {
         var out: [TriageProblem] = []
         if record.undecodable != nil { out.append(.undecodablePush) }
         if record.delivery.missed > 0 { out.append(.missedDelivery) }
-        if state != .ended, record.contentTimestamp > now + frozenAfter { out.append(.futureTimestamp) }
+        if state != .ended, now < frozenUntil(record) { out.append(.futureTimestamp) }
         if record.tokenInvalidated { out.append(.tokenInvalidated) }
         if let push = record.lastPush, push.status != 200, !record.tokenInvalidated { out.append(.lastPushFailed) }
         if record.isPriority10Heavy(at: now, budget: priority10Budget) { out.append(.priority10Heavy) }
         if state == .stale { out.append(.stale) }
         return out
+    }
+
+    /// The first instant after `now` at which `of` may change by time alone that the gauges'
+    /// own (`ActivityGauges.nextChange`: every instant `state(at:)` compares the time with, and
+    /// each minute while over the priority-10 budget) does not hold: the end of a frozen card's
+    /// freeze. Nil for a record not frozen at `now`: time only ever clears that problem.
+    static func nextChange(of record: borrowing ActivityRecord, after now: Double) -> Double? {
+        let until = frozenUntil(record)
+        guard until.isFinite, now < until else { return nil }
+        let state = record.state(at: now)
+        return state == .ended || state == .dismissed ? nil : until
     }
 
     /// One line about `record` for this problem, for the row that names it.
