@@ -144,8 +144,10 @@ import Testing
         let before = allocated()
         let sets = records.withUnsafeBufferPointer { TriageIndex($0, at: now, budget: EngineSettings.defaultPriority10Budget) }
         let cost = (allocated() - before) / records.count
-        #expect(sets.contents.allSatisfy(\.isEmpty), "no record of the dataset has a problem")
-        #expect(records.allSatisfy { TriageProblem.nextChange(of: $0, after: now) == nil })
+        let empty = sets.contents.allSatisfy { $0.isEmpty }
+        #expect(empty, "no record of the dataset has a problem")
+        let noWakeUp = records.allSatisfy { TriageProblem.nextChange(of: $0, after: now) == nil }
+        #expect(noWakeUp)
         withExtendedLifetime(sets) {}
         return ("TriageIndex (no problem)", cost)
     }
