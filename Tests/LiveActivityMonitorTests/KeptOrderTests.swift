@@ -51,17 +51,7 @@ import Testing
         for i in 0..<30 { table.put(Self.record("a\(i)", now: now, &random)) }
         table.keepGauges(priority10Budget: Self.budget, from: now)
         for step in 0..<250 {
-            let roll = Int.random(in: 0..<100, using: &random)
-            if roll < 45 {
-                table.put(Self.record("a\(Int.random(in: 0..<60, using: &random))", now: now, &random))
-            } else if roll < 55 {
-                table.remove("a\(Int.random(in: 0..<60, using: &random))")
-            } else if roll < 58 {
-                _ = table.removeOldestStarted(downTo: table.count - Int.random(in: 1...5, using: &random))
-            } else if roll < 80 {
-                now += [1, 30, 61, 600, 3600, 4 * 3600, 9 * 3600].randomElement(using: &random)!
-                if Bool.random(using: &random) { table.advanceGauges(to: now) }
-            }
+            Self.change(&table, now: &now, &random, record: Self.record)
             #expect(table.keptPhoneOrder == table.withRecords { PhoneOrderIndex($0, at: table.gaugeTime) }, "step \(step)")
             for t in [table.gaugeTime, now, now + 90, now + 5 * 3600] {
                 compared += try Self.comparePages(table, at: t, step: step, limit: [1, 3, 1000].randomElement(using: &random)!)
@@ -70,6 +60,26 @@ import Testing
             #expect(table.livePage(at: table.gaugeTime - 1, state: nil, type: nil, after: nil, limit: 10) == nil)
         }
         #expect(compared > 10_000, "the pages compared held records")
+    }
+
+    /// One random change of `table`: a put of a random record (`record`; new or replacing), a
+    /// removal, an eviction of the oldest, or a move of the clock that the table is brought to
+    /// (the writer) or not (a read running ahead of it). The kept triage sets are tested on the
+    /// same changes (`KeptTriageTests`).
+    static func change(_ table: inout ActivityTable, now: inout Double, _ random: inout PushEventScannerTests.Seeded,
+                       record: (String, Double, inout PushEventScannerTests.Seeded) -> ActivityRecord) {
+        let roll = Int.random(in: 0..<100, using: &random)
+        if roll < 45 {
+            let id = "a\(Int.random(in: 0..<60, using: &random))"
+            table.put(record(id, now, &random))
+        } else if roll < 55 {
+            table.remove("a\(Int.random(in: 0..<60, using: &random))")
+        } else if roll < 58 {
+            _ = table.removeOldestStarted(downTo: table.count - Int.random(in: 1...5, using: &random))
+        } else if roll < 80 {
+            now += [1, 30, 61, 600, 3600, 4 * 3600, 9 * 3600].randomElement(using: &random)!
+            if Bool.random(using: &random) { table.advanceGauges(to: now) }
+        }
     }
 
     /// Every page through the cursor, for every filter, at `t`: the kept order's against the walk's.

@@ -47,17 +47,7 @@ import Testing
         #expect(table.keptTriage(at: now, limit: 10, priority10Budget: Self.budget) == nil, "not kept before keepGauges")
         table.keepGauges(priority10Budget: Self.budget, from: now)
         for step in 0..<300 {
-            let roll = Int.random(in: 0..<100, using: &random)
-            if roll < 45 {
-                table.put(Self.record("a\(Int.random(in: 0..<60, using: &random))", now: now, &random))
-            } else if roll < 55 {
-                table.remove("a\(Int.random(in: 0..<60, using: &random))")
-            } else if roll < 58 {
-                _ = table.removeOldestStarted(downTo: table.count - Int.random(in: 1...5, using: &random))
-            } else if roll < 80 {
-                now += [1, 30, 61, 600, 3600, 4 * 3600, 9 * 3600].randomElement(using: &random)!
-                if Bool.random(using: &random) { table.advanceGauges(to: now) }
-            }
+            KeptOrderTests.change(&table, now: &now, &random, record: Self.record)
             #expect(table.keptTriageSets == table.withRecords { TriageIndex($0, at: table.gaugeTime, budget: Self.budget) },
                     "step \(step)")
             for t in [table.gaugeTime, now, now + 50, now + 90, now + 800, now + 5 * 3600] {
