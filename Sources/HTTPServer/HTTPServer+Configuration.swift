@@ -55,7 +55,7 @@ extension HTTPServer {
         /// counted like handled ones: 413 for a body over `maxBodyBytes`; what a request's head
         /// alone is refused for (400 for ambiguous framing or a missing `Host`, 501 for a
         /// transfer coding other than chunked, 415 for a content coding, 431 for headers over
-        /// 48 KiB); and libmicrohttpd's own refusals (400, 413, 431, 505), which the server answers
+        /// 24 KiB); and libmicrohttpd's own refusals (400, 413, 431, 505), which the server answers
         /// in its place when it can tell the connection (not told otherwise). Each such answer is
         /// JSON (`{"error": …}`) with the default headers and closes the connection. Called on a
         /// libmicrohttpd thread.

@@ -28,7 +28,7 @@ import Synchronization
 /// for a request, never on the first, which in libmicrohttpd 0.9.75 would cost keep-alive;
 /// refusals from the head alone are the exception, and close the connection on purpose: an
 /// ambiguous body length (request smuggling), a transfer or content coding the server does not
-/// decode, HTTP/1.1 without `Host`, a head over 48 KiB or with bytes libmicrohttpd does not
+/// decode, HTTP/1.1 without `Host`, a head over 24 KiB or with bytes libmicrohttpd does not
 /// hand on (`RequestHead`). libmicrohttpd's own refusals are answered in its place, as JSON
 /// with the default headers, whenever the polling thread can tell which connection it refuses
 /// (`ServerCore.answerLibraryError`); otherwise its HTML page goes out.
@@ -104,10 +104,10 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil),
                 MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
                                value: configuration.maxConnectionsPerIP, ptr_value: nil),
-                // Per-connection pool for headers and read/write buffers (default 32 KiB).
-                // 64 KiB admits long cookies/URLs and larger read chunks; an idle connection
-                // touches only the pages it used. Heads over 48 KiB are answered 431 by the server
-                // itself, so that a response always has room (RequestHead.maxBytes).
+                // Per-connection pool for headers and read/write buffers: the library's default
+                // 32 KiB (a larger one is mapped per connection and zeroed per request). Heads over
+                // 24 KiB are answered 431 by the server itself, so that a response always has room
+                // (RequestHead.maxBytes).
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: RequestHead.connectionMemory, ptr_value: nil),
                 // The request target as sent, before libmicrohttpd decodes it (see requestStarted).
                 MHD_OptionItem(option: .URI_LOG_CALLBACK,

@@ -27,11 +27,13 @@ import Glibc
 struct RequestHead {
     /// The largest head accepted: request line and fields in bytes, plus 64 bytes for each field,
     /// query argument and cookie (libmicrohttpd's record of each). The connection's memory pool
-    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`, 64 KiB) holds the head and then the response's
-    /// head; the 16 KiB left above this limit is room for the answer.
-    static let maxBytes = 48 << 10
-    /// The pool size given to libmicrohttpd.
-    static let connectionMemory = 64 << 10
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`, 32 KiB) holds the head and then the response's
+    /// head; the 8 KiB left above this limit is room for the answer.
+    static let maxBytes = 24 << 10
+    /// The pool size given to libmicrohttpd: its own default. libmicrohttpd 0.9.75 `mmap`s a
+    /// larger pool at each connection and zeroes the whole pool after every request, which
+    /// made a 64 KiB pool the largest single cost of a request (Tests/bench/PERFORMANCE.md).
+    static let connectionMemory = 32 << 10
 
     let method: String
     let version: String

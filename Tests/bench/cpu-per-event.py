@@ -5,8 +5,9 @@ SECONDS after a 1-second warm-up, and print the server's utime+stime per acknowl
 and per thread name, as one JSON line (PERFORMANCE.md, "Eleventh pass"). Alternate two builds
 in one sitting and compare medians: the machine is shared.
 
-usage: cpu-per-event.py BIN SECONDS [--unstarted] [--perf OUT] [--warm S]
-  --unstarted  push to activities never started; --perf OUT  perf record -g the server meanwhile
+usage: cpu-per-event.py BIN SECONDS [--unstarted] [--close] [--perf OUT] [--warm S]
+  --unstarted  push to activities never started; --close  `Connection: close` on every request;
+  --perf OUT  perf record -g the server meanwhile
 """
 import json, os, socket, subprocess, sys, tempfile, time, urllib.request, glob, re
 
@@ -46,6 +47,7 @@ def post(port, body, ctype="application/x-ndjson"):
 def main():
     binary, seconds = sys.argv[1], float(sys.argv[2])
     unstarted = "--unstarted" in sys.argv
+    close = ["close"] if "--close" in sys.argv else []
     perf = sys.argv[sys.argv.index("--perf") + 1] if "--perf" in sys.argv else None
     warm = float(sys.argv[sys.argv.index("--warm") + 1]) if "--warm" in sys.argv else 1.0
     d = tempfile.mkdtemp(prefix="cpuper-")
@@ -78,7 +80,7 @@ def main():
 
         def wrk(secs, run):
             r = subprocess.run(["wrk", "-t2", "-c64", f"-d{int(secs)}s", "-s", LUA, f"http://127.0.0.1:{port}",
-                                "--", run, prefix, str(n), str(base)], capture_output=True, text=True)
+                                "--", run, prefix, str(n), str(base), *close], capture_output=True, text=True)
             m = re.search(r"(\d+) requests in", r.stdout)
             bad = re.search(r"Non-2xx or 3xx responses: (\d+)", r.stdout)
             if bad:

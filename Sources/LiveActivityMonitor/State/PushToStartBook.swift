@@ -20,9 +20,20 @@ struct PushToStartBook: Sendable {
         var attributesType: ExactString
     }
 
+    /// A device's current token: its fingerprint as 8 bytes (`TokenFingerprint.Stored`), not a
+    /// 16-character String with a heap block of its own (one per device of the fleet).
     struct Token: Sendable, Equatable {
-        var fingerprint: String
+        let stored: TokenFingerprint.Stored
         var at: Double
+
+        init(fingerprint: String, at: Double) {
+            stored = TokenFingerprint.Stored(fingerprint)
+            self.at = at
+        }
+
+        var fingerprint: String { stored.text }
+
+        func isFingerprint(_ other: String) -> Bool { stored == TokenFingerprint.Stored(other) }
     }
 
     /// What a commit changed, for the tables.
@@ -45,7 +56,9 @@ struct PushToStartBook: Sendable {
     /// (deadline, booking): when a booking's oldest pending push runs out.
     private var deadlines = DeadlineQueue()
     private(set) var tokens: [DeviceType: Token] = [:]
-    private(set) var superseded: Set<String> = []
+    /// Every token a newer one replaced, for good (a start push APNs accepted for one starts
+    /// nothing): 8 bytes each as `Stored`, where a String took a 48-byte block.
+    private var superseded: Set<TokenFingerprint.Stored> = []
     /// Current tokens per raw attributes type (the `push_to_start_tokens` gauge).
     private(set) var tokenCounts: [ExactString: Int] = [:]
     /// Start pushes judged `superseded_token` when they were stored (a replay reads these: the
@@ -119,7 +132,7 @@ struct PushToStartBook: Sendable {
 
     // MARK: Tokens
 
-    func isSuperseded(_ fingerprint: String) -> Bool { superseded.contains(fingerprint) }
+    func isSuperseded(_ fingerprint: String) -> Bool { superseded.contains(TokenFingerprint.Stored(fingerprint)) }
 
     /// Records `seq` as a start push judged `superseded_token`.
     mutating func judge(_ seq: Int64) {
@@ -128,8 +141,11 @@ struct PushToStartBook: Sendable {
     }
 
     mutating func setToken(_ token: Token, for key: DeviceType) {
+        var key = key
+        // The fleet's few types, one copy each: the count's key, when the type has one.
+        if let known = tokenCounts.index(forKey: key.attributesType) { key.attributesType = tokenCounts[known].key }
         if tokens.updateValue(token, forKey: key) == nil { tokenCounts[key.attributesType, default: 0] += 1 }
-        superseded.remove(token.fingerprint)
+        superseded.remove(token.stored)
         if recordsChanges {
             changes.tokens[key] = token
             changes.current.insert(token.fingerprint)
@@ -138,7 +154,7 @@ struct PushToStartBook: Sendable {
     }
 
     mutating func supersede(_ fingerprint: String) {
-        superseded.insert(fingerprint)
+        superseded.insert(TokenFingerprint.Stored(fingerprint))
         if recordsChanges {
             changes.superseded.insert(fingerprint)
             changes.current.remove(fingerprint)
@@ -152,7 +168,7 @@ struct PushToStartBook: Sendable {
         for p in pending { add(p) }
         self.unstarted = Array(unstarted.suffix(Self.unstartedLimit))
         for (key, token) in tokens { setToken(token, for: key) }
-        self.superseded = superseded
+        self.superseded = Set(superseded.lazy.map(TokenFingerprint.Stored.init))
         recordsChanges = true
     }
 }

@@ -317,7 +317,7 @@ public struct StateEngine: Sendable {
             starts.setToken(.init(fingerprint: fingerprint, at: t), for: key)
             return .applied
         }
-        guard current.fingerprint != fingerprint else { return .applied }
+        guard !current.isFingerprint(fingerprint) else { return .applied }
         counters.inc(M.pushToStartTokenRotations, labels.label(for: type))
         if t < current.at {
             starts.supersede(fingerprint)
