@@ -453,7 +453,6 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// Makes a commit's changes what memory holds.
     /// Makes a commit's changes what memory holds; the records of `rowsWritten`, whose rows the
     /// commit wrote (committed, or in the replay's transaction), let their texts go.
     func publish(_ changes: inout CommitChanges, at now: Double, rowsWritten: Set<String>) {
