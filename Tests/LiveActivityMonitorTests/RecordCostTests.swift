@@ -168,23 +168,31 @@ import Testing
             try db.execute("PRAGMA cache_size = 4")
             try db.execute("CREATE TABLE activities (" + ActivityRecord.columns.joined(separator: ", ") + ")")
             try db.transaction {
-                let insert = try db.prepare(ActivityRecord.upsertSQL)
+                let insert = try db.prepare(RowWrite.whole.sql)
                 for r in records {
-                    try r.bind(to: insert)
+                    try r.bind(to: insert, as: .whole)
                     _ = try insert.step()
                     insert.reset()
                 }
             }
+            var withTexts: [ActivityRecord] = []
+            let all = try db.prepare(ActivityRecord.selectSQL)
+            while try all.step() { withTexts.append(try ActivityRecord(row: all)) }
+            #expect(withTexts == records)
+            withTexts = []
+            // As start-up reads them: without the texts, which stay in the rows.
             let beforeLoaded = Self.allocated()
             var loaded: [ActivityRecord] = []
-            let select = try db.prepare(ActivityRecord.selectSQL)
-            while try select.step() { loaded.append(try ActivityRecord(row: select)) }
-            #expect(loaded == records)
+            let select = try db.prepare(ActivityRecord.selectWithoutTextsSQL)
+            while try select.step() { loaded.append(try ActivityRecord(row: select, withoutTexts: true)) }
+            #expect(loaded == records.map { var r = $0; r.dropTexts(); return r })
+            #expect(loaded.allSatisfy { $0.textsInRow == .both && $0.attributes == nil && $0.contentState == nil })
             #expect(loaded.map(\.delivery.known.capacity).max()! <= DeliveryEvidence.maxKnown)
             return Self.cost(of: consume loaded, since: beforeLoaded)
         }()
         let indexes = Self.indexCost(ids: records.map(\.activityID), bookings: records.map(\.bookingID))
             + [Self.triageCost(records)]
+        // Served until the flush that writes their rows (texts held), then (texts let go).
         let served = Self.cost(of: consume records, since: beforeServed)
         func line(_ parts: [(String, Int)]) -> String { parts.map { "\($0) \($1)" }.joined(separator: ", ") }
         print("""
@@ -193,7 +201,9 @@ import Testing
             LastPush? \(MemoryLayout<ActivityRecord.LastPush?>.size), Priority10Minutes \(MemoryLayout<Priority10Minutes>.size), \
             DeliveryEvidence \(MemoryLayout<DeliveryEvidence>.size) (Known stride \(MemoryLayout<DeliveryEvidence.Known>.stride)), \
             Undecodable? \(MemoryLayout<ActivityRecord.Undecodable?>.size)
-              table per record, all in: served \(served.total), loaded \(reloaded.total)
+              table per record, all in: served before the flush \(served.total) \
+            (after it, less the texts: \(served.total - served.parts.filter { ["content_state", "attributes"].contains($0.0) }.map(\.1).reduce(0, +))), \
+            loaded at start-up (no texts) \(reloaded.total)
               heap by part, served: \(line(served.parts))
               heap by part, loaded: \(line(reloaded.parts))
               indexes, each alone: \(line(indexes))

@@ -77,9 +77,9 @@ import Testing
                                        priority10Budget: budget, now: now, readers: readers)
         var oneByOne = MonitorState()
         oneByOne.records = ActivityTable(priority10Budget: budget)
-        let rows = try db.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL")
+        let rows = try db.prepare(ActivityRecord.selectWithoutTextsSQL + " WHERE dismissed_at IS NULL")
         while try rows.step() {
-            let record = try ActivityRecord(row: rows)
+            let record = try ActivityRecord(row: rows, withoutTexts: true)
             oneByOne.records.put(record)
             if let next = record.nextDeadline { oneByOne.deadlines.push(next, record.activityID) }
         }

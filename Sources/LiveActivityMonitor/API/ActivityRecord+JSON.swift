@@ -16,6 +16,7 @@ extension ActivityRecord {
             w.key(key)
             w.date(value)
         }
+        assert(textsInRow.isEmpty, "texts are filled from the row before a page shows the record (MonitorStore.fillTexts)")
         let state = state(at: now)
         w.key("activity_id"); w.string(activityID)
         w.key("booking_id"); w.string(bookingID)

@@ -97,13 +97,16 @@ extension ReadHandlers {
     /// what its broadcasts brought) and its newest events with their effects.
     func channel(_ id: String) throws(APIError) -> HTTPResponse {
         let now = store.clock.now()
-        let (summary, subscribers, book) = store.withLiveState { s in
+        var (summary, subscribers, book) = store.withLiveState { s in
             let subscribers = Self.subscribers(of: id, in: s, at: now)
             return (ChannelSummary(id: id, channel: s.channels[id], subscribers: subscribers.count),
                     Array(subscribers.prefix(Self.channelSubscribersShown)), s.channels)
         }
         let rows: [StoredEventRow]
-        do { rows = try store.storedEvents(channelID: id, limit: Self.channelEventsShown) } catch {
+        do {
+            rows = try store.storedEvents(channelID: id, limit: Self.channelEventsShown)
+            try store.fillTexts(&subscribers)
+        } catch {
             throw type(of: store).unavailable(error)
         }
         guard summary.channel != nil || summary.subscribers > 0 || !rows.isEmpty else {

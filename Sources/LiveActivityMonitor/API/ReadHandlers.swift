@@ -144,6 +144,8 @@ struct ReadHandlers: Sendable {
         }
         let more = page.count > query.limit
         page = Array(page.prefix(query.limit))
+        // Outside the state lock: the texts the live records left to their rows, one read.
+        do { try store.fillTexts(&page) } catch { throw type(of: store).unavailable(error) }
         return .json { w in
             w.beginObject()
             w.key("activities")

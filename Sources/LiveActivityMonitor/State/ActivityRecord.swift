@@ -12,11 +12,21 @@ public struct ActivityRecord: Sendable, Equatable {
     public var bookingID: String?
     public var attributesType: String
     public var app: String?
-    /// As the app gave them (JSON object text).
-    public var attributes: JSONText?
+    /// As the app gave them (JSON object text). Nil too while only the row holds it
+    /// (`textsInRow`): the pages fill it from the row first (`MonitorStore.fillTexts`).
+    public var attributes: JSONText? {
+        get { heldAttributes }
+        set { heldAttributes = newValue; textsInRow.remove(.attributes) }
+    }
+    private var heldAttributes: JSONText?
 
-    /// What the phone shows: the content with the newest timestamp.
-    public var contentState: JSONText?
+    /// What the phone shows: the content with the newest timestamp. Nil too while only the row
+    /// holds it, as `attributes`.
+    public var contentState: JSONText? {
+        get { heldContent }
+        set { heldContent = newValue; textsInRow.remove(.contentState) }
+    }
+    private var heldContent: JSONText?
 
     public var startedAt: Double
     public var contentTimestamp: Double
@@ -136,6 +146,9 @@ public struct ActivityRecord: Sendable, Equatable {
     public var dismissalPolicy: DismissalPolicy?
     /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
     public var staleCounted = false
+    /// The texts its row holds and memory let go (after the commit that wrote the row): set
+    /// only by `dropTexts` and the row reader; setting a text takes it back into memory.
+    public private(set) var textsInRow: RecordTexts = []
 
     public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
                 source: StartSource = .app) {
@@ -148,6 +161,22 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 
     public var tokenInvalidated: Bool { tokenInvalidReason != nil }
+
+    /// Lets go of both texts: its row, just committed, holds them.
+    mutating func dropTexts() {
+        guard textsInRow != .both else { return }
+        heldAttributes = nil
+        heldContent = nil
+        textsInRow = .both
+    }
+
+    /// Takes back the texts memory let go, as its row holds them (`texts` read from the row); a
+    /// text still held is as new as the row's or newer, and stays.
+    mutating func fillTexts(attributes: JSONText?, contentState: JSONText?) {
+        if textsInRow.contains(.attributes) { heldAttributes = attributes }
+        if textsInRow.contains(.contentState) { heldContent = contentState }
+        textsInRow = []
+    }
 
     /// Whether `fingerprint` is its token's (compared in place: reading `tokenFingerprint`
     /// makes a String, and a push asks this of each event).

@@ -172,6 +172,12 @@ struct ActivityTable: Sendable {
         rebuildGaugeChangesIfLong()
     }
 
+    /// Lets the records `ids` leave their texts to their rows (`ActivityRecord.dropTexts`), in
+    /// place: nothing an index or a gauge keeps changes. Ids not here are passed over.
+    mutating func dropTexts(of ids: Set<String>) {
+        for id in ids { if let i = positions[id] { storage[i].dropTexts() } }
+    }
+
     /// Forgets the record `id`, if there is one.
     mutating func remove(_ id: String) {
         guard let i = positions.removeValue(forKey: id) else { return }

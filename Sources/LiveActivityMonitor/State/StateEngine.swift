@@ -344,6 +344,18 @@ public struct StateEngine: Sendable {
         return r.state(at: t) == .dismissed ? .dismissed : .ended
     }
 
+    /// Whether applying `event` reads the record's texts (a live record may have left them to
+    /// its row: `ActivityRecord.textsInRow`): a repeated start fills a missing `attributes`
+    /// (`start`), and an observation compares the content shown with its own (`observe`). Every
+    /// other rule only sets them. Keep in step with those two.
+    static func readsTexts(_ event: Event) -> Bool {
+        switch event.type {
+        case .activityStarted: true
+        case .activityObserved: event.contentState != nil
+        default: false
+        }
+    }
+
     /// Lets time pass up to `time`: the system end at 8 h, removal from the lock screen, the
     /// stale date. Moving backwards changes nothing. Returns what changed, oldest first.
     @discardableResult

@@ -14,34 +14,24 @@ extension ActivityRecord {
         "start_date", "channel_id",
     ]
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
-    static let upsertSQL = "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
-        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+    /// The same columns with the two texts left out (read as null): the live rows that start-up
+    /// and the writer read, whose records leave the texts to their rows (`textsInRow`).
+    static let selectWithoutTextsSQL = "SELECT "
+        + columns.map { RowWrite.textColumns[$0] == nil ? $0 : "NULL" }.joined(separator: ", ") + " FROM activities"
 
-    /// Rewrites a stored row in place, for a record whose dismissal did not change. Unlike
-    /// `INSERT OR REPLACE` (a delete and an insert, each through the primary key and every index),
-    /// it leaves the index entries alone: an activity's id, booking and start never change, and
-    /// SQLite works on an index whenever one of its columns is assigned, even to the same value
-    /// (setting `dismissed_at` dirtied a page of `activities_live` in nearly every commit).
-    static let updateSQL = "UPDATE activities SET "
-        + columns.filter { !unchangedByUpdate.contains($0) }.map { "\($0) = ?" }.joined(separator: ", ")
-        + " WHERE activity_id = ?"
-    static let unchangedByUpdate: Set = ["activity_id", "booking_id", "started_at", "dismissed_at"]
-
-    /// Binds every column for `upsertSQL`, or (`update`) every column but `unchangedByUpdate`
-    /// and then the key, for `updateSQL`.
-    func bind(to s: Statement, update: Bool = false) throws {
+    /// Binds the columns `write` sets, in `columns` order, and for an update then the key
+    /// (`RowWrite.sql`).
+    func bind(to s: Statement, as write: RowWrite) throws {
         var i: Int32 = 0
         func next() -> Int32 { i += 1; return i }
-        if !update {
-            try s.bind(activityID, at: next())
-            try s.bind(bookingID, at: next())
-        }
+        if write.sets("activity_id") { try s.bind(activityID, at: next()) }
+        if write.sets("booking_id") { try s.bind(bookingID, at: next()) }
         try s.bind(attributesType, at: next())
         try s.bind(app, at: next())
         try s.bind(source.rawValue, at: next())
-        if !update { try s.bind(startedAt, at: next()) }
-        try s.bind(attributes?.text, at: next())
-        try s.bind(contentState?.text, at: next())
+        if write.sets("started_at") { try s.bind(startedAt, at: next()) }
+        if write.sets("attributes") { try s.bind(attributes?.text, at: next()) }
+        if write.sets("content_state") { try s.bind(contentState?.text, at: next()) }
         try s.bind(contentTimestamp, at: next())
         try s.bindOptional(staleDate, at: next())
         try s.bindOptional(relevanceScore, at: next())
@@ -51,7 +41,7 @@ extension ActivityRecord {
         try s.bind(endedBy?.rawValue, at: next())
         try s.bind(dismissalPolicy?.rawValue, at: next())
         try s.bindOptional(dismissalDate, at: next())
-        if !update { try s.bindOptional(dismissedAt, at: next()) }
+        if write.sets("dismissed_at") { try s.bindOptional(dismissedAt, at: next()) }
         try s.bind(tokenFingerprint, at: next())
         try s.bind(Int64(tokenRotations), at: next())
         try s.bindOptional(tokenRotatedAt, at: next())
@@ -67,20 +57,30 @@ extension ActivityRecord {
         try s.bind(undecodable?.detail, at: next())
         try s.bindOptional(startDate, at: next())
         try s.bind(channelID, at: next())
-        if update { try s.bind(activityID, at: next()) }
+        if !write.insert { try s.bind(activityID, at: next()) }
     }
 
-    /// Reads a row selected with `selectSQL`.
-    init(row s: Statement) throws {
+    /// How its row is written: whole for a new activity, else an update that sets its dismissal
+    /// when `dismissalChanged` (its index entries change), and never a text only its row holds.
+    func rowWrite(dismissalChanged: Bool) -> RowWrite {
+        // A new activity's record holds its texts (made by this commit); an update of a known
+        // one that let its texts go must not null them (`INSERT OR REPLACE` would).
+        if dismissalChanged, textsInRow.isEmpty { return .whole }
+        return RowWrite(insert: false, setsDismissal: dismissalChanged, leaving: textsInRow)
+    }
+
+    /// Reads a row selected with `selectSQL`, or (`withoutTexts`) with `selectWithoutTextsSQL`:
+    /// its record leaves both texts to the row.
+    init(row s: Statement, withoutTexts: Bool = false) throws {
         var recent = RecentStrings()
-        try self.init(row: s, sharing: &recent)
+        try self.init(row: s, sharing: &recent, withoutTexts: withoutTexts)
     }
 
     /// Reads a row selected with `selectSQL`, its attributes type and app shared through `recent`
     /// with the rows read before it (no copy made when one of those has the same bytes). The
     /// blobs and the fingerprint are decoded from the row's bytes in place, and the fields most
     /// rows leave null are not assigned (start-up reads a million rows so).
-    init(row s: Statement, sharing recent: inout RecentStrings) throws {
+    init(row s: Statement, sharing recent: inout RecentStrings, withoutTexts: Bool = false) throws {
         // Written from `JSONText` (`bind`), so read back as such without parsing.
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
@@ -88,8 +88,12 @@ extension ActivityRecord {
         self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: shared(2) ?? "",
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
         app = shared(3)
-        attributes = object(6)
-        contentState = object(7)
+        if withoutTexts {
+            dropTexts()
+        } else {
+            attributes = object(6)
+            contentState = object(7)
+        }
         contentTimestamp = s.double(8)
         staleDate = real(9)
         relevanceScore = real(10)

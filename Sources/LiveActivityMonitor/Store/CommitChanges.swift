@@ -34,6 +34,9 @@ struct CommitChanges {
     private var startsExpiredAt: Double?
     /// A record the store knows but this commit has not read yet: memory, then the database.
     private let load: (String) throws -> ActivityRecord?
+    /// The texts of a record that left them to its row (`textsInRow`), for an event the engine
+    /// reads them for (`StateEngine.readsTexts`); nil from a store whose records keep them.
+    private let texts: (String) throws -> StoredTexts?
     /// The activities in memory subscribed to a channel (this commit's own are in `working`).
     private let subscribers: (String) -> [(id: String, record: ActivityRecord)]
     /// Subscribers a broadcast took straight from memory (not in `originals`, so changed for
@@ -48,8 +51,10 @@ struct CommitChanges {
 
     init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes, starts: PushToStartBook,
          channels: ChannelBook, settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?,
-         subscribers: @escaping (String) -> [(id: String, record: ActivityRecord)] = { _ in [] }) {
+         subscribers: @escaping (String) -> [(id: String, record: ActivityRecord)] = { _ in [] },
+         texts: @escaping (String) throws -> StoredTexts? = { _ in nil }) {
         self.subscribers = subscribers
+        self.texts = texts
         self.channels = channels
         self.counters = counters
         self.labels = labels
@@ -74,6 +79,11 @@ struct CommitChanges {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was a measurable share of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
+        // The rare event whose rule reads a text the record left to its row: read back first.
+        if let id = current?.activityID, current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event),
+           let stored = try texts(id) {
+            current!.fillTexts(attributes: stored.attributes, contentState: stored.contentState)
+        }
         acceptedByType[event.type, default: 0] += 1
         // Start windows run out at the commit's time before its first event (and in `finish`).
         if startsExpiredAt != receivedAt {

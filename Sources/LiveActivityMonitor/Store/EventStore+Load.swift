@@ -41,7 +41,8 @@ extension EventStore {
     static let rowsPerLoadReader = 20_000
 
     /// The live rows as records, in rowid order, read over `readers` connections at once (each
-    /// a range of rowids, through the `activities_live` index).
+    /// a range of rowids, through the `activities_live` index), without their texts (left to
+    /// the rows: `ActivityRecord.textsInRow`).
     static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
         let live = Int(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
@@ -65,7 +66,8 @@ extension EventStore {
         let read = try RecordSlices.make(count: live, ranges: (0..<parts).map { firsts[$0]..<firsts[$0 + 1] },
                                          threadName: "store-load") { [bounds] k in
             let reader = try Database(path: path, mode: .readOnly)
-            let rows = try reader.prepare(ActivityRecord.selectSQL + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
+            let rows = try reader.prepare(ActivityRecord.selectWithoutTextsSQL
+                                          + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
             try rows.bind([.integer(bounds[k]), .integer(k == parts - 1 ? Int64.max : bounds[k + 1] - 1)])
             return recordReader(rows)
         }
@@ -77,7 +79,7 @@ extension EventStore {
     /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
     private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
                                 expected: Int) throws -> [ActivityRecord] {
-        let rows = try db.prepare(ActivityRecord.selectSQL + condition)
+        let rows = try db.prepare(ActivityRecord.selectWithoutTextsSQL + condition)
         try rows.bind(bindings)
         var records: [ActivityRecord] = []
         records.reserveCapacity(expected)
@@ -94,7 +96,7 @@ extension EventStore {
         var recent = RecentStrings()
         return { slot in
             guard try rows.step() else { return false }
-            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent))
+            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent, withoutTexts: true))
             return true
         }
     }

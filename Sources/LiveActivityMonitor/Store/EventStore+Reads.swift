@@ -9,13 +9,19 @@ extension EventStore {
         state.withLock { body($0) }
     }
 
-    /// One activity, live or not, or nil if never seen.
+    /// One activity, live or not, or nil if never seen; with its texts.
     public func record(_ activityID: String) throws -> ActivityRecord? {
-        if let live = state.withLock({ $0.records[activityID] }) { return live }
+        if let live = state.withLock({ $0.records[activityID] }) {
+            var records = [live]
+            try fillTexts(&records)
+            return records[0]
+        }
         return try readers.read { try Self.loadRecord(activityID, from: $0) }
     }
 
-    /// Every activity of a booking, in start order.
+    /// Every activity of a booking, in start order, with their texts: its rows, each live one as
+    /// memory holds it, whose texts let go are read again after the copy (the rows read before
+    /// it may be older than what memory let go).
     public func records(bookingID: String) throws -> [ActivityRecord] {
         let stored = try readers.read { db in
             let s = try db.cached(ActivityRecord.selectSQL + " WHERE booking_id = ? ORDER BY started_at, activity_id")
@@ -25,7 +31,9 @@ extension EventStore {
             while try s.step() { out.append(try ActivityRecord(row: s)) }
             return out
         }
-        return state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+        var records = state.withLock { s in stored.map { s.records[$0.activityID] ?? $0 } }
+        try fillTexts(&records)
+        return records
     }
 
     /// Dismissed activities after `after` (start time, id) in list order, newest start first and

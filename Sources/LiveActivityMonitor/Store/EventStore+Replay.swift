@@ -28,9 +28,9 @@ extension EventStore {
                 commit = nil
                 try changes.finish(at: now, due: state.withLock { $0.deadlines.popDue(now) })
                 // Rows written as each commit ends: a record that leaves memory is read from its row.
-                _ = try Self.writeRows(of: changes, at: now, db)
+                let written = try Self.writeRows(of: changes, at: now, db)
                 try Self.write(changes.startChanges, db)
-                publish(&changes, at: now)
+                publish(&changes, at: now, rowsWritten: written)
             }
             while try rows.step() {
                 let receivedAt = rows.double(4)
@@ -43,7 +43,7 @@ extension EventStore {
                     }
                     commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, starts: starts,
                                             channels: channels, settings: settings, load: recordLoader(db),
-                                            subscribers: subscriberFinder()), receivedAt)
+                                            subscribers: subscriberFinder(), texts: textReader(db)), receivedAt)
                 }
                 guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {

@@ -263,7 +263,7 @@ public final class EventStore: Sendable {
         let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
         var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes, starts: starts,
                                     channels: channels, settings: settings, load: recordLoader(db),
-                                    subscribers: subscriberFinder())
+                                    subscribers: subscriberFinder(), texts: textReader(db))
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -341,7 +341,8 @@ public final class EventStore: Sendable {
             for job in jobs { job.finish(.failure(failure)) }
             return
         }
-        publish(&changes, at: now)
+        // Every live row is up to date after a flush: memory lets go of those records' texts.
+        publish(&changes, at: now, rowsWritten: flush ? changes.changedIDs.union(deferred.rows) : [])
         if flush {
             deferred.flushed(changes.counters)
             evictOverflow()
@@ -391,13 +392,11 @@ public final class EventStore: Sendable {
     /// Writes the row of every record the commit changed; returns their ids. A new record, or one
     /// whose dismissal changed, is written whole (for its index entries).
     static func writeRows(of changes: CommitChanges, at now: Double, _ db: Database) throws -> Set<String> {
-        let upsert = try db.cached(ActivityRecord.upsertSQL)
-        let update = try db.cached(ActivityRecord.updateSQL)
+        var statements = RowStatements(db)
         let ids = changes.changedIDs
         for id in ids {
             let record = changes.working[id]!
-            let whole = changes.dismissalChanged(id)
-            try write(record, to: whole ? upsert : update, update: !whole)
+            try statements.write(record, record.rowWrite(dismissalChanged: changes.dismissalChanged(id)))
         }
         return ids
     }
@@ -406,9 +405,9 @@ public final class EventStore: Sendable {
     /// rows left `behind` by earlier commits (from `changes`, or memory, which holds every live
     /// record), the counters that differ from `persisted`, and `applied_seq`.
     func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
-        let update = try db.cached(ActivityRecord.updateSQL)
+        var statements = RowStatements(db)
         let records = state.withLock { s in behind.compactMap { changes?.working[$0] ?? s.records[$0] } }
-        for record in records { try Self.write(record, to: update, update: true) }
+        for record in records { try statements.write(record, record.rowWrite(dismissalChanged: false)) }
         try Self.write(changes?.counters ?? state.withLock { $0.counters }, changedSince: persisted, to: db)
         try Self.advanceAppliedSeq(db)
     }
@@ -454,15 +453,13 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// Makes a commit's changes what memory holds.
-    func publish(_ changes: inout CommitChanges, at now: Double) {
-        state.withLock { $0.publish(&changes, at: now) }
-    }
-
-    private static func write(_ record: ActivityRecord, to statement: Statement, update: Bool) throws {
-        try record.bind(to: statement, update: update)
-        _ = try statement.step()
-        statement.reset()
+    /// Makes a commit's changes what memory holds; the records of `rowsWritten`, whose rows the
+    /// commit wrote (committed, or in the replay's transaction), let their texts go.
+    func publish(_ changes: inout CommitChanges, at now: Double, rowsWritten: Set<String>) {
+        state.withLock { s in
+            s.publish(&changes, at: now)
+            s.records.dropTexts(of: rowsWritten)
+        }
     }
 
     /// The stored text once `booking_id` is inherited: the member appended at the object's end
@@ -532,8 +529,15 @@ public final class EventStore: Sendable {
     }
 
     /// A record as the writer knows it: memory holds every live one, the table the rest.
+    /// One read from the table leaves its texts there, as memory's records do (`textsInRow`).
     func recordLoader(_ db: Database) -> (String) throws -> ActivityRecord? {
-        { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db) }
+        { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db, withoutTexts: true) }
+    }
+
+    /// The texts of a record that left them to its row, for the engine's few reads of them
+    /// (`StateEngine.readsTexts`): on the writer's connection, which sees every committed row.
+    func textReader(_ db: Database) -> (String) throws -> StoredTexts? {
+        { id in try Self.texts(of: [id], db)[id] }
     }
 
     /// The activities in memory subscribed to a channel, from the table's index (a subscribed
@@ -542,10 +546,11 @@ public final class EventStore: Sendable {
         { [self] channel in state.withLock { $0.records.subscriberRecords(of: channel) } }
     }
 
-    static func loadRecord(_ id: String, from db: Database) throws -> ActivityRecord? {
-        let s = try db.cached(ActivityRecord.selectSQL + " WHERE activity_id = ?")
+    static func loadRecord(_ id: String, from db: Database, withoutTexts: Bool = false) throws -> ActivityRecord? {
+        let s = try db.cached((withoutTexts ? ActivityRecord.selectWithoutTextsSQL : ActivityRecord.selectSQL)
+                              + " WHERE activity_id = ?")
         defer { s.reset() }
         try s.bind(id, at: 1)
-        return try s.step() ? ActivityRecord(row: s) : nil
+        return try s.step() ? ActivityRecord(row: s, withoutTexts: withoutTexts) : nil
     }
 }

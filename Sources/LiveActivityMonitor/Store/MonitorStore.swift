@@ -39,10 +39,16 @@ protocol MonitorStore: Sendable {
     /// proportional to the live fleet: the writer may wait for it.
     func withLiveState<T>(_ body: (LiveState) -> T) -> T
 
-    /// One activity, live or not, or nil if it was never seen (`/api/activities/{id}`).
+    /// Fills, from their rows, the texts that live records copied out of `withLiveState` left
+    /// to them (`ActivityRecord.textsInRow`), for a page that shows them; outside the state
+    /// lock, in one read for the page.
+    func fillTexts(_ records: inout [ActivityRecord]) throws
+
+    /// One activity, live or not, or nil if it was never seen (`/api/activities/{id}`), with
+    /// its texts.
     func record(_ activityID: String) throws -> ActivityRecord?
 
-    /// Every activity of a booking, in start order (`/api/bookings/{id}`).
+    /// Every activity of a booking, in start order (`/api/bookings/{id}`), with their texts.
     func records(bookingID: String) throws -> [ActivityRecord]
 
     /// Dismissed activities (not live: not in `withLiveState`), newest start first and ties by
@@ -86,4 +92,11 @@ protocol MonitorStore: Sendable {
 
     /// Live activities taken out of memory since start, beyond `--max-live-activities`.
     var evictedActivities: Int { get }
+}
+
+extension MonitorStore {
+    /// The PostgreSQL stores (serving and standby) keep the texts in memory as they came, as
+    /// before issue 24 item 4 (not done there yet: docs/ARCHITECTURE.md): their records never
+    /// leave them to the rows, so there is nothing to fill. The SQLite store has its own.
+    func fillTexts(_ records: inout [ActivityRecord]) throws {}
 }

@@ -1,0 +1,76 @@
+import SQLiteDB
+
+/// Which columns of an `activities` row a write sets: every one (`INSERT OR REPLACE`, a new
+/// activity), or an update by its id that leaves the id, booking and start alone (they never
+/// change; SQLite works on an index whenever one of its columns is assigned, even to the same
+/// value), sets `dismissed_at` only when the dismissal changed (its index entries change), and
+/// leaves a text only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled.
+///
+/// One rule for the statement and its binding: `sql` lists the columns `sets` admits, and
+/// `ActivityRecord.bind(to:as:)` binds the same ones.
+struct RowWrite: Hashable {
+    /// Every column, the row replaced whole.
+    var insert: Bool
+    /// An update sets `dismissed_at`.
+    var setsDismissal: Bool
+    /// Texts an update leaves as stored.
+    var leaving: RecordTexts
+
+    static let whole = RowWrite(insert: true, setsDismissal: true, leaving: [])
+    /// The update of a row whose dismissal did not change, its record holding both texts.
+    static let update = RowWrite(insert: false, setsDismissal: false, leaving: [])
+
+    /// The text columns, by name.
+    static let textColumns: [String: RecordTexts] = ["attributes": .attributes, "content_state": .contentState]
+    private static let keys: Set = ["activity_id", "booking_id", "started_at"]
+
+    /// Whether this write sets `column`.
+    func sets(_ column: String) -> Bool {
+        if insert { return true }
+        if Self.keys.contains(column) { return false }
+        if column == "dismissed_at" { return setsDismissal }
+        if let text = Self.textColumns[column] { return !leaving.contains(text) }
+        return true
+    }
+
+    /// The statement, made once per kind of write (`statements`).
+    var sql: String { Self.statements[self]! }
+
+    private static let statements: [RowWrite: String] = {
+        let columns = ActivityRecord.columns
+        var all: [RowWrite: String] = [
+            .whole: "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+        ]
+        for dismissal in [false, true] {
+            for leaving in [[], RecordTexts.attributes, .contentState, .both] {
+                let write = RowWrite(insert: false, setsDismissal: dismissal, leaving: leaving)
+                all[write] = "UPDATE activities SET " + columns.filter(write.sets).map { "\($0) = ?" }.joined(separator: ", ")
+                    + " WHERE activity_id = ?"
+            }
+        }
+        return all
+    }()
+}
+
+/// The writer's statements for one pass of row writes, one per kind of write met (each from
+/// the connection's cache once).
+struct RowStatements {
+    private let db: Database
+    private var statements: [RowWrite: Statement] = [:]
+
+    init(_ db: Database) { self.db = db }
+
+    mutating func write(_ record: ActivityRecord, _ write: RowWrite) throws {
+        let statement: Statement
+        if let known = statements[write] {
+            statement = known
+        } else {
+            statement = try db.cached(write.sql)
+            statements[write] = statement
+        }
+        try record.bind(to: statement, as: write)
+        _ = try statement.step()
+        statement.reset()
+    }
+}
