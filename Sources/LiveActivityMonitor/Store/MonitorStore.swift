@@ -2,8 +2,9 @@ import Prometheus
 
 /// Where the monitor keeps its events and the state they lead to, as the handlers and `/metrics`
 /// use it: the seam between HTTP and storage (DESIGN.md section 8). `buildMonitor` builds the
-/// router over it. `EventStore` (SQLite, embedded) implements it today; PostgreSQL is planned
-/// behind the same protocol, so nothing here names a storage engine.
+/// router over it. `EventStore` (SQLite, embedded), `PostgresEventStore` (the leader over
+/// PostgreSQL) and `PostgresStandbyStore` (a standby's snapshot) implement it, so nothing here
+/// names a storage engine.
 ///
 /// Safe for concurrent use: libmicrohttpd calls handlers on each of its polling threads, so every
 /// requirement may be called from several threads at once; the HTTP path never blocks on a
