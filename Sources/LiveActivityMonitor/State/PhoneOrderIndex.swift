@@ -32,14 +32,33 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
     init() {}
 
-    /// The cells of `records` as of `time`, built in bulk: one sort, O(n log n).
+    /// The cells of `records` as of `time`, built in bulk: one sort, O(n log n). Start-up builds
+    /// it for every live record: the sort moves `Member`s (two numbers and the record's place,
+    /// nothing reference counted) rather than keys holding their ids; keys are made once sorted.
     init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double) {
-        var keys: [Cell: [PhoneOrderKey]] = [:]
+        struct Member {
+            var relevance: Double
+            var startedAt: Double
+            var record: Int32
+        }
+        var members: [Cell: [Member]] = [:]
         for i in records.indices {
             let place = Place(records[i], at: time)
-            if let cell = place.cell { keys[cell, default: []].append(place.key) }
+            guard let cell = place.cell else { continue }
+            members[cell, default: []].append(Member(relevance: place.key.relevance, startedAt: place.key.startedAt, record: Int32(i)))
         }
-        for (cell, cellKeys) in keys { cells[cell] = SortedChunks(sorted: cellKeys.sorted(by: PhoneOrderKey.ordered)) }
+        func key(_ m: Member) -> PhoneOrderKey { PhoneOrderKey(records[Int(m.record)]) }
+        for (cell, cellMembers) in members {
+            // `PhoneOrderKey.ordered` is the order; an id is read only where the numbers tie.
+            let sorted = cellMembers.sorted { a, b in
+                guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
+                    return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
+                                                 PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
+                }
+                return PhoneOrderKey.ordered(key(a), key(b))
+            }
+            cells[cell] = SortedChunks(sorted: sorted.lazy.map(key))
+        }
     }
 
     /// A record's change, the one way the cells change after a build: its key out of `old`'s
