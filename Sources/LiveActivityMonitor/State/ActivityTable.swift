@@ -280,7 +280,11 @@ struct ActivityTable: Sendable {
     mutating func advanceGauges(to now: Double) {
         guard now > gaugeTime else { return }
         let budget = gauges.priority10Budget
-        for i in positions(of: gaugeChanges.popDue(now)) {
+        // Popped before `positions(of:)` is called: as its argument, the pop ran while that call
+        // held a copy of `self`, so every pop copied the whole queue (a million entries at a
+        // million live activities, in every commit with a change due).
+        let due = gaugeChanges.popDue(now)
+        for i in positions(of: due) {
             gauges.count(storage[i], at: gaugeTime, -1)
             gauges.count(storage[i], at: now, 1)
             phoneOrder?.move(from: PhoneOrderIndex.Place(storage[i], at: gaugeTime),
@@ -397,6 +401,9 @@ struct ActivityTable: Sendable {
 
     /// The kept triage sets (tests compare them with sets built afresh: `TriageIndex(_:at:budget:)`).
     var keptTriageSets: TriageIndex? { triage }
+
+    /// Where the queue of gauge changes keeps its entries (tests: `DeadlineQueue.storageAddress`).
+    var gaugeChangesStorage: UInt { gaugeChanges.storageAddress }
 
     /// The kept phone order (tests compare it with one built afresh: `PhoneOrderIndex(_:at:)`).
     var keptPhoneOrder: PhoneOrderIndex? { phoneOrder }

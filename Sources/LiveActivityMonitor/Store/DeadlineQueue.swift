@@ -16,6 +16,8 @@ struct DeadlineQueue: Sendable {
     }
 
     var count: Int { heap.count }
+    /// Where the entries are kept (a test checks that taking due entries does not copy them all).
+    var storageAddress: UInt { heap.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
     var earliest: Double? { heap.first?.at }
 
     mutating func push(_ at: Double, _ id: String) {
