@@ -67,6 +67,21 @@ import Testing
         #expect(Priority10Minutes(text: "") == Priority10Minutes())
     }
 
+    /// A stored form that `add` would not have left (out of order, a repeated minute, minutes
+    /// out of the newest's window: another writer, or a damaged row) reads as those minutes added
+    /// one by one, not as it is.
+    @Test func anUnorderedStoredFormReadsAsItsMinutesAdded() {
+        let pairs: [(Int32, UInt32)] = [(Int32.min, 1), (100, 2), (40, 1), (100, 3), (170, 1), (99, 4), (Int32.min, 1), (Int32.max, 1)]
+        var blob = [Priority10Minutes.blobVersion]
+        var added = Priority10Minutes()
+        for (count, (index, pushes)) in pairs.enumerated() {
+            withUnsafeBytes(of: index.littleEndian) { blob.append(contentsOf: $0) }
+            withUnsafeBytes(of: pushes.littleEndian) { blob.append(contentsOf: $0) }
+            for _ in 0..<pushes { added.record(Double(index) * 60 + 1) }
+            #expect(Priority10Minutes(blob: blob) == added, "after \(count + 1) stored minutes")
+        }
+    }
+
     /// A database written before migration 3 holds send times as 8-byte doubles: it upgrades,
     /// reads them, and writes the new form at the activity's next change.
     @Test func versionTwoDatabasesUpgrade() throws {
