@@ -5,13 +5,14 @@ SECONDS after a 1-second warm-up, and print the server's utime+stime per acknowl
 and per thread name, as one JSON line (PERFORMANCE.md, "Eleventh pass"). Alternate two builds
 in one sitting and compare medians: the machine is shared.
 
-usage: cpu-per-event.py BIN SECONDS [--unstarted] [--close] [--perf OUT] [--warm S]
+usage: cpu-per-event.py BIN SECONDS [--unstarted] [--close] [--batch N] [--perf OUT] [--warm S]
   --unstarted  push to activities never started; --close  `Connection: close` on every request;
+  --batch N  N events per request as NDJSON (ndjson-batch.lua) instead of one;
   --perf OUT  perf record -g the server meanwhile
 """
 import json, os, socket, subprocess, sys, tempfile, time, urllib.request, glob, re
 
-LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "single-event.lua")
+HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -50,6 +51,8 @@ def main():
     close = ["close"] if "--close" in sys.argv else []
     perf = sys.argv[sys.argv.index("--perf") + 1] if "--perf" in sys.argv else None
     warm = float(sys.argv[sys.argv.index("--warm") + 1]) if "--warm" in sys.argv else 1.0
+    batch = int(sys.argv[sys.argv.index("--batch") + 1]) if "--batch" in sys.argv else 0
+    script, extra = (os.path.join(HERE, "ndjson-batch.lua"), [str(batch)]) if batch else (os.path.join(HERE, "single-event.lua"), close)
     d = tempfile.mkdtemp(prefix="cpuper-")
     os.mkdir(d + "/no-web")
     port = free_port()
@@ -79,13 +82,13 @@ def main():
         base = int(now - 60)
 
         def wrk(secs, run):
-            r = subprocess.run(["wrk", "-t2", "-c64", f"-d{int(secs)}s", "-s", LUA, f"http://127.0.0.1:{port}",
-                                "--", run, prefix, str(n), str(base), *close], capture_output=True, text=True)
+            r = subprocess.run(["wrk", "-t2", "-c8" if batch else "-c64", f"-d{int(secs)}s", "-s", script, f"http://127.0.0.1:{port}",
+                                "--", run, prefix, str(n), str(base), *extra], capture_output=True, text=True)
             m = re.search(r"(\d+) requests in", r.stdout)
             bad = re.search(r"Non-2xx or 3xx responses: (\d+)", r.stdout)
             if bad:
                 raise SystemExit("non-2xx: " + r.stdout + open(d + "/log").read()[-2000:])
-            return int(m.group(1))
+            return int(m.group(1)) * max(batch, 1)
 
         if warm > 0:
             wrk(warm, "warm")

@@ -40,7 +40,15 @@ public struct IngestDecoder: Sendable {
 
     /// `firstLine` numbers an NDJSON body's first line in error messages (`import` decodes a
     /// file in parts and names lines as the file numbers them).
+    /// Each event's content is read here too (`Event.readContent`): parsed and digested on the
+    /// decoding thread, so that the store's single writer only compares.
     public func decode(_ body: [UInt8], format: Format, firstLine: Int = 1) throws(APIError) -> [Event] {
+        var events = try validated(body, format: format, firstLine: firstLine)
+        for i in events.indices { events[i].readContent() }
+        return events
+    }
+
+    private func validated(_ body: [UInt8], format: Format, firstLine: Int) throws(APIError) -> [Event] {
         // One push.sent object (a backend reporting one APNs result) is read in one pass when
         // the fast path is sure of it; anything else, errors included, goes the general way.
         if fastPath, format == .json, let event = fastPushEvent(body) { return [event] }

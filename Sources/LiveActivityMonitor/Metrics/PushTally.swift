@@ -4,33 +4,43 @@ import Prometheus
 /// The push families of one commit (`push_requests_total`, `push_latency_seconds`,
 /// `push_payload_bytes`), summed under small keys and added to the counters once per commit:
 /// building and hashing three series keys for every push event was a measurable share of the writer's
-/// instructions (callgrind).
+/// instructions (callgrind). A commit meets a handful of series, so each is found by a scan of a
+/// short array: hashing the three keys of every push into dictionaries was the next share.
 struct PushTally: Sendable {
     private typealias M = MonitorMetrics
 
-    private struct Requests: Hashable {
+    private struct Requests: Equatable {
         var kind: PushKind
         var priority: Int
         var reason: String
         var status: Int
     }
 
-    private struct Latency: Hashable {
+    private struct Latency: Equatable {
         var kind: PushKind
         var priority: Int
     }
 
-    private var requests: [Requests: Double] = [:]
-    private var latency: [Latency: HistogramValue] = [:]
-    private var payload: [PushKind: HistogramValue] = [:]
+    private var requests: [(series: Requests, count: Double)] = []
+    private var latency: [(series: Latency, histogram: HistogramValue)] = []
+    private var payload: [(kind: PushKind, histogram: HistogramValue)] = []
 
     mutating func count(_ push: PushResult) {
         let reason = push.accepted ? "none" : M.reasonLabel(push.reason)
-        requests[Requests(kind: push.kind, priority: push.priority, reason: reason, status: push.status), default: 0] += 1
-        latency[Latency(kind: push.kind, priority: push.priority), default: HistogramValue(upperBounds: M.pushLatency.buckets)]
-            .observe(push.latencyMs / 1000)
+        let series = Requests(kind: push.kind, priority: push.priority, reason: reason, status: push.status)
+        if let i = requests.firstIndex(where: { $0.series == series }) { requests[i].count += 1 } else { requests.append((series, 1)) }
+        let at = Latency(kind: push.kind, priority: push.priority)
+        let l = latency.firstIndex { $0.series == at } ?? {
+            latency.append((at, HistogramValue(upperBounds: M.pushLatency.buckets)))
+            return latency.count - 1
+        }()
+        latency[l].histogram.observe(push.latencyMs / 1000)
         if let bytes = push.payloadBytes {
-            payload[push.kind, default: HistogramValue(upperBounds: M.pushPayload.buckets)].observe(Double(bytes))
+            let p = payload.firstIndex { $0.kind == push.kind } ?? {
+                payload.append((push.kind, HistogramValue(upperBounds: M.pushPayload.buckets)))
+                return payload.count - 1
+            }()
+            payload[p].histogram.observe(Double(bytes))
         }
     }
 

@@ -31,6 +31,9 @@ public struct Event: Sendable {
     /// A replay's: the verdict the writer stored with this event when its content would not
     /// decode (`EventEffect.detail`); nil when none was stored. Never set on an ingested event.
     public var contentVerdict: String?
+    /// `contentState` parsed and digested where the event was decoded (`readContent`), so that
+    /// the writer need not; nil when it was not (the engine then reads it itself).
+    var contentReading: ContentReading?
     /// The app's installation id (`device.push_to_start_token`, `activity.started`); never a label.
     public var deviceID: String?
     /// A start push's `input_push_channel`, stored and kept as sent.

@@ -28,9 +28,9 @@ struct ContentShapes: Sendable, Equatable {
 
     /// Learns one content-state the app encoded with its own type: an `activity.started` by the
     /// app, and (delivery evidence) an `activity.observed`. A content that is not an object
-    /// teaches nothing.
-    mutating func learn(content: JSONText, of attributesType: String) {
-        guard judging, case .object(let object)? = try? JSONParser.parse(content.text) else { return }
+    /// teaches nothing. Read only when judging (`ContentReading`; a replay learns nothing).
+    mutating func learn(content: @autoclosure () -> JSONValue?, of attributesType: String) {
+        guard judging, case .object(let object)? = content() else { return }
         let type = ExactString(attributesType)
         var shape = learned[type] ?? ObjectShape()
         shape.learn(object)

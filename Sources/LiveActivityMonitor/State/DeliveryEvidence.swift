@@ -50,12 +50,8 @@ public struct DeliveryEvidence: Sendable, Equatable {
 
     var isEmpty: Bool { known.isEmpty && lastConfirmedAt == nil && missed == 0 }
 
-    /// Keeps a content now on the lock screen (from the app, or from `push`).
-    mutating func remember(_ content: JSONText, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
-        remember(digest: ContentDigest.of(content), timestamp: timestamp, push: push)
-    }
-
-    /// The same, by the content's digest (nil: it did not parse).
+    /// Keeps a content now on the lock screen (from the app, or from `push`), by its digest
+    /// (`ContentReading.digest`; nil: it did not parse).
     mutating func remember(digest: UInt64?, timestamp: Double, push: (seq: Int64, sentAt: Double)?) {
         guard let digest else { return }
         // Room made before the append: an append past `maxKnown` doubled the buffer to 16
@@ -64,9 +60,9 @@ public struct DeliveryEvidence: Sendable, Equatable {
         known.append(Known(digest: digest, timestamp: timestamp, push: push))
     }
 
-    /// The known content an observation shows: the newest of those equal to it.
-    func match(_ content: JSONText) -> Int? {
-        guard let digest = ContentDigest.of(content) else { return nil }
+    /// The known content an observation shows (by its digest): the newest of those equal to it.
+    func match(digest: UInt64?) -> Int? {
+        guard let digest else { return nil }
         var best: Int?
         for i in known.indices where known[i].digest == digest {
             if best.map({ known[i].timestamp >= known[$0].timestamp }) ?? true { best = i }

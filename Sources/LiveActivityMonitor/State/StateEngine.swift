@@ -144,8 +144,8 @@ public struct StateEngine: Sendable {
         switch event.type {
         case .activityStarted:
             // What the app encoded with its own type: the shape the phone decodes.
-            if event.source == .app, let content = event.contentState, let type = event.attributesType {
-                shapes.learn(content: content, of: type)
+            if event.source == .app, event.contentState != nil, let type = event.attributesType {
+                shapes.learn(content: event.readContentState?.value, of: type)
             }
             effect = start(event, source: event.source, record: &record, counters: &counters, labels: &labels)
             if event.source == .pushToStart, let booking = event.bookingID, let type = event.attributesType {
@@ -177,7 +177,7 @@ public struct StateEngine: Sendable {
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
             if r.state(at: t) == .dismissed { effect = .noEffect(.dismissed); break }
             // What the app reports it shows was encoded by its own type: the shape the phone decodes.
-            if let content = event.contentState { shapes.learn(content: content, of: r.attributesType) }
+            if event.contentState != nil { shapes.learn(content: event.readContentState?.value, of: r.attributesType) }
             verdicts = observe(event, on: &r, counters: &counters)
             record = r
             effect = .applied
@@ -187,8 +187,8 @@ public struct StateEngine: Sendable {
             guard let r = record else { effect = .noEffect(.unknownActivity); break }
             if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
             effect = applyContent(event, to: &record!)
-            if effect.why == nil, let content = event.contentState {
-                record!.delivery.remember(content, timestamp: event.timestamp, push: nil)
+            if effect.why == nil, event.contentState != nil {
+                record!.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
             }
         case .activityTokenUpdated:
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
@@ -232,7 +232,7 @@ public struct StateEngine: Sendable {
                 if let content = event.contentState, event.timestamp > r.contentTimestamp {
                     r.contentState = content
                     r.contentTimestamp = event.timestamp
-                    r.delivery.remember(content, timestamp: event.timestamp, push: nil)
+                    r.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
                 }
                 end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
                     counters: &counters, labels: labels)
@@ -274,7 +274,8 @@ public struct StateEngine: Sendable {
     /// word: the lock screen becomes it, with its timestamp. One of a content never seen
     /// changes nothing.
     private func observe(_ event: Event, on r: inout ActivityRecord, counters: inout MonitorCounters) -> [Verdict] {
-        guard let content = event.contentState, let shown = r.delivery.match(content) else { return [] }
+        guard let content = event.contentState, let shown = r.delivery.match(digest: event.readContentState?.digest)
+        else { return [] }
         let t = event.occurredAt
         let shownTimestamp = r.delivery.known[shown].timestamp
         var verdicts: [Verdict] = []
@@ -408,7 +409,9 @@ public struct StateEngine: Sendable {
         r.startDate = event.startDate
         r.channelID = event.channelID
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
-        if let content = event.contentState { r.delivery.remember(content, timestamp: event.timestamp, push: nil) }
+        if event.contentState != nil {
+            r.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
+        }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
         record = r
         return .applied
