@@ -195,6 +195,15 @@ import Testing
         let loaded = server.server.store.withState { s in s.records.withRecords { $0.map(\.delivery) } }
         #expect(loaded.allSatisfy { $0.knownInRow == (form == "v1") }, "v1 leaves its entries in the row; JSON is read whole")
         try Self.compare(server, oracle, flushed: false, "\(form) loaded")
+        // Pushes alone first: the next row write merges them with the old row's entries in SQL.
+        let t = stream.t
+        try Self.post(server, Self.ids.enumerated().map { i, id in
+            TextsInRowTests.push("up-\(id)", id, at: t + Double(i + 1), content: #"{"v":\#(20 + i)}"#)
+        }, &oracle)
+        stream.t += 4
+        try Self.compare(server, oracle, flushed: false, "\(form) pushes")
+        server.server.store.catchUp()
+        try Self.compare(server, oracle, flushed: true, "\(form) pushes merged")
         for round in 0..<6 {
             try Self.post(server, (0..<12).map { _ in stream.next() }, &oracle)
             try Self.compare(server, oracle, flushed: false, "\(form) round \(round)")
