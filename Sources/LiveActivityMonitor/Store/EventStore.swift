@@ -544,12 +544,15 @@ public final class EventStore: Sendable {
     /// The known contents a record's row holds, for the engine's one read of them
     /// (`StateEngine.readsKnown`): on the writer's connection, which sees every committed row.
     func knownReader(_ db: Database) -> (String) throws -> [DeliveryEvidence.Known] {
-        { id in
-            let s = try db.cached("SELECT delivery FROM activities WHERE activity_id = ?")
-            defer { s.reset() }
-            try s.bind(id, at: 1)
-            return try s.step() ? s.withBytes(0) { DeliveryEvidence(stored: $0) }.known : []
-        }
+        { id in try Self.storedKnown(of: id, db) }
+    }
+
+    /// The known contents the row of `id` holds (none without a row).
+    static func storedKnown(of id: String, _ db: Database) throws -> [DeliveryEvidence.Known] {
+        let s = try db.cached("SELECT delivery FROM activities WHERE activity_id = ?")
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        return try s.step() ? s.withBytes(0) { DeliveryEvidence(stored: $0) }.known : []
     }
 
     /// The activities in memory subscribed to a channel, from the table's index (a subscribed
