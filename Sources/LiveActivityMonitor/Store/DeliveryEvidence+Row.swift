@@ -11,8 +11,9 @@ extension DeliveryEvidence {
     /// after the header and is still read.
     var stored: [UInt8]? {
         guard !isEmpty else { return nil }
-        var bytes = storedHead
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.headBytes + Self.entryBytes * known.count)
+        appendHead(to: &bytes)
         appendEntries(to: &bytes)
         return bytes
     }
@@ -24,9 +25,7 @@ extension DeliveryEvidence {
     var storedHead: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.headBytes)
-        bytes.append(2)
-        Self.put((lastConfirmedAt ?? .nan).bitPattern, &bytes)
-        Self.put(UInt64(bitPattern: Int64(missed)), &bytes)
+        appendHead(to: &bytes)
         return bytes
     }
 
@@ -36,6 +35,12 @@ extension DeliveryEvidence {
         bytes.reserveCapacity(Self.entryBytes * known.count)
         appendEntries(to: &bytes)
         return bytes
+    }
+
+    private func appendHead(to bytes: inout [UInt8]) {
+        bytes.append(2)
+        Self.put((lastConfirmedAt ?? .nan).bitPattern, &bytes)
+        Self.put(UInt64(bitPattern: Int64(missed)), &bytes)
     }
 
     private func appendEntries(to bytes: inout [UInt8]) {
