@@ -144,7 +144,7 @@ import Testing
         var longestTail = 0
         var fullRows = 0
         for round in 0..<40 {
-            // Batches of up to 30: a tail runs past the 8 a row holds between two flushes.
+            // Batches of up to 30, then a flush, a restart or neither.
             let batch = (0..<stream.pick(1..<31)).map { _ in stream.next() }
             try Self.post(server, batch, &oracle)
             longestTail = max(longestTail, server.server.store.withState { s in
@@ -161,7 +161,7 @@ import Testing
             default:
                 break
             }
-            fullRows += try Self.rows(server).values.filter { ($0?.count ?? 0) == 17 + 8 * 32 }.count
+            fullRows += try Self.rows(server).values.filter { ($0?.count ?? 0) == DeliveryEvidence.headBytes + DeliveryEvidence.maxKnown * DeliveryEvidence.entryBytes }.count
         }
         #expect(longestTail > 1, "tails of more than one")
         #expect(fullRows > 0, "rows held exactly 8")
