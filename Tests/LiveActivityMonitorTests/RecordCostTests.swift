@@ -183,15 +183,19 @@ import Testing
             // As start-up reads them: without the texts, which stay in the rows.
             let beforeLoaded = Self.allocated()
             var loaded: [ActivityRecord] = []
-            let select = try db.prepare(ActivityRecord.selectWithoutTextsSQL)
-            while try select.step() { loaded.append(try ActivityRecord(row: select, withoutTexts: true)) }
-            #expect(loaded == records.map { var r = $0; r.dropTexts(); return r })
+            let select = try db.prepare(ActivityRecord.selectHeldSQL)
+            while try select.step() { loaded.append(try ActivityRecord(row: select, heldOnly: true)) }
+            #expect(loaded == records.map { var r = $0; r.leaveToRow(); return r })
             #expect(loaded.allSatisfy { $0.textsInRow == .both && $0.attributes == nil && $0.contentState == nil })
             #expect(loaded.map(\.delivery.known.capacity).max()! <= DeliveryEvidence.maxKnown)
             return Self.cost(of: consume loaded, since: beforeLoaded)
         }()
         let indexes = Self.indexCost(ids: records.map(\.activityID), bookings: records.map(\.bookingID))
             + [Self.triageCost(records)]
+        // After the flush that writes their rows: what the rows hold let go (`leaveToRow`); made
+        // again, so that they share no block with `records`.
+        let beforeFlushed = Self.allocated()
+        let flushed = Self.cost(of: try Self.served().map { var r = $0; r.leaveToRow(); return r }, since: beforeFlushed)
         // Served until the flush that writes their rows (texts held), then (texts let go).
         let served = Self.cost(of: consume records, since: beforeServed)
         func line(_ parts: [(String, Int)]) -> String { parts.map { "\($0) \($1)" }.joined(separator: ", ") }
@@ -201,10 +205,10 @@ import Testing
             LastPush? \(MemoryLayout<ActivityRecord.LastPush?>.size), Priority10Minutes \(MemoryLayout<Priority10Minutes>.size), \
             DeliveryEvidence \(MemoryLayout<DeliveryEvidence>.size) (Known stride \(MemoryLayout<DeliveryEvidence.Known>.stride)), \
             Undecodable? \(MemoryLayout<ActivityRecord.Undecodable?>.size)
-              table per record, all in: served before the flush \(served.total) \
-            (after it, less the texts: \(served.total - served.parts.filter { ["content_state", "attributes"].contains($0.0) }.map(\.1).reduce(0, +))), \
-            loaded at start-up (no texts) \(reloaded.total)
+              table per record, all in: served before the flush \(served.total), \
+            after it \(flushed.total), loaded at start-up \(reloaded.total)
               heap by part, served: \(line(served.parts))
+              heap by part, after the flush: \(line(flushed.parts))
               heap by part, loaded: \(line(reloaded.parts))
               indexes, each alone: \(line(indexes))
             """)

@@ -77,9 +77,9 @@ import Testing
                                        priority10Budget: budget, now: now, readers: readers)
         var oneByOne = MonitorState()
         oneByOne.records = ActivityTable(priority10Budget: budget)
-        let rows = try db.prepare(ActivityRecord.selectWithoutTextsSQL + " WHERE dismissed_at IS NULL")
+        let rows = try db.prepare(ActivityRecord.selectHeldSQL + " WHERE dismissed_at IS NULL")
         while try rows.step() {
-            let record = try ActivityRecord(row: rows, withoutTexts: true)
+            let record = try ActivityRecord(row: rows, heldOnly: true)
             oneByOne.records.put(record)
             if let next = record.nextDeadline { oneByOne.deadlines.push(next, record.activityID) }
         }

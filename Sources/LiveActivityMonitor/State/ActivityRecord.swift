@@ -147,7 +147,7 @@ public struct ActivityRecord: Sendable, Equatable {
     /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
     public var staleCounted = false
     /// The texts its row holds and memory let go (after the commit that wrote the row): set
-    /// only by `dropTexts` and the row reader; setting a text takes it back into memory.
+    /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
     public private(set) var textsInRow: RecordTexts = []
 
     public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
@@ -162,8 +162,10 @@ public struct ActivityRecord: Sendable, Equatable {
 
     public var tokenInvalidated: Bool { tokenInvalidReason != nil }
 
-    /// Lets go of both texts: its row, just committed, holds them.
-    mutating func dropTexts() {
+    /// Lets go of what its row, just committed, holds and only the row needs: both texts and
+    /// the delivery evidence's known contents (docs/ARCHITECTURE.md, "What one record costs").
+    mutating func leaveToRow() {
+        delivery.leaveKnownToRow()
         guard textsInRow != .both else { return }
         heldAttributes = nil
         heldContent = nil

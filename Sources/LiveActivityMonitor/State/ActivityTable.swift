@@ -172,10 +172,10 @@ struct ActivityTable: Sendable {
         rebuildGaugeChangesIfLong()
     }
 
-    /// Lets the records `ids` leave their texts to their rows (`ActivityRecord.dropTexts`), in
-    /// place: nothing an index or a gauge keeps changes. Ids not here are passed over.
-    mutating func dropTexts(of ids: Set<String>) {
-        for id in ids { if let i = positions[id] { storage[i].dropTexts() } }
+    /// Lets the records `ids` leave to their rows what those hold (`ActivityRecord.leaveToRow`),
+    /// in place: nothing an index or a gauge keeps changes. Ids not here are passed over.
+    mutating func leaveToRows(of ids: Set<String>) {
+        for id in ids { if let i = positions[id] { storage[i].leaveToRow() } }
     }
 
     /// Forgets the record `id`, if there is one.

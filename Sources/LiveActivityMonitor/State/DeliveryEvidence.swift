@@ -37,18 +37,55 @@ public struct DeliveryEvidence: Sendable, Equatable {
         }
     }
 
-    /// Oldest first, as they were applied.
+    /// Oldest first, as they were applied. While `knownInRow`, only those applied since the
+    /// row was last written (a tail): the rest are the row's.
     public internal(set) var known: [Known] = []
     /// When an observation last confirmed a push.
     @OptionalTime public internal(set) var lastConfirmedAt: Double? = nil
     /// Pushes an observation showed the phone did not display.
-    public internal(set) var missed = 0
+    public internal(set) var missed: Int {
+        get { Int(missedCount) }
+        set { missedCount = Int32(clamping: newValue) }
+    }
+    /// 4 bytes, so that `knownInRow` fits beside it in the 8 `missed` took (the record's stride
+    /// stays 264); a push is missed at most once, and an activity lives 8 hours.
+    private var missedCount: Int32 = 0
+    /// The `activities` row holds the known contents applied before `known` (SQLite store: a
+    /// live record lets them go after the commit that writes its row, `leaveKnownToRow`).
+    public private(set) var knownInRow = false
 
     static let maxKnown = 8
 
     public init() {}
 
-    var isEmpty: Bool { known.isEmpty && lastConfirmedAt == nil && missed == 0 }
+    /// Nothing to store: the row's column is null.
+    var isEmpty: Bool { known.isEmpty && !knownInRow && lastConfirmedAt == nil && missed == 0 }
+
+    /// Lets the known contents go to the row just written (it holds them, or the newest
+    /// `maxKnown` of its own and these); the array's block is freed.
+    mutating func leaveKnownToRow() {
+        guard !isEmpty, !(knownInRow && known.isEmpty) else { return }
+        known = []
+        knownInRow = true
+    }
+
+    /// Takes back the row's known contents (`row`, read from it), the tail held here after
+    /// them: the list it would hold had it kept them all.
+    mutating func takeBack(row: [Known]) {
+        guard knownInRow else { return }
+        let all = (row + known).suffix(Self.maxKnown)
+        known = []
+        known.reserveCapacity(all.count)
+        known.append(contentsOf: all)
+        knownInRow = false
+    }
+
+    /// The header read from a row whose known contents stay there (start-up, the writer's loader).
+    init(confirmedAt: Double?, missed: Int, knownInRow: Bool) {
+        lastConfirmedAt = confirmedAt
+        self.missed = missed
+        self.knownInRow = knownInRow
+    }
 
     /// Keeps a content now on the lock screen (from the app, or from `push`), by its digest
     /// (`ContentReading.digest`; nil: it did not parse).

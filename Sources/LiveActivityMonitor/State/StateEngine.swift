@@ -357,6 +357,14 @@ public struct StateEngine: Sendable {
         }
     }
 
+    /// Whether applying `event` reads the delivery evidence's known contents (a live record may
+    /// have left them to its row: `DeliveryEvidence.knownInRow`): an observation matches and
+    /// settles them (`observe`). Every other rule only appends one (`remember`), which a tail
+    /// does as well. Keep in step with `observe`.
+    static func readsKnown(_ event: Event) -> Bool {
+        event.type == .activityObserved && event.contentState != nil
+    }
+
     /// Lets time pass up to `time`: the system end at 8 h, removal from the lock screen, the
     /// stale date. Moving backwards changes nothing. Returns what changed, oldest first.
     @discardableResult

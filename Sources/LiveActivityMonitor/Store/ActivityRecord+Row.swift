@@ -14,10 +14,14 @@ extension ActivityRecord {
         "start_date", "channel_id",
     ]
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
-    /// The same columns with the two texts left out (read as null): the live rows that start-up
-    /// and the writer read, whose records leave the texts to their rows (`textsInRow`).
-    static let selectWithoutTextsSQL = "SELECT "
-        + columns.map { RowWrite.textColumns[$0] == nil ? $0 : "NULL" }.joined(separator: ", ") + " FROM activities"
+    /// The same columns as memory holds them, for the rows that start-up and the writer read,
+    /// whose records leave to their rows what only the rows need (`leaveToRow`): the two texts
+    /// left out (read as null), the delivery evidence's header without its known contents.
+    static let selectHeldSQL = "SELECT "
+        + columns.map { column in
+            if RowWrite.textColumns[column] != nil { return "NULL" }
+            return column == "delivery" ? DeliveryEvidence.headSQL : column
+        }.joined(separator: ", ") + " FROM activities"
 
     /// Binds the columns `write` sets, in `columns` order, and for an update then the key
     /// (`RowWrite.sql`).
@@ -52,7 +56,12 @@ extension ActivityRecord {
         try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
         try s.bindOptional(lastPush?.at, at: next())
         try s.bind(priority10.blob, at: next())
-        try s.bind(delivery.stored, at: next())
+        if write.mergesKnown {
+            try s.bind(delivery.storedHead, at: next())
+            try s.bind(delivery.storedEntries, at: next())
+        } else {
+            try s.bind(delivery.stored, at: next())
+        }
         try s.bindOptional(undecodable?.at, at: next())
         try s.bind(undecodable?.detail, at: next())
         try s.bindOptional(startDate, at: next())
@@ -61,26 +70,28 @@ extension ActivityRecord {
     }
 
     /// How its row is written: whole for a new activity, else an update that sets its dismissal
-    /// when `dismissalChanged` (its index entries change), and never a text only its row holds.
+    /// when `dismissalChanged` (its index entries change), never a text only its row holds, and
+    /// the delivery's known contents merged with the row's when it holds only a tail.
     func rowWrite(dismissalChanged: Bool) -> RowWrite {
         // A new activity's record holds its texts (made by this commit); an update of a known
         // one that let its texts go must not null them (`INSERT OR REPLACE` would).
-        if dismissalChanged, textsInRow.isEmpty { return .whole }
-        return RowWrite(insert: false, setsDismissal: dismissalChanged, leaving: textsInRow)
+        if dismissalChanged, textsInRow.isEmpty, !delivery.knownInRow { return .whole }
+        return RowWrite(insert: false, setsDismissal: dismissalChanged, leaving: textsInRow,
+                        mergesKnown: delivery.knownInRow)
     }
 
-    /// Reads a row selected with `selectSQL`, or (`withoutTexts`) with `selectWithoutTextsSQL`:
-    /// its record leaves both texts to the row.
-    init(row s: Statement, withoutTexts: Bool = false) throws {
+    /// Reads a row selected with `selectSQL`, or (`heldOnly`) with `selectHeldSQL`:
+    /// its record leaves to the row what `leaveToRow` does.
+    init(row s: Statement, heldOnly: Bool = false) throws {
         var recent = RecentStrings()
-        try self.init(row: s, sharing: &recent, withoutTexts: withoutTexts)
+        try self.init(row: s, sharing: &recent, heldOnly: heldOnly)
     }
 
     /// Reads a row selected with `selectSQL`, its attributes type and app shared through `recent`
     /// with the rows read before it (no copy made when one of those has the same bytes). The
     /// blobs and the fingerprint are decoded from the row's bytes in place, and the fields most
     /// rows leave null are not assigned (start-up reads a million rows so).
-    init(row s: Statement, sharing recent: inout RecentStrings, withoutTexts: Bool = false) throws {
+    init(row s: Statement, sharing recent: inout RecentStrings, heldOnly: Bool = false) throws {
         // Written from `JSONText` (`bind`), so read back as such without parsing.
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
@@ -88,8 +99,8 @@ extension ActivityRecord {
         self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: shared(2) ?? "",
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
         app = shared(3)
-        if withoutTexts {
-            dropTexts()
+        if heldOnly {
+            leaveToRow()
         } else {
             attributes = object(6)
             contentState = object(7)
@@ -121,7 +132,7 @@ extension ActivityRecord {
         } else {
             Priority10Minutes()
         }
-        delivery = s.withBytes(28) { DeliveryEvidence(stored: $0) }
+        delivery = s.withBytes(28) { heldOnly ? DeliveryEvidence(storedHead: $0) : DeliveryEvidence(stored: $0) }
         if let detail = s.text(30) { undecodable = Undecodable(at: s.double(29), detail: detail) }
         if let date = real(31) { startDate = date }
         if let channel = s.text(32) { channelID = channel }

@@ -37,6 +37,9 @@ struct CommitChanges {
     /// The texts of a record that left them to its row (`textsInRow`), for an event the engine
     /// reads them for (`StateEngine.readsTexts`); nil from a store whose records keep them.
     private let texts: (String) throws -> StoredTexts?
+    /// The known contents a record's row holds (`DeliveryEvidence.knownInRow`), for an event the
+    /// engine reads them for (`StateEngine.readsKnown`); empty from a store whose records keep them.
+    private let known: (String) throws -> [DeliveryEvidence.Known]
     /// The activities in memory subscribed to a channel (this commit's own are in `working`).
     private let subscribers: (String) -> [(id: String, record: ActivityRecord)]
     /// Subscribers a broadcast took straight from memory (not in `originals`, so changed for
@@ -52,9 +55,11 @@ struct CommitChanges {
     init(counters: MonitorCounters, labels: AttributesTypeLabels, shapes: ContentShapes, starts: PushToStartBook,
          channels: ChannelBook, settings: EngineSettings, load: @escaping (String) throws -> ActivityRecord?,
          subscribers: @escaping (String) -> [(id: String, record: ActivityRecord)] = { _ in [] },
-         texts: @escaping (String) throws -> StoredTexts? = { _ in nil }) {
+         texts: @escaping (String) throws -> StoredTexts? = { _ in nil },
+         known: @escaping (String) throws -> [DeliveryEvidence.Known] = { _ in [] }) {
         self.subscribers = subscribers
         self.texts = texts
+        self.known = known
         self.channels = channels
         self.counters = counters
         self.labels = labels
@@ -83,6 +88,10 @@ struct CommitChanges {
         if let id = current?.activityID, current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event),
            let stored = try texts(id) {
             current!.fillTexts(attributes: stored.attributes, contentState: stored.contentState)
+        }
+        // An observation settles the known contents: the row's, then the tail memory holds.
+        if let id = current?.activityID, current?.delivery.knownInRow == true, StateEngine.readsKnown(event) {
+            current!.delivery.takeBack(row: try known(id))
         }
         acceptedByType[event.type, default: 0] += 1
         // Start windows run out at the commit's time before its first event (and in `finish`).

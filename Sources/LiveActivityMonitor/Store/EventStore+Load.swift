@@ -66,7 +66,7 @@ extension EventStore {
         let read = try RecordSlices.make(count: live, ranges: (0..<parts).map { firsts[$0]..<firsts[$0 + 1] },
                                          threadName: "store-load") { [bounds] k in
             let reader = try Database(path: path, mode: .readOnly)
-            let rows = try reader.prepare(ActivityRecord.selectWithoutTextsSQL
+            let rows = try reader.prepare(ActivityRecord.selectHeldSQL
                                           + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
             try rows.bind([.integer(bounds[k]), .integer(k == parts - 1 ? Int64.max : bounds[k + 1] - 1)])
             return recordReader(rows)
@@ -79,7 +79,7 @@ extension EventStore {
     /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
     private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
                                 expected: Int) throws -> [ActivityRecord] {
-        let rows = try db.prepare(ActivityRecord.selectWithoutTextsSQL + condition)
+        let rows = try db.prepare(ActivityRecord.selectHeldSQL + condition)
         try rows.bind(bindings)
         var records: [ActivityRecord] = []
         records.reserveCapacity(expected)
@@ -96,7 +96,7 @@ extension EventStore {
         var recent = RecentStrings()
         return { slot in
             guard try rows.step() else { return false }
-            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent, withoutTexts: true))
+            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent, heldOnly: true))
             return true
         }
     }

@@ -9,11 +9,18 @@ extension EventStore {
         state.withLock { body($0) }
     }
 
-    /// One activity, live or not, or nil if never seen; with its texts.
+    /// One activity, live or not, or nil if never seen; whole: with its texts and its known
+    /// contents read back from its row (no page shows those; the stores are compared by this,
+    /// and a PostgreSQL record keeps them). Like the texts, the row may be newer than the copy
+    /// by the commits since: then the known contents of those appear twice (never shown).
     public func record(_ activityID: String) throws -> ActivityRecord? {
         if let live = state.withLock({ $0.records[activityID] }) {
             var records = [live]
             try fillTexts(&records)
+            if live.delivery.knownInRow {
+                let row = try readers.read { try Self.storedKnown(of: activityID, $0) }
+                records[0].delivery.takeBack(row: row)
+            }
             return records[0]
         }
         return try readers.read { try Self.loadRecord(activityID, from: $0) }

@@ -43,7 +43,8 @@ extension EventStore {
                     }
                     commit = (CommitChanges(counters: counters, labels: labels, shapes: .recorded, starts: starts,
                                             channels: channels, settings: settings, load: recordLoader(db),
-                                            subscribers: subscriberFinder(), texts: textReader(db)), receivedAt)
+                                            subscribers: subscriberFinder(), texts: textReader(db),
+                                            known: knownReader(db)), receivedAt)
                 }
                 guard var event = EventValidator.stored(body: rows.text(5) ?? "", key: rows.text(0),
                                                         bookingID: rows.text(2), occurredAt: rows.double(3)) else {

@@ -263,7 +263,8 @@ public final class EventStore: Sendable {
         let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
         var changes = CommitChanges(counters: counters, labels: labels, shapes: shapes, starts: starts,
                                     channels: channels, settings: settings, load: recordLoader(db),
-                                    subscribers: subscriberFinder(), texts: textReader(db))
+                                    subscribers: subscriberFinder(), texts: textReader(db),
+                                    known: knownReader(db))
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
@@ -454,11 +455,11 @@ public final class EventStore: Sendable {
     }
 
     /// Makes a commit's changes what memory holds; the records of `rowsWritten`, whose rows the
-    /// commit wrote (committed, or in the replay's transaction), let their texts go.
+    /// commit wrote (committed, or in the replay's transaction), let go what those hold.
     func publish(_ changes: inout CommitChanges, at now: Double, rowsWritten: Set<String>) {
         state.withLock { s in
             s.publish(&changes, at: now)
-            s.records.dropTexts(of: rowsWritten)
+            s.records.leaveToRows(of: rowsWritten)
         }
     }
 
@@ -531,7 +532,7 @@ public final class EventStore: Sendable {
     /// A record as the writer knows it: memory holds every live one, the table the rest.
     /// One read from the table leaves its texts there, as memory's records do (`textsInRow`).
     func recordLoader(_ db: Database) -> (String) throws -> ActivityRecord? {
-        { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db, withoutTexts: true) }
+        { [self] id in try state.withLock({ $0.records[id] }) ?? Self.loadRecord(id, from: db, heldOnly: true) }
     }
 
     /// The texts of a record that left them to its row, for the engine's few reads of them
@@ -540,17 +541,31 @@ public final class EventStore: Sendable {
         { id in try Self.texts(of: [id], db)[id] }
     }
 
+    /// The known contents a record's row holds, for the engine's one read of them
+    /// (`StateEngine.readsKnown`): on the writer's connection, which sees every committed row.
+    func knownReader(_ db: Database) -> (String) throws -> [DeliveryEvidence.Known] {
+        { id in try Self.storedKnown(of: id, db) }
+    }
+
+    /// The known contents the row of `id` holds (none without a row).
+    static func storedKnown(of id: String, _ db: Database) throws -> [DeliveryEvidence.Known] {
+        let s = try db.cached("SELECT delivery FROM activities WHERE activity_id = ?")
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        return try s.step() ? s.withBytes(0) { DeliveryEvidence(stored: $0) }.known : []
+    }
+
     /// The activities in memory subscribed to a channel, from the table's index (a subscribed
     /// activity that left memory, evicted or dismissed, receives none).
     func subscriberFinder() -> (String) -> [(id: String, record: ActivityRecord)] {
         { [self] channel in state.withLock { $0.records.subscriberRecords(of: channel) } }
     }
 
-    static func loadRecord(_ id: String, from db: Database, withoutTexts: Bool = false) throws -> ActivityRecord? {
-        let s = try db.cached((withoutTexts ? ActivityRecord.selectWithoutTextsSQL : ActivityRecord.selectSQL)
+    static func loadRecord(_ id: String, from db: Database, heldOnly: Bool = false) throws -> ActivityRecord? {
+        let s = try db.cached((heldOnly ? ActivityRecord.selectHeldSQL : ActivityRecord.selectSQL)
                               + " WHERE activity_id = ?")
         defer { s.reset() }
         try s.bind(id, at: 1)
-        return try s.step() ? ActivityRecord(row: s, withoutTexts: withoutTexts) : nil
+        return try s.step() ? ActivityRecord(row: s, heldOnly: heldOnly) : nil
     }
 }

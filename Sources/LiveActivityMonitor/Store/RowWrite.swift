@@ -4,7 +4,9 @@ import SQLiteDB
 /// activity), or an update by its id that leaves the id, booking and start alone (they never
 /// change; SQLite works on an index whenever one of its columns is assigned, even to the same
 /// value), sets `dismissed_at` only when the dismissal changed (its index entries change), and
-/// leaves a text only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled.
+/// leaves a text only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled, and
+/// merges the delivery evidence's known contents with the row's when memory holds only the
+/// ones since (`DeliveryEvidence.knownInRow`, `DeliveryEvidence.mergeSQL`).
 ///
 /// One rule for the statement and its binding: `sql` lists the columns `sets` admits, and
 /// `ActivityRecord.bind(to:as:)` binds the same ones.
@@ -15,9 +17,13 @@ struct RowWrite: Hashable {
     var setsDismissal: Bool
     /// Texts an update leaves as stored.
     var leaving: RecordTexts
+    /// An update's `delivery` is the row's known contents and the record's tail, after the
+    /// record's header (two values bound: `DeliveryEvidence.mergeSQL`).
+    var mergesKnown = false
 
     static let whole = RowWrite(insert: true, setsDismissal: true, leaving: [])
-    /// The update of a row whose dismissal did not change, its record holding both texts.
+    /// The update of a row whose dismissal did not change, its record holding both texts and
+    /// all its known contents.
     static let update = RowWrite(insert: false, setsDismissal: false, leaving: [])
 
     /// The text columns, by name.
@@ -33,6 +39,11 @@ struct RowWrite: Hashable {
         return true
     }
 
+    /// How an update sets `column`: to the value bound, or `delivery` merged.
+    private func assignment(_ column: String) -> String {
+        column == "delivery" && mergesKnown ? "delivery = " + DeliveryEvidence.mergeSQL : column + " = ?"
+    }
+
     /// The statement, made once per kind of write (`statements`).
     var sql: String { Self.statements[self]! }
 
@@ -44,9 +55,11 @@ struct RowWrite: Hashable {
         ]
         for dismissal in [false, true] {
             for leaving in [[], RecordTexts.attributes, .contentState, .both] {
-                let write = RowWrite(insert: false, setsDismissal: dismissal, leaving: leaving)
-                all[write] = "UPDATE activities SET " + columns.filter(write.sets).map { "\($0) = ?" }.joined(separator: ", ")
-                    + " WHERE activity_id = ?"
+                for merges in [false, true] {
+                    let write = RowWrite(insert: false, setsDismissal: dismissal, leaving: leaving, mergesKnown: merges)
+                    all[write] = "UPDATE activities SET " + columns.filter(write.sets).map(write.assignment).joined(separator: ", ")
+                        + " WHERE activity_id = ?"
+                }
             }
         }
         return all
