@@ -49,24 +49,34 @@ struct IDSearchIndex: Sendable {
     /// The index of `count` activities (distinct ids), activity `i`'s ids given by `ids(i)`, made at
     /// once: every entry made, sorted in one go and cut into chunks, instead of an insertion (a
     /// binary search and a move) per entry.
+    ///
+    /// Start-up's peak memory is set here (a million live activities: two million entries), so
+    /// the sort's numbers are cut to the entries' places before the chunks are made, and each
+    /// entry is moved into its chunk, not copied (no reference counted string retained).
     init(count: Int, ids: (Int) -> (activityID: String, bookingID: String?)) {
-        var entries: [Entry] = []
-        entries.reserveCapacity(2 * count)
+        let entries = UnsafeMutableBufferPointer<Entry>.allocate(capacity: 2 * count)
+        // Every entry is moved into a chunk before this.
+        defer { entries.deallocate() }
+        var made = 0
+        func make(_ entry: Entry) {
+            (entries.baseAddress! + made).initialize(to: entry)
+            made += 1
+        }
         for i in 0..<count {
             let (id, booking) = ids(i)
-            entries.append(Entry(key: Self.key(id), activityID: id, isBooking: false))
-            if let booking { entries.append(Entry(key: Self.key(booking), activityID: id, isBooking: true)) }
+            make(Entry(key: Self.key(id), activityID: id, isBooking: false))
+            if let booking { make(Entry(key: Self.key(booking), activityID: id, isBooking: true)) }
         }
         // Sorted by the keys' first 16 bytes as two numbers (one comparison of integers, no
         // string touched), by the whole entry only where those are equal.
-        var order = entries.indices.map { SortKey(entries[$0].key, Int32(truncatingIfNeeded: $0)) }
-        entries.withUnsafeBufferPointer { entries in
-            order.sort { a, b in
-                a.head != b.head ? a.head < b.head : a.tail != b.tail ? a.tail < b.tail
-                    : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
-            }
+        var order = (0..<made).map { SortKey(entries[$0].key, Int32(truncatingIfNeeded: $0)) }
+        order.sort { a, b in
+            a.head != b.head ? a.head < b.head : a.tail != b.tail ? a.tail < b.tail
+                : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
         }
-        sorted = SortedChunks(sorted: order.lazy.map { entries[Int($0.entry)] })
+        let places = order.map(\.entry)
+        order = []
+        sorted = SortedChunks(count: made) { (entries.baseAddress! + Int(places[$0])).move() }
     }
 
     /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the

@@ -25,19 +25,28 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
 
     /// Exactly `sorted`, which is in order with no element twice (a bulk build: O(n) after the
     /// caller's sort). Chunks are filled half, so that the next insertions do not split them.
-    /// Each chunk is made straight from `sorted` (a lazy map of a sort's order, for the search
-    /// index: the elements are not gathered into one array first).
+    /// Each chunk is made straight from `sorted` (a lazy map of a sort's order, for the phone
+    /// order: the elements are not gathered into one array first).
     init<Sorted: RandomAccessCollection<Element>>(sorted: Sorted) where Sorted.Index == Int {
-        assert(zip(sorted, sorted.dropFirst()).allSatisfy { Element.ordered($0, $1) }, "in order, each once")
+        self.init(count: sorted.count) { sorted[sorted.startIndex + $0] }
+    }
+
+    /// The same, element `i` made by `element(i)` (each called once, in order): a build that
+    /// moves its elements in from elsewhere.
+    init(count: Int, element: (Int) -> Element) {
         let fill = Self.maxChunk / 2
-        chunks.reserveCapacity((sorted.count + fill - 1) / fill)
-        var start = sorted.startIndex
-        while start < sorted.endIndex {
-            let end = Swift.min(start + fill, sorted.endIndex)
-            chunks.append(Array(sorted[start..<end]))
-            start = end
+        chunks.reserveCapacity((count + fill - 1) / fill)
+        var start = 0
+        while start < count {
+            let n = Swift.min(fill, count - start)
+            chunks.append(Array(unsafeUninitializedCapacity: n) { chunk, initialized in
+                for j in 0..<n { (chunk.baseAddress! + j).initialize(to: element(start + j)) }
+                initialized = n
+            })
+            start += n
         }
-        count = sorted.count
+        self.count = count
+        assert(zip(all, all.dropFirst()).allSatisfy { Element.ordered($0, $1) }, "in order, each once")
     }
 
     var isEmpty: Bool { count == 0 }
