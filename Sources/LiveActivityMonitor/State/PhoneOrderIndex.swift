@@ -33,31 +33,49 @@ struct PhoneOrderIndex: Sendable, Equatable {
     init() {}
 
     /// The cells of `records` as of `time`, built in bulk: one sort, O(n log n). Start-up builds
-    /// it for every live record: the sort moves `Member`s (two numbers and the record's place,
+    /// it for every live record: the sort moves `Member`s (three numbers and the record's place,
     /// nothing reference counted) rather than keys holding their ids; keys are made once sorted.
+    /// All cells are sorted as one array made at its size (by cell first), so that start-up's
+    /// peak memory holds one member per record beside the chunks, not per-cell arrays grown by
+    /// doubling and their sorted copies.
     init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double) {
         struct Member {
             var relevance: Double
             var startedAt: Double
+            /// Where its cell is in `found`.
+            var cell: Int32
             var record: Int32
         }
-        var members: [Cell: [Member]] = [:]
+        var found: [Cell] = []
+        var numbered: [Cell: Int32] = [:]
+        var members: [Member] = []
+        members.reserveCapacity(records.count)
         for i in records.indices {
             let place = Place(records[i], at: time)
             guard let cell = place.cell else { continue }
-            members[cell, default: []].append(Member(relevance: place.key.relevance, startedAt: place.key.startedAt, record: Int32(i)))
+            let number = numbered[cell] ?? {
+                found.append(cell)
+                numbered[cell] = Int32(found.count - 1)
+                return Int32(found.count - 1)
+            }()
+            members.append(Member(relevance: place.key.relevance, startedAt: place.key.startedAt, cell: number, record: Int32(i)))
         }
         func key(_ m: Member) -> PhoneOrderKey { PhoneOrderKey(records[Int(m.record)]) }
-        for (cell, cellMembers) in members {
-            // `PhoneOrderKey.ordered` is the order; an id is read only where the numbers tie.
-            let sorted = cellMembers.sorted { a, b in
-                guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
-                    return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
-                                                 PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
-                }
-                return PhoneOrderKey.ordered(key(a), key(b))
+        // By cell, then `PhoneOrderKey.ordered`; an id is read only where the numbers tie.
+        members.sort { a, b in
+            if a.cell != b.cell { return a.cell < b.cell }
+            guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
+                return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
+                                             PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
             }
-            cells[cell] = SortedChunks(sorted: sorted.lazy.map(key))
+            return PhoneOrderKey.ordered(key(a), key(b))
+        }
+        var start = 0
+        while start < members.count {
+            let cell = members[start].cell
+            let end = members[start...].firstIndex { $0.cell != cell } ?? members.endIndex
+            cells[found[Int(cell)]] = SortedChunks(count: end - start) { [start] in key(members[start + $0]) }
+            start = end
         }
     }
 
