@@ -52,12 +52,19 @@ final class RequestContext {
         }
         if target.utf8.first != UInt8(ascii: "/"), let (authority, rest) = Self.splitAbsoluteForm(target) {
             self.authority = authority
-            let path = rest.prefix { $0 != "?" }
+            let path = Self.beforeQuery(rest)
             sentPath = path.isEmpty ? "/" : String(path)
         } else {
             authority = nil
-            sentPath = String(target.prefix { $0 != "?" })
+            // Most targets have no query: their path is the target itself, not a copy.
+            let path = Self.beforeQuery(target[...])
+            sentPath = path.endIndex == target.endIndex ? target : String(path)
         }
+    }
+
+    /// `target` up to its `?`, found by bytes (a walk by characters cost every request more).
+    static func beforeQuery(_ target: Substring) -> Substring {
+        target[..<(target.utf8.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)]
     }
 
     /// The path as sent, still percent-encoded: the target up to its query string (after the
