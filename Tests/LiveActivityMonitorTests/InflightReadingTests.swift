@@ -46,7 +46,7 @@ import Testing
             let budget = Budget(limit: 0)
             let response = Self.post(monitor, budget: budget)
             #expect(response.status == 503)
-            #expect(response.headers.contains { $0.name == "Retry-After" })
+            #expect(response.headers.contains { $0 == (name: "Retry-After", value: "1") })
             #expect(budget.asked.value.count == 1)
             let text = String(decoding: monitor.handle("GET", "/metrics").body, as: UTF8.self)
             #expect(MetricsText.value(of: "liveactivity_ingest_events_total{type=\"push.sent\"}", in: text) == 0)

@@ -47,7 +47,7 @@ struct IngestHandler: Sendable {
             // The parsed contents wait with their events until stored: they hold the in-flight
             // budget as the body does (`--max-inflight-bytes`), which counts only its bytes.
             guard request.holdInflight(Self.readingBytes(events)) else {
-                let response = refused(.unavailable("too many request bodies in flight: retry shortly"))
+                let response = refused(.overBudget("too many request bodies in flight: retry shortly"))
                 return answer { response }
             }
             store.ingest(events) { result in
@@ -143,7 +143,7 @@ struct IngestHandler: Sendable {
         case .unsupportedMediaType: .unsupportedMediaType
         case .payloadTooLarge: .tooLarge
         case .invalidEvents: .invalid
-        case .unavailable: .unavailable
+        case .unavailable, .overBudget: .unavailable
         default: .malformed
         }
     }
