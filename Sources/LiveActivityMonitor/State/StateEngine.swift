@@ -95,7 +95,7 @@ public struct StateEngine: Sendable {
     }
 
     /// What an event's values (as it takes effect) warn of, besides its dates' distance
-    /// (`dated`): strange but possible values, stored as sent (DESIGN.md sections 3 and 4).
+    /// (`dating`): strange but possible values, stored as sent (DESIGN.md sections 3 and 4).
     static func valueWarnings(_ event: Event) -> [EventEffect.Warning] {
         var warnings: [EventEffect.Warning] = []
         if let stale = event.staleDate, stale < event.occurredAt { warnings.append(.staleDateInPast) }
@@ -570,7 +570,7 @@ public struct StateEngine: Sendable {
         return Outcome(effect: effect, passed: passed, at: t)
     }
 
-    /// A broadcast stored at `receivedAt` as its subscribers take it (`dated`: its time does not
+    /// A broadcast stored at `receivedAt` as its subscribers take it (`dating`: its time does not
     /// depend on the activity), with its content read once.
     static func receivable(_ event: Event, receivedAt: Double) -> (event: Event, content: PushContent) {
         var dated = event
