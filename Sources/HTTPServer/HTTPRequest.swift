@@ -20,6 +20,10 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The peer's IP address (`"127.0.0.1"`, `"::1"`, …), when known.
     public var remoteAddress: String?
+    /// The in-flight budget the body is held in (``HTTPServer/Configuration/maxInflightBodyBytes``),
+    /// for what the handler makes of the body and keeps until it answers (``holdInflight(_:)``);
+    /// nil for a request made in process, which no budget bounds.
+    public var inflightBudget: (any InflightBudget)?
 
     /// Creates a request; header names are lowercased so that ``header(_:)`` finds them.
     public init(method: String, path: String, query: [String: String] = [:],
@@ -50,8 +54,20 @@ public struct HTTPRequest: Sendable {
         self.remoteAddress = remoteAddress
     }
 
+    /// Holds `bytes` more of the request's in-flight budget until it is answered; false, holding
+    /// nothing, when the budget is spent (answer 503 then). Always true without a budget.
+    public func holdInflight(_ bytes: Int) -> Bool {
+        inflightBudget?.hold(bytes) ?? true
+    }
+
     /// The value of the header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
+}
+
+/// Where a request holds memory until it is answered (``HTTPResponder``).
+public protocol InflightBudget: Sendable {
+    /// Holds `bytes` more; false, holding nothing, when that would go over the budget.
+    func hold(_ bytes: Int) -> Bool
 }

@@ -14,7 +14,7 @@ import Synchronization
 /// resume before the suspend as cancelling it, and the request would hang), and `stop()` can
 /// never find a connection between the two. A connection suspended when the server stops is
 /// resumed by the server and closed unanswered (``abandon()``); a later `respond` does nothing.
-public final class HTTPResponder: Sendable {
+public final class HTTPResponder: InflightBudget {
     /// An answer: a response, or what builds it on the polling thread that sends it.
     enum Answer {
         case response(HTTPResponse)
@@ -48,20 +48,39 @@ public final class HTTPResponder: Sendable {
     /// A bit pattern rather than a pointer: it is only ever handed back to libmicrohttpd.
     private let connection: UInt
     private let core: ServerCore
-    /// Bytes of the in-flight body budget the request holds, given back with its answer.
-    private let reservedBodyBytes: Int
+    /// Bytes of the in-flight body budget the request holds, given back with its answer (its
+    /// body's, and what its handler holds more: `hold`). Changed under `state`'s lock.
+    private let reservedBodyBytes: Atomic<Int>
     let state = Mutex<State>(.handling)
 
     init(connection: OpaquePointer, core: ServerCore, reservedBodyBytes: Int) {
         self.connection = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
         self.core = core
-        self.reservedBodyBytes = reservedBodyBytes
+        self.reservedBodyBytes = Atomic(reservedBodyBytes)
     }
 
     /// Gives the request's body budget back (once: called where the state leaves `handling` or
     /// `suspended` for good).
     private func releaseBody() {
-        if reservedBodyBytes > 0 { core.inflightBodyBytes.wrappingSubtract(reservedBodyBytes, ordering: .relaxed) }
+        let held = reservedBodyBytes.exchange(0, ordering: .relaxed)
+        if held > 0 { core.inflightBodyBytes.wrappingSubtract(held, ordering: .relaxed) }
+    }
+
+    /// Holds `bytes` more of the in-flight budget (`maxInflightBodyBytes`) until the answer: what
+    /// the handler made of the body and keeps meanwhile. False, holding nothing, when that would
+    /// go over the budget while other requests hold some of it, or once answered.
+    public func hold(_ bytes: Int) -> Bool {
+        state.withLock { state in
+            switch state {
+            case .handling, .suspended: break
+            case .answeredEarly, .answered, .done, .abandoned: return false
+            }
+            guard let taken = core.takeInflight(bytes, beyond: reservedBodyBytes.load(ordering: .relaxed)) else {
+                return false
+            }
+            reservedBodyBytes.wrappingAdd(taken, ordering: .relaxed)
+            return true
+        }
     }
 
     private var mhdConnection: OpaquePointer { OpaquePointer(bitPattern: connection)! }

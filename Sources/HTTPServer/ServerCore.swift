@@ -77,16 +77,23 @@ final class ServerCore: Sendable {
     /// Takes `bytes` more of the in-flight body budget for `context`; false, taking nothing,
     /// when that would go over `maxInflightBodyBytes` while other requests hold some of it.
     func reserveBody(_ bytes: Int, for context: RequestContext) -> Bool {
-        guard maxInflightBodyBytes > 0, bytes > 0 else { return true }
+        guard let taken = takeInflight(bytes, beyond: 0) else { return false }
+        context.reservedBodyBytes += taken
+        return true
+    }
+
+    /// The budget's one rule: takes `bytes` unless the total would go over
+    /// `maxInflightBodyBytes` while more than `beyond` bytes are held (a request's own, when it
+    /// holds more for what it made of its body: alone, it always fits). What was taken (0 with
+    /// no budget), or nil, taking nothing.
+    func takeInflight(_ bytes: Int, beyond: Int) -> Int? {
+        guard maxInflightBodyBytes > 0, bytes > 0 else { return 0 }
         var held = inflightBodyBytes.load(ordering: .relaxed)
         while true {
-            if held > 0, held + bytes > maxInflightBodyBytes { return false }
+            if held > beyond, held + bytes > maxInflightBodyBytes { return nil }
             let (exchanged, original) = inflightBodyBytes.compareExchange(expected: held, desired: held + bytes,
                                                                          ordering: .relaxed)
-            if exchanged {
-                context.reservedBodyBytes += bytes
-                return true
-            }
+            if exchanged { return bytes }
             held = original
         }
     }
@@ -191,7 +198,9 @@ final class ServerCore: Sendable {
     /// through `responder` now or later.
     func run(connection: OpaquePointer, method: String, context: RequestContext, path: String,
              body: [UInt8], responder: HTTPResponder) {
-        handler(request(connection: connection, method: method, context: context, path: path, body: body), responder)
+        var request = request(connection: connection, method: method, context: context, path: path, body: body)
+        request.inflightBudget = responder
+        handler(request, responder)
     }
 
     /// The request as a handler sees it: the header fields collected on the first call, the

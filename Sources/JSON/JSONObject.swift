@@ -14,7 +14,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Above this many members lookups use a dictionary; below it a scan wins, and parsing
     /// typical events (up to about 20 keys) never pays for hashing.
-    static let indexThreshold = 32
+    public static let indexThreshold = 32
 
     private var storage: [Element]
     /// Position of each key in `storage`, kept only for objects above `indexThreshold`.

@@ -76,6 +76,46 @@ import Testing
         #expect(try first.readResponse().text == "2500")
     }
 
+    /// What a handler holds beyond its body (`holdInflight`, its `x-hold` bytes here) counts as
+    /// bodies do, and comes back with the answer.
+    @Test func whatAHandlerHoldsCountsInTheBudgetUntilItAnswers() throws {
+        let held = Locked(0), release = DispatchSemaphore(value: 0)
+        let server = try HTTPServer.forTesting({ $0.maxBodyBytes = 10_000; $0.maxInflightBodyBytes = 5_000 }) { request in
+            guard request.holdInflight(Int(request.header("x-hold") ?? "0")!) else { return .text("refused", status: 503) }
+            held.withLock { $0 += 1 }
+            _ = release.wait(timeout: .now() + 5)   // bounded: a regression fails, never hangs
+            return .text("\(request.body.count)")
+        }
+        defer { server.stop() }
+        func post(_ body: Int, hold: Int, receiveTimeout: Double = 10) throws -> RawConnection {
+            let connection = try RawConnection(port: server.port, receiveTimeout: receiveTimeout)
+            try connection.send("POST / HTTP/1.1\r\nHost: t\r\nx-hold: \(hold)\r\nContent-Length: \(body)\r\n\r\n")
+            try connection.send([UInt8](repeating: 1, count: body))
+            return connection
+        }
+        // 2,000 of 5,000 held by a body; 1,000 more and 2,500 held by its handler would make 5,500.
+        let first = try post(2_000, hold: 0)
+        Self.waitUntil { held.value == 1 }
+        let refused = try post(1_000, hold: 2_500, receiveTimeout: 3)
+        #expect(try refused.readResponse().status == 503)
+        // 1,000 and 1,500 held make 4,500: it fits.
+        let second = try post(1_000, hold: 1_500)
+        Self.waitUntil { held.value == 2 }
+        #expect(held.value == 2)
+        release.signal(); release.signal()
+        #expect(try first.readResponse().text == "2000")
+        #expect(try second.readResponse().text == "1000")
+        // Given back with the answers: 2,000 and 2,900 held fit again, and so do they twice over alone.
+        let again = try post(2_000, hold: 2_900)
+        Self.waitUntil { held.value == 3 }
+        release.signal()
+        #expect(try again.readResponse().text == "2000")
+        let alone = try post(2_000, hold: 9_000)
+        Self.waitUntil { held.value == 4 }
+        release.signal()
+        #expect(try alone.readResponse().text == "2000")
+    }
+
     @Test func aRequestAloneAlwaysFitsWhateverTheBudget() throws {
         let server = try HTTPServer.forTesting({ $0.maxBodyBytes = 10_000; $0.maxInflightBodyBytes = 100 }) { request in
             .text("\(request.body.count)")

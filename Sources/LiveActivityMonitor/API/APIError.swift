@@ -14,6 +14,9 @@ public enum APIError: Error, Sendable, Equatable {
     case invalidEvents([FieldError])
     /// The store cannot take writes (disk full, read-only database): retry later.
     case unavailable(String)
+    /// The in-flight budget (`--max-inflight-bytes`) is spent: retry shortly, as the HTTP
+    /// layer's own refusal says.
+    case overBudget(String)
 
     public var status: Int {
         switch self {
@@ -25,7 +28,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .invalidEvents: 422
-        case .unavailable: 503
+        case .unavailable, .overBudget: 503
         }
     }
 
@@ -53,6 +56,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unauthorized: response.headers.append((name: "WWW-Authenticate", value: "Bearer"))
         case .methodNotAllowed(let allowed): response.headers.append((name: "Allow", value: allowed))
         case .unavailable: response.headers.append((name: "Retry-After", value: "5"))
+        case .overBudget: response.headers.append((name: "Retry-After", value: "1"))
         default: break
         }
         return response
@@ -60,7 +64,8 @@ public enum APIError: Error, Sendable, Equatable {
 
     var message: String {
         switch self {
-        case .badRequest(let m), .forbidden(let m), .notFound(let m), .payloadTooLarge(let m), .unsupportedMediaType(let m), .unavailable(let m): m
+        case .badRequest(let m), .forbidden(let m), .notFound(let m), .payloadTooLarge(let m), .unsupportedMediaType(let m), .unavailable(let m),
+             .overBudget(let m): m
         case .unauthorized: "unauthorized"
         case .methodNotAllowed(let allowed): "method not allowed; use \(allowed)"
         case .invalidEvents(let errors): "\(errors.count) invalid field(s)"

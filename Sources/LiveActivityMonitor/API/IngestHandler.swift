@@ -44,6 +44,12 @@ struct IngestHandler: Sendable {
                 let response = refused(error)
                 return answer { response }
             }
+            // The parsed contents wait with their events until stored: they hold the in-flight
+            // budget as the body does (`--max-inflight-bytes`), which counts only its bytes.
+            guard request.holdInflight(Self.readingBytes(events)) else {
+                let response = refused(.overBudget("too many request bodies in flight: retry shortly"))
+                return answer { response }
+            }
             store.ingest(events) { result in
                 switch result {
                 case .success(let summary): answer { Self.accepted(summary) }
@@ -69,6 +75,11 @@ struct IngestHandler: Sendable {
         }
         done.wait()
         return response.withLock { $0! }
+    }
+
+    /// The heap the events' parsed contents hold (`ContentReading.heapBytes`).
+    static func readingBytes(_ events: [Event]) -> Int {
+        events.reduce(0) { $0 + ($1.contentReading?.heapBytes ?? 0) }
     }
 
     static func accepted(_ summary: IngestSummary) -> HTTPResponse {
@@ -132,7 +143,7 @@ struct IngestHandler: Sendable {
         case .unsupportedMediaType: .unsupportedMediaType
         case .payloadTooLarge: .tooLarge
         case .invalidEvents: .invalid
-        case .unavailable: .unavailable
+        case .unavailable, .overBudget: .unavailable
         default: .malformed
         }
     }

@@ -183,7 +183,7 @@ struct ActivityTable: Sendable {
         guard let i = positions.removeValue(forKey: id) else { return }
         searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
         unsubscribe(id, from: storage[i].channelID)
-        countGauges(replacing: i, with: nil)
+        uncountGauges(at: i)
         let last = storage.count - 1
         if i != last {
             storage.swapAt(i, last)
@@ -241,38 +241,53 @@ struct ActivityTable: Sendable {
     }
 
     /// Takes the record at `position` (if any) out of the gauges and the phone order and
-    /// `replacement` (if any) in, as of `gaugeTime`: the one path by which a record's change
-    /// reaches them.
-    private mutating func countGauges(replacing position: Int?, with replacement: ActivityRecord?) {
+    /// `replacement` in, as of `gaugeTime`: with `uncountGauges`, the one path by which a
+    /// record's change reaches them. `replacement` is borrowed, not an optional: wrapping the
+    /// record being put in one copied it, every reference retained, in each put (PERFORMANCE.md,
+    /// session 19).
+    private mutating func countGauges(replacing position: Int?, with replacement: borrowing ActivityRecord) {
         let budget = gauges.priority10Budget
-        let old = position.map { ActivityGauges.contribution(of: storage[$0], at: gaugeTime, budget: budget) }
-        let new = replacement.map { ActivityGauges.contribution(of: $0, at: gaugeTime, budget: budget) }
-        // A record's place in the phone order is its key in the cell of its state and type (by its
-        // bytes): most updates change neither (the states compared as the gauges computed them),
-        // and then no place is worked out.
-        var samePlace = false
-        if let position, let replacement, let old, let new {
-            samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement)
-                && ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
-        }
-        if phoneOrder != nil, !samePlace {
-            phoneOrder?.move(from: position.map { PhoneOrderIndex.Place(storage[$0], at: gaugeTime) },
-                             to: replacement.map { PhoneOrderIndex.Place($0, at: gaugeTime) })
-        }
-        if triage != nil {
-            triage?.move(from: position.map { TriageIndex.Place(storage[$0], at: gaugeTime, budget: budget) },
-                         to: replacement.map { TriageIndex.Place($0, at: gaugeTime, budget: budget) })
-        }
+        let new = ActivityGauges.contribution(of: replacement, at: gaugeTime, budget: budget)
         var before: Double?
-        if let position, let old {
-            gauges.count(old, type: storage[position].attributesType, -1)
-            before = nextChange(of: storage[position], after: gaugeTime)
+        if let position {
+            let old = ActivityGauges.contribution(of: storage[position], at: gaugeTime, budget: budget)
+            // A record's place in the phone order is its key in the cell of its state and type (by
+            // its bytes): most updates change neither (the states compared as the gauges computed
+            // them), and then no place is worked out.
+            let samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement)
+                && ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
+            if phoneOrder != nil, !samePlace {
+                phoneOrder?.move(from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
+                                 to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
+            }
+            if triage != nil {
+                triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
+                             to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
+            }
+            before = uncount(old, at: position)
+        } else {
+            phoneOrder?.move(from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
+            if triage != nil { triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget)) }
         }
-        guard let replacement, let new else { return }
         gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
         let next = nextChange(of: replacement, after: gaugeTime)
         if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
+    }
+
+    /// Takes the record at `position` out of the gauges and the phone order (it is removed).
+    private mutating func uncountGauges(at position: Int) {
+        let budget = gauges.priority10Budget
+        phoneOrder?.move(from: PhoneOrderIndex.Place(storage[position], at: gaugeTime), to: nil)
+        if triage != nil { triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil) }
+        _ = uncount(ActivityGauges.contribution(of: storage[position], at: gaugeTime, budget: budget), at: position)
+    }
+
+    /// Takes `old`, the contribution of the record at `position`, out of the gauges; its next
+    /// change, which its queue entry is for.
+    private mutating func uncount(_ old: ActivityGauges.Contribution, at position: Int) -> Double? {
+        gauges.count(old, type: storage[position].attributesType, -1)
+        return nextChange(of: storage[position], after: gaugeTime)
     }
 
     /// Brings the gauges forward to `now`: only the records whose contribution may have changed

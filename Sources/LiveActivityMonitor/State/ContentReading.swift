@@ -12,10 +12,48 @@ struct ContentReading: Sendable {
     let value: JSONValue?
     /// `ContentDigest` of `value`; nil when it does not parse.
     let digest: UInt64?
+    /// The heap `value` holds (`heapBytes(of:)`): a queued event's reading counts in the
+    /// in-flight budget beside its body's bytes (`IngestHandler`).
+    let heapBytes: Int
 
     init(_ text: JSONText) {
         value = try? JSONParser.parse(text.text)
         digest = value.map(ContentDigest.of)
+        heapBytes = value.map(Self.heapBytes) ?? 0
+    }
+
+    /// The heap a parsed value holds, as glibc's allocator hands it out: an array's or object's
+    /// storage, each string past the 15 bytes Swift keeps inline (keys and number literals too),
+    /// and the key index of an object over `JSONObject.indexThreshold` keys. About 3 × the text
+    /// for a typical content (PERFORMANCE.md, session 19); small members cost more than their
+    /// text, long strings about as much.
+    static func heapBytes(of value: JSONValue) -> Int {
+        switch value {
+        case .null, .bool: return 0
+        case .number(let number): return stringBytes(number.literal)
+        case .string(let string): return stringBytes(string)
+        case .array(let values):
+            return values.reduce(values.isEmpty ? 0 : allocation(32 + values.count * MemoryLayout<JSONValue>.stride)) {
+                $0 + heapBytes(of: $1)
+            }
+        case .object(let object):
+            let count = object.count
+            var bytes = count == 0 ? 0 : allocation(32 + count * MemoryLayout<JSONObject.Element>.stride)
+            // The index: a dictionary of key and position, at most 3/4 full.
+            if count > JSONObject.indexThreshold { bytes += allocation(64 + count * 4 / 3 * (MemoryLayout<String>.stride + 8 + 1)) }
+            for (key, member) in object { bytes += stringBytes(key) + heapBytes(of: member) }
+            return bytes
+        }
+    }
+
+    private static func stringBytes(_ string: String) -> Int {
+        let count = string.utf8.count
+        return count <= 15 ? 0 : allocation(32 + count + 1)
+    }
+
+    /// A malloc chunk: the request and 8 bytes of header, in 16-byte steps, 32 at least.
+    private static func allocation(_ bytes: Int) -> Int {
+        max(32, (bytes + 8 + 15) & ~15)
     }
 }
 

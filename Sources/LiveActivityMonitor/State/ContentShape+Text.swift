@@ -97,7 +97,7 @@ extension ObjectShape {
 }
 
 extension ValueShape {
-    init(kinds: Set<JSONKind>, optional: Bool = false) {
+    init(kinds: JSONKinds, optional: Bool = false) {
         self.kinds = kinds
         self.optional = optional
     }
@@ -109,12 +109,12 @@ extension ValueShape {
         if body == "any" { return }
         for name in body.split(separator: "|", omittingEmptySubsequences: false) {
             guard let kind = JSONKind(rawValue: String(name)), kind != .null else { return nil }
-            kinds.insert(kind)
+            kinds.insert(JSONKinds(kind))
         }
     }
 
     var typeText: String {
-        (kinds.isEmpty ? "any" : kinds.map(\.rawValue).sorted().joined(separator: "|")) + (optional ? "?" : "")
+        (kinds.isEmpty ? "any" : kinds.members.map(\.rawValue).sorted().joined(separator: "|")) + (optional ? "?" : "")
     }
 
     fileprivate func write(path: String, into out: inout [(String, JSONValue)]) {

@@ -59,7 +59,7 @@ struct ObjectShape: Sendable, Equatable {
 /// One key's (or an array's elements') shape.
 struct ValueShape: Sendable, Equatable {
     /// The kinds seen, null aside (empty: only null seen, or a declared `any`: every kind fits).
-    var kinds: Set<JSONKind> = []
+    var kinds: JSONKinds = []
     /// Absent or null is fine (a Swift `Optional`).
     var optional = false
     /// The shape of its objects, once an object was seen.
@@ -98,7 +98,7 @@ struct ValueShape: Sendable, Equatable {
             }
             if let shape, shape != element?.shape { element = Element(shape) }
         default:
-            kinds.insert(JSONKind(value))
+            kinds.insert(JSONKinds(JSONKind(value)))
         }
     }
 
@@ -109,7 +109,7 @@ struct ValueShape: Sendable, Equatable {
         }
         guard !kinds.isEmpty else { return [] }
         let kind = JSONKind(value)
-        guard kinds.contains(kind) else {
+        guard kinds.contains(JSONKinds(kind)) else {
             return ["`\(path)`: \(kind.rawValue) where the app sends \(Self.described(kinds))"]
         }
         switch value {
@@ -128,8 +128,8 @@ struct ValueShape: Sendable, Equatable {
     }
 
     /// "a string", "a number or a string".
-    static func described(_ kinds: Set<JSONKind>) -> String {
-        kinds.sorted { $0.rawValue < $1.rawValue }.map { ($0 == .array || $0 == .object ? "an " : "a ") + $0.rawValue }
+    static func described(_ kinds: JSONKinds) -> String {
+        kinds.members.sorted { $0.rawValue < $1.rawValue }.map { ($0 == .array || $0 == .object ? "an " : "a ") + $0.rawValue }
             .joined(separator: " or ")
     }
 }
@@ -148,4 +148,29 @@ enum JSONKind: String, Sendable, CaseIterable {
         case .null: self = .null
         }
     }
+}
+
+/// A set of kinds, as bits: every judged value asks it whether its kind was seen, and a
+/// `Set<JSONKind>` hashed the kind for each (PERFORMANCE.md, session 19).
+struct JSONKinds: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
+
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    init(_ kind: JSONKind) {
+        switch kind {
+        case .string: rawValue = 1
+        case .number: rawValue = 2
+        case .bool: rawValue = 4
+        case .object: rawValue = 8
+        case .array: rawValue = 16
+        case .null: rawValue = 32
+        }
+    }
+
+    static let string = JSONKinds(.string), number = JSONKinds(.number), bool = JSONKinds(.bool)
+    static let object = JSONKinds(.object), array = JSONKinds(.array)
+
+    /// The kinds in the set, in `JSONKind`'s order.
+    var members: [JSONKind] { JSONKind.allCases.filter { contains(JSONKinds($0)) } }
 }

@@ -76,15 +76,26 @@ public struct StateEngine: Sendable {
     func apply(_ event: Event, seq: Int64, receivedAt: Double, to record: inout ActivityRecord?,
                counters: inout MonitorCounters, pushes: inout PushTally, labels: inout AttributesTypeLabels,
                shapes: inout ContentShapes, starts: inout PushToStartBook, channels: inout ChannelBook) -> Outcome {
-        let (event, warnings) = Self.dated(event, receivedAt: receivedAt, record: record)
-        var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
-                            shapes: &shapes, starts: &starts, channels: &channels)
-        outcome.effect.warnings = warnings + Self.valueWarnings(event) + outcome.effect.warnings
-        return outcome
+        let dating = Self.dating(event, receivedAt: receivedAt, record: record)
+        func applied(_ event: borrowing Event) -> Outcome {
+            var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
+                                shapes: &shapes, starts: &starts, channels: &channels)
+            outcome.effect.warnings = dating.warnings + Self.valueWarnings(event) + outcome.effect.warnings
+            return outcome
+        }
+        // Nearly every ingested event takes effect as dated and carries its content read: applied
+        // as it is. A copy (every field retained, a measurable share of the writer) only for one
+        // that moves or was not read where it was decoded (a replay), read once for all its rules.
+        let unread = event.contentState != nil && event.contentReading == nil
+        guard dating.moves(event) || unread else { return applied(event) }
+        var taking = event
+        dating.date(&taking)
+        if unread { taking.readContent() }
+        return applied(taking)
     }
 
     /// What an event's values (as it takes effect) warn of, besides its dates' distance
-    /// (`dated`): strange but possible values, stored as sent (DESIGN.md sections 3 and 4).
+    /// (`dating`): strange but possible values, stored as sent (DESIGN.md sections 3 and 4).
     static func valueWarnings(_ event: Event) -> [EventEffect.Warning] {
         var warnings: [EventEffect.Warning] = []
         if let stale = event.staleDate, stale < event.occurredAt { warnings.append(.staleDateInPast) }
@@ -112,24 +123,41 @@ public struct StateEngine: Sendable {
         }
     }
 
-    /// The event as it takes effect, and what its dates warn of.
-    static func dated(_ event: Event, receivedAt: Double, record: ActivityRecord?) -> (Event, [EventEffect.Warning]) {
-        var event = event, warnings: [EventEffect.Warning] = []
+    /// When an event takes effect (`occurredAt`, and a `timestamp` left to default to the
+    /// date), and what its dates warn of.
+    struct Dating {
+        var occurredAt: Double
+        var timestamp: Double
+        var warnings: [EventEffect.Warning] = []
+
+        /// Whether the event's dates change.
+        func moves(_ event: borrowing Event) -> Bool {
+            occurredAt != event.occurredAt || timestamp != event.timestamp
+        }
+
+        func date(_ event: inout Event) {
+            event.occurredAt = occurredAt
+            event.timestamp = timestamp
+        }
+    }
+
+    static func dating(_ event: borrowing Event, receivedAt: Double, record: ActivityRecord?) -> Dating {
         let given = event.occurredAt
-        if event.timestamp > given + timestampSlack { warnings.append(.timestampInFuture) }
-        if event.timestamp < given - timestampSlack { warnings.append(.timestampInPast) }
+        var dating = Dating(occurredAt: given, timestamp: event.timestamp)
+        if event.timestamp > given + timestampSlack { dating.warnings.append(.timestampInFuture) }
+        if event.timestamp < given - timestampSlack { dating.warnings.append(.timestampInPast) }
         let at = effectiveTime(occurredAt: given, receivedAt: receivedAt)
         if at != given {
-            warnings.append(.occurredAtInFuture)
+            dating.warnings.append(.occurredAtInFuture)
             // A timestamp left to default to the date moves with it.
-            if event.timestamp == given { event.timestamp = at }
-            event.occurredAt = at
+            if event.timestamp == given { dating.timestamp = at }
+            dating.occurredAt = at
         }
-        if event.type == .activityEnded || event.type == .activityDismissed, let r = record, event.occurredAt < r.startedAt {
-            warnings.append(.endedBeforeStart)
-            event.occurredAt = r.startedAt
+        if event.type == .activityEnded || event.type == .activityDismissed, let r = record, dating.occurredAt < r.startedAt {
+            dating.warnings.append(.endedBeforeStart)
+            dating.occurredAt = r.startedAt
         }
-        return (event, warnings)
+        return dating
     }
 
     private func apply(_ event: Event, seq: Int64, to record: inout ActivityRecord?, counters: inout MonitorCounters,
@@ -542,10 +570,11 @@ public struct StateEngine: Sendable {
         return Outcome(effect: effect, passed: passed, at: t)
     }
 
-    /// A broadcast stored at `receivedAt` as its subscribers take it (`dated`: its time does not
+    /// A broadcast stored at `receivedAt` as its subscribers take it (`dating`: its time does not
     /// depend on the activity), with its content read once.
     static func receivable(_ event: Event, receivedAt: Double) -> (event: Event, content: PushContent) {
-        let (dated, _) = dated(event, receivedAt: receivedAt, record: nil)
+        var dated = event
+        dating(event, receivedAt: receivedAt, record: nil).date(&dated)
         return (dated, PushContent(dated))
     }
 
