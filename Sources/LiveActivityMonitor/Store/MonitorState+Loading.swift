@@ -49,7 +49,8 @@ extension MonitorState {
     mutating func assignLabels(reserved: [String], appStarts: [ExactString: Double]) {
         var live: [ExactString: Int] = [:]
         records.withRecords { records in
-            for record in records { live[ExactString(record.attributesType), default: 0] += 1 }
+            // By position: `for record in records` copies each record whole.
+            for i in records.indices { live[ExactString(records[i].attributesType), default: 0] += 1 }
         }
         let candidates = appStarts.keys.sorted { a, b in
             let x = (live[a] ?? 0, appStarts[a]!), y = (live[b] ?? 0, appStarts[b]!)
