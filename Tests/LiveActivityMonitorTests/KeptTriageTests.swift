@@ -160,4 +160,16 @@ import Testing
         #expect(table.keptTriageSets?.contents[frozen] == [], "moved out by time")
         #expect(table.nextGaugeChange != until)
     }
+
+    /// The problems' bits (`index`, a `switch` of its own so that the rules copy no record) are
+    /// their places in `allCases`, the order the page lists them in; and the states' `==` (also
+    /// a `switch`) tells the cases apart as their names do.
+    @Test func theHandWrittenOrdersAreTheCases() {
+        for (place, problem) in TriageProblem.allCases.enumerated() {
+            #expect(problem.index == place, "\(problem)")
+        }
+        for a in ActivityState.allCases {
+            for b in ActivityState.allCases { #expect((a == b) == (a.rawValue == b.rawValue), "\(a), \(b)") }
+        }
+    }
 }

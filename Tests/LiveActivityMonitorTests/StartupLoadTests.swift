@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Prometheus
 import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor
@@ -169,5 +170,27 @@ import Testing
         Self.expectEqual(a, b, at: TestServer.base)
         #expect(bulk.withRecords { r in r.indices.map { r[$0].activityID } }
                 == oneByOne.withRecords { r in r.indices.map { r[$0].activityID } }, "the same order")
+    }
+
+    /// A load's records share one copy of each attributes type and app, whichever reader made
+    /// theirs (here each record's own: more copies of a text than are remembered by identity),
+    /// and the count by type (`assignLabels`) counts by bytes.
+    @Test func loadedTypesAndAppsShareOneCopyEach() {
+        let texts = ["com.example.RideActivityAttributes", "com.example.TimerActivityAttributes", "é-an-app-with-a-long-name"]
+        var records = ActivityTableTests.records(300, seed: 9)
+        for i in records.indices {
+            // A String of its own per record (a copy of the bytes, not of the String).
+            records[i].attributesType = String(decoding: Array(texts[i % 2].utf8), as: UTF8.self)
+            records[i].app = i % 3 == 0 ? nil : String(decoding: Array(texts[2].utf8), as: UTF8.self)
+        }
+        let table = ActivityTable(loading: records, priority10Budget: Self.budget, gaugesFrom: TestServer.base)
+        func storages(_ field: (ActivityRecord) -> String?) -> Set<UInt> {
+            table.withRecords { r in
+                Set(r.indices.compactMap { i in field(r[i]).map { s in var s = s; return s.withUTF8 { UInt(bitPattern: $0.baseAddress) } } })
+            }
+        }
+        #expect(storages(\.attributesType).count == 2)
+        #expect(storages(\.app).count == 1)
+        #expect(table.countByType() == [ExactString(texts[0]): 150, ExactString(texts[1]): 150])
     }
 }

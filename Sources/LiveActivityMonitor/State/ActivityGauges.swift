@@ -91,7 +91,12 @@ struct ActivityGauges: Sendable, Equatable {
     static func recount(_ table: ActivityTable, at now: Double, budget: Int) -> ActivityGauges {
         var gauges = ActivityGauges(priority10Budget: budget)
         table.withRecords { records in
-            for i in records.indices { gauges.count(records[i], at: now, 1) }
+            for i in records.indices {
+                // Read before the counts change: a record borrowed across that change (as
+                // `count(_:at:_:)` borrows it) is first copied whole, its references retained.
+                let c = contribution(of: records[i], at: now, budget: budget)
+                gauges.count(c, type: records[i].attributesType, 1)
+            }
         }
         return gauges
     }

@@ -205,7 +205,8 @@ public struct ActivityRecord: Sendable, Equatable {
         guard let endedAt else { return nil }
         let latest = min(endedAt + LockScreenRules.maxEndedVisibility, liveFrom + LockScreenRules.maxLifetime)
         if let dismissedAt { return min(dismissedAt, latest) }
-        if dismissalPolicy == .immediate { return endedAt }
+        // Matched, not `==`: see `ActivityState.==` (`state(at:)` reads this).
+        if case .immediate? = dismissalPolicy { return endedAt }
         if let dismissalDate { return min(dismissalDate, latest) }
         return latest
     }

@@ -111,7 +111,9 @@ struct ActivityTable: Sendable {
 
     /// `intern` for every record, in order (so that the pool is what `put` would leave), each
     /// string first looked for among the few met last (`RecentStrings`; loaders share those
-    /// already, so this mostly finds the very same string).
+    /// already, so this mostly finds the very same string): by identity first (`StringIdentity`),
+    /// so that a record whose string was met costs two words compared, and a write only when
+    /// its string becomes another (start-up interns a million records alone, on the main thread).
     private mutating func internStrings() {
         var recent = RecentStrings()
         func pooled(_ s: String) -> String? {
@@ -119,13 +121,51 @@ struct ActivityTable: Sendable {
             // Only a pooled string: `put` shares no other.
             return interned.count < Self.maxInterned || interned.contains(ExactString(kept)) ? kept : nil
         }
-        for i in storage.indices {
-            let type = recent.shared(storage[i].attributesType, keeping: pooled)
-            storage[i].attributesType = type
-            if let app = storage[i].app {
-                let shared = recent.shared(app, keeping: pooled)
-                storage[i].app = shared
+        func shared(_ s: String) -> String { recent.shared(s, keeping: pooled) }
+        // Moved out while they change, so that `pooled` may change the pool (`self`) meanwhile.
+        var records = storage
+        storage = []
+        var types = SharedByIdentity(), apps = SharedByIdentity()
+        let noApp = StringIdentity(of: nil)
+        records.withUnsafeMutableBufferPointer { records in
+            guard let first = records.baseAddress else { return }
+            let base = UnsafeRawPointer(first)
+            let type = MemoryLayout<ActivityRecord>.offset(of: \.attributesType)!
+            let app = MemoryLayout<ActivityRecord>.offset(of: \.app)!
+            for i in records.indices {
+                let at = base + i * MemoryLayout<ActivityRecord>.stride
+                if let made = types.share(StringIdentity(at: at + type), records[i].attributesType, shared) {
+                    records[i].attributesType = made
+                }
+                let appIdentity = StringIdentity(at: at + app)
+                if appIdentity != noApp, let made = apps.share(appIdentity, records[i].app!, shared) {
+                    records[i].app = made
+                }
             }
+        }
+        storage = records
+    }
+
+    /// How many records there are of each attributes type (by its bytes): told apart by identity
+    /// first (`StringIdentity`; interned, records share a few), a dictionary entry each.
+    func countByType() -> [ExactString: Int] {
+        storage.withUnsafeBufferPointer { records in
+            var counts: [ExactString: Int] = [:]
+            guard let first = records.baseAddress else { return counts }
+            let type = MemoryLayout<ActivityRecord>.offset(of: \.attributesType)!
+            var runs: [(identity: StringIdentity, position: Int, count: Int)] = []
+            for i in records.indices {
+                let identity = StringIdentity(at: UnsafeRawPointer(first) + i * MemoryLayout<ActivityRecord>.stride + type)
+                if let k = runs.firstIndex(where: { $0.identity == identity }) {
+                    runs[k].count += 1
+                } else if runs.count < SharedByIdentity.capacity {
+                    runs.append((identity, i, 1))
+                } else {
+                    counts[ExactString(records[i].attributesType), default: 0] += 1
+                }
+            }
+            for run in runs { counts[ExactString(records[run.position].attributesType), default: 0] += run.count }
+            return counts
         }
     }
 

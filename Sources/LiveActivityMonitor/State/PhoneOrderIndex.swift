@@ -25,8 +25,13 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
         init(_ record: borrowing ActivityRecord, at time: Double) {
             key = PhoneOrderKey(record)
+            cell = Self.cell(of: record, at: time)
+        }
+
+        /// The cell of `record` at `time`: none once it is dismissed.
+        static func cell(of record: borrowing ActivityRecord, at time: Double) -> Cell? {
             let state = record.state(at: time)
-            cell = state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
+            return state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
         }
     }
 
@@ -51,14 +56,15 @@ struct PhoneOrderIndex: Sendable, Equatable {
         var members: [Member] = []
         members.reserveCapacity(records.count)
         for i in records.indices {
-            let place = Place(records[i], at: time)
-            guard let cell = place.cell else { continue }
+            // A `Place` of each record, its key's numbers alone: the id is read once sorted.
+            guard let cell = Place.cell(of: records[i], at: time) else { continue }
             let number = numbered[cell] ?? {
                 found.append(cell)
                 numbered[cell] = Int32(found.count - 1)
                 return Int32(found.count - 1)
             }()
-            members.append(Member(relevance: place.key.relevance, startedAt: place.key.startedAt, cell: number, record: Int32(i)))
+            members.append(Member(relevance: PhoneOrderKey.relevance(of: records[i]), startedAt: records[i].startedAt,
+                                  cell: number, record: Int32(i)))
         }
         func key(_ m: Member) -> PhoneOrderKey { PhoneOrderKey(records[Int(m.record)]) }
         // By cell, then `PhoneOrderKey.ordered`; an id is read only where the numbers tie.

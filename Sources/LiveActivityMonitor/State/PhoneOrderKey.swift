@@ -16,8 +16,11 @@ struct PhoneOrderKey: ChunkOrdered, Equatable {
     }
 
     init(_ r: borrowing ActivityRecord) {
-        self.init(relevance: r.relevanceScore ?? 0, startedAt: r.startedAt, activityID: r.activityID)
+        self.init(relevance: Self.relevance(of: r), startedAt: r.startedAt, activityID: r.activityID)
     }
+
+    /// The relevance `r` is ordered by: none counts as 0.
+    static func relevance(of r: borrowing ActivityRecord) -> Double { r.relevanceScore ?? 0 }
 
     /// Whether `a` comes before `b` in phone order.
     static func ordered(_ a: PhoneOrderKey, _ b: PhoneOrderKey) -> Bool {

@@ -48,24 +48,48 @@ enum TriageProblem: String, CaseIterable, Sendable {
         record.contentTimestamp - frozenAfter
     }
 
-    /// Its place in `allCases` (a bit of `TriageIndex.Place.problems`).
-    var index: Int { Self.allCases.firstIndex(of: self)! }
+    /// Its place in `allCases` (a bit of `TriageIndex.Place.problems`). A `switch`, not a search
+    /// of `allCases`: the rules (`bits`) read it with a record borrowed in place, and a call the
+    /// optimizer cannot see through there (a global's first use, `==` on these cases) makes it
+    /// copy the whole record first. A case added is a compile error here.
+    var index: Int {
+        switch self {
+        case .startNotStarted: 0
+        case .undecodablePush: 1
+        case .missedDelivery: 2
+        case .futureTimestamp: 3
+        case .tokenInvalidated: 4
+        case .lastPushFailed: 5
+        case .priority10Heavy: 6
+        case .stale: 7
+        }
+    }
 
     /// The problems of `record` at `now`, in the order above; none for an activity that left
     /// the lock screen. (`startNotStarted` belongs to start pushes: `unstarted(_:at:)`.)
     static func of(_ record: borrowing ActivityRecord, at now: Double, priority10Budget: Int) -> [TriageProblem] {
-        let state = record.state(at: now)
-        guard state != .dismissed else { return [] }
-        var out: [TriageProblem] = []
-        if record.undecodable != nil { out.append(.undecodablePush) }
-        if record.delivery.missed > 0 { out.append(.missedDelivery) }
-        if state != .ended, now < frozenUntil(record) { out.append(.futureTimestamp) }
-        if record.tokenInvalidated { out.append(.tokenInvalidated) }
-        if let push = record.lastPush, push.status != 200, !record.tokenInvalidated { out.append(.lastPushFailed) }
-        if record.isPriority10Heavy(at: now, budget: priority10Budget) { out.append(.priority10Heavy) }
-        if state == .stale { out.append(.stale) }
-        return out
+        let found = bits(of: record, at: now, priority10Budget: priority10Budget)
+        return found == 0 ? [] : allCases.filter { found & $0.bit != 0 }
     }
+
+    /// The rule of `of`, as a bit (`bit`) per problem: no array made, so that the triage sets
+    /// (`TriageIndex.Place`) judge a million records cheaply at start-up.
+    static func bits(of record: borrowing ActivityRecord, at now: Double, priority10Budget: Int) -> UInt16 {
+        let state = record.state(at: now)
+        guard state != .dismissed else { return 0 }
+        var found: UInt16 = 0
+        if record.undecodable != nil { found |= undecodablePush.bit }
+        if record.delivery.missed > 0 { found |= missedDelivery.bit }
+        if state != .ended, now < frozenUntil(record) { found |= futureTimestamp.bit }
+        if record.tokenInvalidated { found |= tokenInvalidated.bit }
+        if let status = record.lastPush?.status, status != 200, !record.tokenInvalidated { found |= lastPushFailed.bit }
+        if record.isPriority10Heavy(at: now, budget: priority10Budget) { found |= priority10Heavy.bit }
+        if state == .stale { found |= stale.bit }
+        return found
+    }
+
+    /// Its bit in `bits(of:at:priority10Budget:)` and `TriageIndex.Place.problems`: 1 << `index`.
+    var bit: UInt16 { 1 << index }
 
     /// The first instant after `now` at which `of` may change by time alone that the gauges'
     /// own (`ActivityGauges.nextChange`: every instant `state(at:)` compares the time with, and

@@ -22,8 +22,7 @@ struct TriageIndex: Sendable, Equatable {
 
         init(_ record: borrowing ActivityRecord, at time: Double, budget: Int) {
             key = TriageKey(record)
-            problems = 0
-            for problem in TriageProblem.of(record, at: time, priority10Budget: budget) { problems |= 1 << problem.index }
+            problems = TriageProblem.bits(of: record, at: time, priority10Budget: budget)
         }
 
         func has(_ problem: Int) -> Bool { problems & (1 << problem) != 0 }
@@ -35,9 +34,11 @@ struct TriageIndex: Sendable, Equatable {
     init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double, budget: Int) {
         var keys = [[TriageKey]](repeating: [], count: sets.count)
         for i in records.indices {
-            let place = Place(records[i], at: time, budget: budget)
-            guard place.problems != 0 else { continue }
-            for p in keys.indices where place.has(p) { keys[p].append(place.key) }
+            // A `Place` of each record, its problems first: most have none, and need no key.
+            let problems = TriageProblem.bits(of: records[i], at: time, priority10Budget: budget)
+            guard problems != 0 else { continue }
+            let key = TriageKey(records[i])
+            for p in keys.indices where problems & (1 << p) != 0 { keys[p].append(key) }
         }
         for p in keys.indices { sets[p] = SortedChunks(sorted: keys[p].sorted(by: TriageKey.ordered)) }
     }

@@ -47,10 +47,7 @@ extension MonitorState {
     /// The label slots once the records are loaded: `reserved` types, then app-reported types
     /// that live activities use, then the most started.
     mutating func assignLabels(reserved: [String], appStarts: [ExactString: Double]) {
-        var live: [ExactString: Int] = [:]
-        records.withRecords { records in
-            for record in records { live[ExactString(record.attributesType), default: 0] += 1 }
-        }
+        let live = records.countByType()
         let candidates = appStarts.keys.sorted { a, b in
             let x = (live[a] ?? 0, appStarts[a]!), y = (live[b] ?? 0, appStarts[b]!)
             return x != y ? x > y : ExactText.precedes(a.text, b.text)
