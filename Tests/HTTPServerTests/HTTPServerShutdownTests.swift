@@ -52,7 +52,8 @@ import Testing
             }
         }
         #expect(refusedAfter != nil, "connections kept completing their handshake during stop()")
-        #expect((refusedAfter ?? .infinity) < 1)
+        // Well under the grace period's 9 s; not 1 s: a build beside the suite once took 1.007 s.
+        #expect((refusedAfter ?? .infinity) < 2.5)
         #expect(inFlight.value == nil, "the request in flight was not in flight any more")
         opened.removeAll()
 
