@@ -25,8 +25,8 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
 
     /// Exactly `sorted`, which is in order with no element twice (a bulk build: O(n) after the
     /// caller's sort). Chunks are filled half, so that the next insertions do not split them.
-    /// Each chunk is made straight from `sorted` (a lazy map of a sort's order, for the phone
-    /// order: the elements are not gathered into one array first).
+    /// The bulk builds that make their elements as they go (moved in, or read from records in a
+    /// sort's order) call `init(count:element:)` instead, and gather no array first.
     init<Sorted: RandomAccessCollection<Element>>(sorted: Sorted) where Sorted.Index == Int {
         self.init(count: sorted.count) { sorted[sorted.startIndex + $0] }
     }
