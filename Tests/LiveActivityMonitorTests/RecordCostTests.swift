@@ -215,9 +215,11 @@ import Testing
         // The allocator's figures above are printed, not checked: other suites allocate in the
         // same process at the same time. What this change bought is checked by construction:
         // a known content in 32 bytes and at most `maxKnown` of them in one block, a record
-        // within 264 bytes, a fingerprint kept as 8 bytes, not as text (checked above).
+        // within 256 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
+        // priority-10 window in 12 (its minutes packed).
         #expect(MemoryLayout<DeliveryEvidence.Known>.stride == 32)
-        #expect(MemoryLayout<ActivityRecord>.stride <= 264)
+        #expect(MemoryLayout<ActivityRecord>.stride <= 256)
+        #expect(MemoryLayout<Priority10Minutes>.size == 12)
     }
 
     /// A fingerprint reads back exactly as it was set, whatever its text; the 16 lowercase hex
