@@ -46,10 +46,15 @@ struct DeadlineQueue: Sendable {
         return due
     }
 
-    /// Removes and returns every entry due at `now`.
-    mutating func popDue(_ now: Double) -> [String] {
+    /// How many due entries one commit takes at most. A restart after hours down finds every
+    /// live activity due at once: a million in one transaction took 75 s and 2 GB, and start-up
+    /// waited for it. The rest follow in commits of their own, between the requests'.
+    static let duePerCommit = 2_000
+
+    /// Removes and returns the entries due at `now`, earliest first, at most `limit` of them.
+    mutating func popDue(_ now: Double, limit: Int = .max) -> [String] {
         var due: [String] = []
-        while let first = heap.first, first.at <= now {
+        while due.count < limit, let first = heap.first, first.at <= now {
             due.append(first.id)
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
