@@ -35,10 +35,12 @@ public struct Priority10Minutes: Hashable, Sendable {
         guard let oldest = minutes.first?.index else { return }
         var bytes = 4
         for m in minutes { bytes += 1 + Self.lengthOf(m.pushes) }
+        var sum: UInt64 = 0
         packed = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, count in
             withUnsafeBytes(of: oldest.littleEndian) { for (i, b) in $0.enumerated() { buffer[i] = b } }
             count = 4
             for m in minutes {
+                sum += UInt64(m.pushes)
                 buffer[count] = UInt8(m.index - oldest)
                 count += 1
                 var v = m.pushes
@@ -51,7 +53,6 @@ public struct Priority10Minutes: Hashable, Sendable {
                 count += 1
             }
         }
-        let sum = minutes.reduce(UInt64(0)) { $0 + UInt64($1.pushes) }
         storedTotal = UInt32(clamping: sum)
     }
 
