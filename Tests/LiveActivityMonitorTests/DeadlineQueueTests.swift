@@ -28,8 +28,8 @@ import Testing
                                      extra: ["stale_date": Self.now + 3600 + Double(i), "content_state": ["startedAt": started, "elapsed": i]])
             #expect(try store.ingest(Self.events([push])).get().accepted == 1)
         }
-        let queued = store.state.withLock { $0.deadlines.count }
-        #expect(queued <= 2 * 2 + DeadlineQueue.slack, "\(queued) entries for 2 live activities")
+        let queued = store.state.withLock { $0.records.queuedDeadlines }
+        #expect(queued <= 2 * 2 + DeadlineQueue<Int32>.slack, "\(queued) entries for 2 live activities")
 
         // The last stale dates still fire: a at now + 3600 + 398, b at now + 3600 + 399.
         time.set(Self.now + 3600 + 398.5)

@@ -310,7 +310,7 @@ public final class EventStore: Sendable {
                 }
                 // In the commit of their events: a replay after a crash finds them.
                 try Self.write(changes.takeWrites(), db)
-                due = state.withLock { $0.deadlines.popDue(now) }
+                due = state.withLock { $0.records.popDueDeadlines(now) }
                 try changes.finish(at: now, due: due)
                 // Replay at start-up redoes commits by their events, from the tables as they were
                 // at `applied_seq`: these commits bring them up to date, and so do one a second
@@ -336,7 +336,7 @@ public final class EventStore: Sendable {
                 // Memory's book is as the last commit left it: this one's changes are not kept.
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
-                for id in due { s.deadlines.push(now, id) }
+                for id in due { s.records.scheduleDeadline(now, of: id) }
             }
             recordWriteProblem(failure.message)
             for job in jobs { job.finish(.failure(failure)) }

@@ -175,7 +175,7 @@ final class PostgresEventStore: Sendable {
         let db = writer.db
         let (counters, labels, shapes, taken, due) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
-            return (s.counters, s.labels, s.shapes, s.unpersisted, s.deadlines.popDue(now))
+            return (s.counters, s.labels, s.shapes, s.unpersisted, s.records.popDueDeadlines(now))
         }
         let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
         var changes = CommitChanges(
