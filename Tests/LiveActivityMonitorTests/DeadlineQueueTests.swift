@@ -42,6 +42,59 @@ import Testing
         #expect(try store.record("b")?.staleCounted == true)
     }
 
+    /// A restart after hours down finds every live activity due at once (a million took 75 s and
+    /// 2 GB in one commit, and start-up waited for it): each commit takes at most
+    /// `duePerCommit` of them, start-up waits for the first only, and the rest follow.
+    @Test func aRestartAfterHoursDownCatchesUpInBoundedCommits() throws {
+        let directory = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/db.sqlite"
+        let (clock, time) = Clock.manual(Self.now)
+        let n = 2 * ActivityTable.duePerCommit + 100
+        let started = Self.now - 60
+        do {
+            let store = try EventStore(path: path, clock: clock)
+            defer { store.close() }
+            for first in stride(from: 0, to: n, by: 1000) {
+                let batch = (first..<min(n, first + 1000)).map { IngestTests.started("c\($0)", at: started) }
+                #expect(try store.ingest(Self.events(batch)).get().accepted == batch.count)
+            }
+        }
+        time.set(Self.now + 9 * 3600)
+        let store = try EventStore(path: path, clock: clock)
+        defer { store.close() }
+        store.catchUp()
+        #expect(store.state.withLock { $0.earliestDeadline } > time.value, "nothing left due")
+        try Self.expectCaughtUp(store, n: n, started: started)
+    }
+
+    /// The same on the PostgreSQL store.
+    @Test func aRestartAfterHoursDownCatchesUpInBoundedCommitsOnPostgres() throws {
+        let n = 2 * ActivityTable.duePerCommit + 100
+        let started = Self.now - 60
+        let first = try PostgresInProcessMonitor(now: Self.now)
+        for k in stride(from: 0, to: n, by: 1000) {
+            let batch = (k..<min(n, k + 1000)).map { IngestTests.started("c\($0)", at: started) }
+            #expect(try first.store.ingest(Self.events(batch)).get().accepted == batch.count)
+        }
+        first.stop()
+        let again = try PostgresInProcessMonitor(now: Self.now + 9 * 3600, uri: first.uri)
+        defer { again.stop() }
+        again.store.sweepIfDue()
+        #expect(again.store.state.withLock { $0.earliestDeadline } > again.time.value, "nothing left due")
+        try Self.expectCaughtUp(again.store, n: n, started: started)
+    }
+
+    /// The catch-up took at least a commit per `duePerCommit` activities, and the activities
+    /// `c0`…`c{n-1}` ended at their 8 hours.
+    static func expectCaughtUp(_ store: some MonitorStore, n: Int, started: Double) throws {
+        let sweeps = (n + ActivityTable.duePerCommit - 1) / ActivityTable.duePerCommit
+        #expect(store.commitDurations.count >= UInt64(sweeps), "\(store.commitDurations.count) commits for \(n) due")
+        for i in [0, n / 2, n - 1] {
+            #expect(try store.record("c\(i)")?.endedAt == started + LockScreenRules.maxActiveDuration, "c\(i)")
+        }
+    }
+
     @Test func aRebuiltQueuePopsInDeadlineOrder() {
         var generator = SystemRandomNumberGenerator()
         let entries = (0..<1000).map { i in (at: Double.random(in: 0..<500, using: &generator), id: "a\(i)") }

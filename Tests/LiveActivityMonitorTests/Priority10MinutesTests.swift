@@ -67,6 +67,38 @@ import Testing
         #expect(Priority10Minutes(text: "") == Priority10Minutes())
     }
 
+    /// The packed minutes against a plain model of the window (minute → pushes, the newest's
+    /// hour kept): random pushes in and out of order, counts that take one to three bytes
+    /// packed, the total, the count at each minute around them, and the stored form.
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func packedMinutesAreTheWindowsMinutes(seed: UInt64) {
+        var random = PushEventScannerTests.Seeded(state: seed)
+        var w = Priority10Minutes()
+        var model: [Int32: UInt64] = [:]
+        let start = Priority10Minutes.minute(of: now)
+        for step in 0..<400 {
+            let index = start + Int32(Int.random(in: 0...(step / 2), using: &random)) - 30
+            let pushes = [1, 1, 1, 127, 128, 16_383, 16_384, 70_000].randomElement(using: &random)!
+            // Large counts arrive as a stored form would bring them: through its minutes added.
+            var blob = w.blob
+            withUnsafeBytes(of: index.littleEndian) { blob.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt32(pushes).littleEndian) { blob.append(contentsOf: $0) }
+            w = Priority10Minutes(blob: blob)
+            if let newest = model.keys.max(), index < newest - 60 { continue }
+            model[index, default: 0] += UInt64(pushes)
+            let newest = model.keys.max()!
+            model = model.filter { $0.key >= newest - 60 }
+            #expect(w.minutes.map(\.index) == model.keys.sorted(), "step \(step)")
+            #expect(w.minutes.map { UInt64($0.pushes) } == model.keys.sorted().map { model[$0]! })
+            #expect(UInt64(w.total) == model.values.reduce(0, +))
+            #expect(Priority10Minutes(blob: w.blob) == w)
+        }
+        for minute in (start - 100)...(start + 300) {
+            let expected = model.filter { $0.key <= minute && $0.key >= minute - 60 }.values.reduce(0, +)
+            #expect(UInt64(w.count(at: Double(minute) * 60 + 1)) == expected, "minute \(minute)")
+        }
+    }
+
     /// A stored form that `add` would not have left (out of order, a repeated minute, minutes
     /// out of the newest's window: another writer, or a damaged row) reads as those minutes added
     /// one by one, not as it is.

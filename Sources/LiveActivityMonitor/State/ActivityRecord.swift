@@ -4,7 +4,7 @@ import LiveActivityWire
 /// The current state of one activity: everything the lock screen, the read API and the gauges
 /// need, kept in memory for live activities and in the `activities` table for all of them.
 public struct ActivityRecord: Sendable, Equatable {
-    // Stored in an order that leaves no padding, the 8-byte fields first, then the small ones;
+    // Stored in an order that leaves no padding, the 8-byte fields first, then the others;
     // a `Double?` is kept as an `OptionalTime` (8 bytes, not 16) behind a property of the old
     // type, and the fields few set are kept apart (`uncommon`) (docs/ARCHITECTURE.md, "What one
     // record costs").
@@ -30,18 +30,32 @@ public struct ActivityRecord: Sendable, Equatable {
 
     public var startedAt: Double
     public var contentTimestamp: Double
-    public var tokenRotations = 0
 
     @OptionalTime public var staleDate: Double? = nil
     @OptionalTime public var relevanceScore: Double? = nil
     @OptionalTime public var endedAt: Double? = nil
     @OptionalTime public var tokenRotatedAt: Double? = nil
 
-    /// The priority-10 pushes of the last hour, per minute.
-    public var priority10 = Priority10Minutes()
+    // From here, each field of fewer than 8 bytes is followed by the small ones that fill its
+    // last word, so that the record's stride is 256 bytes, not 264.
 
-    /// The contents observations are compared with, and what they showed (DESIGN.md section 4).
+    /// The priority-10 pushes of the last hour, per minute (12 bytes).
+    public var priority10 = Priority10Minutes()
+    /// Kept in 4 bytes (a damaged row's count beyond them reads as their largest).
+    public var tokenRotations: Int {
+        get { Int(storedRotations) }
+        set { storedRotations = Int32(clamping: newValue) }
+    }
+    private var storedRotations: Int32 = 0
+
+    /// The contents observations are compared with, and what they showed (DESIGN.md section 4)
+    /// (21 bytes).
     public var delivery = DeliveryEvidence()
+    public var source: StartSource
+    /// The device reported `activity.stale` for the content now shown.
+    public var reportedStale = false
+    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
+    public var staleCounted = false
     public struct Undecodable: Sendable, Equatable {
         public var at: Double
         public var detail: String
@@ -103,7 +117,13 @@ public struct ActivityRecord: Sendable, Equatable {
         }
     }
 
+    /// 36 bytes (`LastPush`, below).
     public var lastPush: LastPush?
+    public var endedBy: EndedBy?
+    public var dismissalPolicy: DismissalPolicy?
+    /// The texts its row holds and memory let go (after the commit that wrote the row): set
+    /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
+    public private(set) var textsInRow: RecordTexts = []
 
     /// 40 bytes, not 48: the status (0–599) and the priority (1, 5 or 10) are validated at
     /// ingest, so two bytes each hold them.
@@ -138,17 +158,6 @@ public struct ActivityRecord: Sendable, Equatable {
     }
     /// As kept (`tokenFingerprint` makes a String of it); set directly by the row reader.
     var storedFingerprint: TokenFingerprint.Stored?
-
-    public var source: StartSource
-    /// The device reported `activity.stale` for the content now shown.
-    public var reportedStale = false
-    public var endedBy: EndedBy?
-    public var dismissalPolicy: DismissalPolicy?
-    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
-    public var staleCounted = false
-    /// The texts its row holds and memory let go (after the commit that wrote the row): set
-    /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
-    public private(set) var textsInRow: RecordTexts = []
 
     public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
                 source: StartSource = .app) {

@@ -11,16 +11,89 @@ public struct Priority10Minutes: Hashable, Sendable {
         var pushes: UInt32
     }
 
-    /// Minutes with at least one push, oldest first, none more than `span` before the newest.
-    private(set) var minutes: [Minute] = []
-    /// Pushes in `minutes`: what `count(at:)` returns at most (a cheap first test for scrapes).
-    public private(set) var total = 0
+    /// The minutes with at least one push, oldest first, none more than `span` before the newest,
+    /// packed: nothing, or the oldest minute (`Int32`, little-endian), then for each minute its
+    /// distance from the oldest (one byte: at most `span`) and its pushes (LEB128, one byte below
+    /// 128). A ride's seven minutes take 18 bytes here, in a 64-byte heap block, where eight-byte
+    /// `Minute`s took a 96-byte one (docs/ARCHITECTURE.md, "What one record costs"). One
+    /// encoding per set of minutes, so equal windows compare equal.
+    private var packed: [UInt8] = []
+    /// Pushes in the minutes (at most `UInt32.max`): what `count(at:)` returns at most, a cheap
+    /// first test for scrapes. Four bytes, so that the window takes 12 of the record's bytes.
+    private var storedTotal: UInt32 = 0
+    public var total: Int { Int(storedTotal) }
 
     /// The window: the minute of `now` and the 60 before it, so every push of the exact hour
     /// before `now` counts (and at most one minute's more).
     static let span: Int32 = Int32(LockScreenRules.priority10Window / 60)
 
     public init() {}
+
+    /// The window of `minutes`, which are what `add` leaves: ordered, distinct, within `span` of
+    /// the newest.
+    private init(ordered minutes: some Collection<Minute>) {
+        guard let oldest = minutes.first?.index else { return }
+        var bytes = 4
+        for m in minutes { bytes += 1 + Self.lengthOf(m.pushes) }
+        packed = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, count in
+            withUnsafeBytes(of: oldest.littleEndian) { for (i, b) in $0.enumerated() { buffer[i] = b } }
+            count = 4
+            for m in minutes {
+                buffer[count] = UInt8(m.index - oldest)
+                count += 1
+                var v = m.pushes
+                while v >= 0x80 {
+                    buffer[count] = UInt8(truncatingIfNeeded: v) | 0x80
+                    v >>= 7
+                    count += 1
+                }
+                buffer[count] = UInt8(v)
+                count += 1
+            }
+        }
+        let sum = minutes.reduce(UInt64(0)) { $0 + UInt64($1.pushes) }
+        storedTotal = UInt32(clamping: sum)
+    }
+
+    private static func lengthOf(_ pushes: UInt32) -> Int {
+        var n = 1, v = pushes >> 7
+        while v != 0 { n += 1; v >>= 7 }
+        return n
+    }
+
+    /// Calls `body` with each minute, oldest first, read in place.
+    private func forEachMinute(_ body: (Minute) -> Void) {
+        packed.withUnsafeBufferPointer { bytes in
+            guard bytes.count >= 4 else { return }
+            let oldest = Int32(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(as: Int32.self))
+            var i = 4
+            while i < bytes.count {
+                let index = oldest + Int32(bytes[i])
+                var pushes: UInt32 = 0, shift: UInt32 = 0
+                repeat {
+                    i += 1
+                    pushes |= UInt32(bytes[i] & 0x7F) << shift
+                    shift += 7
+                } while bytes[i] & 0x80 != 0
+                i += 1
+                body(Minute(index: index, pushes: pushes))
+            }
+        }
+    }
+
+    /// The minutes, oldest first.
+    var minutes: [Minute] {
+        var all: [Minute] = []
+        forEachMinute { all.append($0) }
+        return all
+    }
+
+    /// The oldest and newest minutes kept.
+    private var bounds: (oldest: Int32, newest: Int32)? {
+        var bounds: (Int32, Int32)?
+        forEachMinute { bounds = (bounds?.0 ?? $0.index, $0.index) }
+        return bounds
+    }
 
     static func minute(of t: Double) -> Int32 {
         Int32(clamping: Int64((t / 60).rounded(.down)))
@@ -31,7 +104,10 @@ public struct Priority10Minutes: Hashable, Sendable {
         add(Self.minute(of: t), pushes: 1)
     }
 
+    /// Adds `pushes` in minute `index`: the minutes unpacked, changed and packed again (at most
+    /// 61 of them, once per priority-10 push).
     private mutating func add(_ index: Int32, pushes: UInt32) {
+        var minutes = self.minutes
         // In 64 bits: a damaged row's minute may lie at either end of Int32.
         if let newest = minutes.last?.index, Int64(index) < Int64(newest) - Int64(Self.span) { return }
         // Pushes arrive nearly in order: look from the newest end.
@@ -42,18 +118,15 @@ public struct Priority10Minutes: Hashable, Sendable {
         } else {
             minutes.insert(Minute(index: index, pushes: pushes), at: i)
         }
-        total += Int(pushes)
         let oldestKept = Int64(minutes[minutes.count - 1].index) - Int64(Self.span)
-        while let first = minutes.first, Int64(first.index) < oldestKept {
-            total -= Int(first.pushes)
-            minutes.removeFirst()
-        }
+        let expired = minutes.prefix { Int64($0.index) < oldestKept }.count
+        self = Priority10Minutes(ordered: minutes.dropFirst(expired))
     }
 
     /// The next minute boundary after `t` while `count(at:)` may still change (it is constant
     /// within a minute, and zero from `span` minutes after the newest); nil after that.
     func nextChange(after t: Double) -> Double? {
-        guard let oldest = minutes.first?.index, let newest = minutes.last?.index else { return nil }
+        guard let (oldest, newest) = bounds else { return nil }
         // Before any time (a table not yet brought to a clock's time): zero until the oldest minute.
         guard t.isFinite else { return t < 0 ? Double(oldest) * 60 : nil }
         let current = Int64(Self.minute(of: t))
@@ -63,11 +136,10 @@ public struct Priority10Minutes: Hashable, Sendable {
 
     /// Priority-10 pushes sent in the hour before `now` (to the minute: see `span`).
     public func count(at now: Double) -> Int {
-        let current = Self.minute(of: now)
+        let current = Int64(Self.minute(of: now))
         var count = 0
-        for m in minutes.reversed() {
-            if m.index < current - Self.span { break }
-            if m.index <= current { count += Int(m.pushes) }
+        forEachMinute { m in
+            if Int64(m.index) >= current - Int64(Self.span), Int64(m.index) <= current { count += Int(m.pushes) }
         }
         return count
     }
@@ -83,8 +155,8 @@ extension Priority10Minutes {
     /// The `priority10_times` column.
     var blob: [UInt8] {
         var bytes = [Self.blobVersion]
-        bytes.reserveCapacity(1 + minutes.count * 8)
-        for m in minutes {
+        bytes.reserveCapacity(1 + packed.count * 4)
+        forEachMinute { m in
             withUnsafeBytes(of: m.index.littleEndian) { bytes.append(contentsOf: $0) }
             withUnsafeBytes(of: m.pushes.littleEndian) { bytes.append(contentsOf: $0) }
         }
@@ -101,16 +173,16 @@ extension Priority10Minutes {
     init(blob raw: UnsafeRawBufferPointer) {
         self.init()
         if raw.first == Self.blobVersion, raw.count % 8 == 1 {
-            let stored = (0..<(raw.count / 8)).map { i in
+            // Read in place: no array of them is made on the way.
+            let stored = (0..<(raw.count / 8)).lazy.map { i in
                 Minute(index: Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 1 + i * 8, as: Int32.self)),
                        pushes: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 5 + i * 8, as: UInt32.self)))
             }
-            // What `add` leaves (oldest first, within `span` of the newest) is kept as it is:
+            // What `add` leaves (oldest first, within `span` of the newest) is packed as it is:
             // start-up reads a million of these, and `add` one minute at a time cost 2 % of it.
             if let newest = stored.last?.index, Int64(stored.first!.index) >= Int64(newest) - Int64(Self.span),
                zip(stored, stored.dropFirst()).allSatisfy({ $0.index < $1.index }) {
-                minutes = stored
-                total = stored.reduce(0) { $0 + Int($1.pushes) }
+                self = Priority10Minutes(ordered: stored)
             } else {
                 for m in stored { add(m.index, pushes: m.pushes) }
             }

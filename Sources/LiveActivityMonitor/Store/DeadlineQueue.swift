@@ -49,10 +49,10 @@ struct DeadlineQueue<ID: Sendable>: Sendable {
         return due
     }
 
-    /// Removes and returns every entry due at `now`.
-    mutating func popDue(_ now: Double) -> [ID] {
+    /// Removes and returns the entries due at `now`, earliest first, at most `limit` of them.
+    mutating func popDue(_ now: Double, limit: Int = .max) -> [ID] {
         var due: [ID] = []
-        while let first = heap.first, first.at <= now {
+        while due.count < limit, let first = heap.first, first.at <= now {
             due.append(first.id)
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()

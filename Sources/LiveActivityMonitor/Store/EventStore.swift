@@ -109,8 +109,15 @@ public final class EventStore: Sendable {
     /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {
         let now = clock.now()
-        let due = state.withLock { $0.earliestDeadline <= now }
-        if due { _ = submit(.sweep) }
+        if state.withLock({ $0.earliestDeadline <= now }) { sweepUntilNoneDue(at: now) }
+    }
+
+    /// Sweeps until nothing is due at `now` (each sweep takes at most `ActivityTable.duePerCommit`)
+    /// or a commit fails (the next commit retries).
+    private func sweepUntilNoneDue(at now: Double) {
+        repeat {
+            guard case .success = submit(.sweep) else { return }
+        } while state.withLock { $0.earliestDeadline <= now }
     }
 
     /// Counts a refused request. A commit of its own writes it soon, one for all the refusals
@@ -141,7 +148,7 @@ public final class EventStore: Sendable {
     /// Brings the current-state and counters tables up to date now (`DeferredWrites`), as a
     /// sweep does; returns once written (or failed: the next commit retries).
     public func catchUp() {
-        _ = submit(.sweep)
+        sweepUntilNoneDue(at: clock.now())
     }
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.
@@ -310,7 +317,7 @@ public final class EventStore: Sendable {
                 }
                 // In the commit of their events: a replay after a crash finds them.
                 try Self.write(changes.takeWrites(), db)
-                due = state.withLock { $0.records.popDueDeadlines(now) }
+                due = state.withLock { $0.records.popDueDeadlines(now, limit: ActivityTable.duePerCommit) }
                 try changes.finish(at: now, due: due)
                 // Replay at start-up redoes commits by their events, from the tables as they were
                 // at `applied_seq`: these commits bring them up to date, and so do one a second
@@ -344,6 +351,8 @@ public final class EventStore: Sendable {
         }
         // Every live row is up to date after a flush: memory lets go of those records' texts.
         publish(&changes, at: now, rowsWritten: flush ? changes.changedIDs.union(deferred.rows) : [])
+        // More may be due than one commit takes: the next sweep is queued behind what waits.
+        if state.withLock({ $0.records.hasDueDeadline(at: now) }) { enqueue(.sweep) }
         if flush {
             deferred.flushed(changes.counters)
             evictOverflow()
