@@ -57,4 +57,69 @@ import Testing
         let ids = table.withRecords { records in records.indices.map { records[$0].activityID } }
         #expect(Set(ids) == Set(reference.keys))
     }
+
+    /// Removals move the table's last record into the gap, and every index that names records
+    /// by position (`IDPositions`, the id search, the gauge and deadline queues) must follow it:
+    /// through random puts, updates, removals and moves of the clock, each id still leads to its
+    /// own record, each search entry to the record whose id or booking it holds, the kept gauges
+    /// to a recount (the gauge queue still fires each record's change) and the deadline queue
+    /// to every record whose deadline is due.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func removalsKeepEveryIndexOnItsRecord(seed: UInt64) {
+        var random = PushEventScannerTests.Seeded(state: seed)
+        let budget = EngineSettings.defaultPriority10Budget
+        var now = 1_800_000_000.0
+        var table = ActivityTable(priority10Budget: budget)
+        table.keepGauges(priority10Budget: budget, from: now)
+        var reference: [String: ActivityRecord] = [:]
+        var removals = 0
+        for step in 0..<2400 {
+            let roll = Int.random(in: 0..<100, using: &random)
+            if roll < 35, let id = reference.keys.randomElement(using: &random) {
+                removals += table.withRecords { $0.last?.activityID } == id ? 0 : 1
+                table[id] = nil
+                reference[id] = nil
+            } else if roll < 92 {
+                let n = Int.random(in: 0..<300, using: &random)
+                // Few bookings, some with capitals: search keys tie, and their order falls to the ids.
+                var r = ActivityRecord(activityID: ["a\(n)", "A\(n)x"][n % 2],
+                                       bookingID: n % 5 == 0 ? nil : ["bk-\(n % 40)", "BK-\(n % 7)"][n % 3 == 0 ? 1 : 0],
+                                       attributesType: ["T", "U"][n % 2],
+                                       startedAt: now - Double(Int.random(in: 0..<(8 * 3600), using: &random)))
+                if Bool.random(using: &random) { r.staleDate = now + Double(Int.random(in: 1..<(4 * 3600), using: &random)) }
+                r.relevanceScore = Double(n % 3)
+                table.put(r)
+                reference[r.activityID] = r
+            } else {
+                now += Double(Int.random(in: 1..<1800, using: &random))
+                table.advanceGauges(to: now)
+            }
+            guard step % 40 == 39 else { continue }
+            #expect(table.count == reference.count)
+            for (id, r) in reference { #expect(table[id] == r, "\(id) leads to its record") }
+            let entries = table.searchEntries(withPrefix: "", after: nil, max: .max)
+            let byPosition = table.withRecords { records in
+                entries.map { e in (e, records[Int(e.position)].activityID, records[Int(e.position)].bookingID) }
+            }
+            for (e, id, booking) in byPosition {
+                #expect(e.key == IDSearchIndex.key(e.isBooking ? booking ?? "" : id), "search entry \(e.key) leads to \(id)")
+            }
+            #expect(entries.count == reference.values.reduce(0) { $0 + ($1.bookingID == nil ? 1 : 2) })
+            for q in ["", "a1", "bk-1", "bk-", "a"] {
+                let expected = reference.values.filter { SearchIndexTests.matches($0, q) }.map(\.activityID).sorted()
+                #expect(SearchIndexTests.found(table, q, slice: 3).sorted() == expected, "q=\(q)")
+            }
+            // Ahead of the kept instant: the gauge queue's due entries correct the kept gauges.
+            for ahead: Double in [0, 600, 3 * 3600, 9 * 3600] {
+                let t = now + ahead
+                #expect(table.gauges(at: t, priority10Budget: budget) == ActivityGauges.recount(table, at: t, budget: budget),
+                        "gauges at +\(ahead)")
+                var copy = table
+                let due = Set(copy.popDueDeadlines(t))
+                let expected = reference.values.filter { ($0.nextDeadline ?? .infinity) <= t }.map(\.activityID)
+                #expect(Set(expected).isSubset(of: due), "deadlines due at +\(ahead)")
+            }
+        }
+        #expect(removals > 300, "removals that moved a record: \(removals)")
+    }
 }

@@ -28,8 +28,8 @@ import Testing
                                      extra: ["stale_date": Self.now + 3600 + Double(i), "content_state": ["startedAt": started, "elapsed": i]])
             #expect(try store.ingest(Self.events([push])).get().accepted == 1)
         }
-        let queued = store.state.withLock { $0.deadlines.count }
-        #expect(queued <= 2 * 2 + DeadlineQueue.slack, "\(queued) entries for 2 live activities")
+        let queued = store.state.withLock { $0.records.queuedDeadlines }
+        #expect(queued <= 2 * 2 + DeadlineQueue<Int32>.slack, "\(queued) entries for 2 live activities")
 
         // The last stale dates still fire: a at now + 3600 + 398, b at now + 3600 + 399.
         time.set(Self.now + 3600 + 398.5)
@@ -50,7 +50,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/db.sqlite"
         let (clock, time) = Clock.manual(Self.now)
-        let n = 2 * DeadlineQueue.duePerCommit + 100
+        let n = 2 * ActivityTable.duePerCommit + 100
         let started = Self.now - 60
         do {
             let store = try EventStore(path: path, clock: clock)
@@ -70,7 +70,7 @@ import Testing
 
     /// The same on the PostgreSQL store.
     @Test func aRestartAfterHoursDownCatchesUpInBoundedCommitsOnPostgres() throws {
-        let n = 2 * DeadlineQueue.duePerCommit + 100
+        let n = 2 * ActivityTable.duePerCommit + 100
         let started = Self.now - 60
         let first = try PostgresInProcessMonitor(now: Self.now)
         for k in stride(from: 0, to: n, by: 1000) {
@@ -88,7 +88,7 @@ import Testing
     /// The catch-up took at least a commit per `duePerCommit` activities, and the activities
     /// `c0`…`c{n-1}` ended at their 8 hours.
     static func expectCaughtUp(_ store: some MonitorStore, n: Int, started: Double) throws {
-        let sweeps = (n + DeadlineQueue.duePerCommit - 1) / DeadlineQueue.duePerCommit
+        let sweeps = (n + ActivityTable.duePerCommit - 1) / ActivityTable.duePerCommit
         #expect(store.commitDurations.count >= UInt64(sweeps), "\(store.commitDurations.count) commits for \(n) due")
         for i in [0, n / 2, n - 1] {
             #expect(try store.record("c\(i)")?.endedAt == started + LockScreenRules.maxActiveDuration, "c\(i)")

@@ -107,7 +107,9 @@ import Testing
         return (total, parts)
     }
 
-    /// What the table's indexes cost per record, each built alone the way the table builds it.
+    /// What the table's indexes cost per record, each built alone the way the table builds it
+    /// (by positions, which `ids` stands for), and the forms they replaced (by id, "before"),
+    /// measured in the same run.
     static func indexCost(ids: [String], bookings: [String?]) -> [(String, Int)] {
         let n = ids.count
         func measure(_ name: String, _ build: () -> Any) -> (String, Int) {
@@ -117,20 +119,32 @@ import Testing
             withExtendedLifetime(built) {}
             return (name, cost)
         }
+        func id(_ i: Int) -> String { ids[i] }
         return [
-            measure("positions [String: Int]") {
+            measure("positions before ([String: Int])") {
                 var positions: [String: Int] = [:]
                 for (i, id) in ids.enumerated() { positions[id] = i }
                 return positions
             },
+            measure("positions (IDPositions, put one by one)") {
+                var positions = IDPositions()
+                for i in ids.indices { positions.set(ids[i], to: i, id: id) }
+                return positions
+            },
+            measure("positions (IDPositions, loaded)") { IDPositions(count: n, id: id) },
             measure("IDSearchIndex") {
                 var index = IDSearchIndex()
-                for (id, booking) in zip(ids, bookings) { index.insert(activityID: id, bookingID: booking) }
+                for (i, booking) in bookings.enumerated() { index.insert(at: i, activityID: ids[i], bookingID: booking, ids: id) }
                 return index
             },
-            measure("DeadlineQueue (one entry)") {
-                var queue = DeadlineQueue()
+            measure("DeadlineQueue before (one entry, by id)") {
+                var queue = DeadlineQueue<String>()
                 for (i, id) in ids.enumerated() { queue.push(Double(i), id) }
+                return queue
+            },
+            measure("DeadlineQueue (one entry)") {
+                var queue = DeadlineQueue<Int32>()
+                for i in ids.indices { queue.push(Double(i), Int32(i)) }
                 return queue
             },
         ]
@@ -220,6 +234,14 @@ import Testing
         #expect(MemoryLayout<DeliveryEvidence.Known>.stride == 32)
         #expect(MemoryLayout<ActivityRecord>.stride <= 256)
         #expect(MemoryLayout<Priority10Minutes>.size == 12)
+        // The indexes name a record by its 4-byte position, not its id.
+        #expect(MemoryLayout<IDSearchIndex.Entry>.stride == 24)
+        #expect(MemoryLayout<(at: Double, id: Int32)>.stride == 16)
+        let ids = (0..<Self.activities).map { "ga\($0)" }
+        let loaded = IDPositions(count: ids.count) { ids[$0] }
+        var put = IDPositions()
+        for i in ids.indices { put.set(ids[i], to: i) { ids[$0] } }
+        #expect(4 * loaded.slotCount <= 8 * ids.count && 4 * put.slotCount <= 8 * ids.count, "at most 8 bytes a record")
     }
 
     /// A fingerprint reads back exactly as it was set, whatever its text; the 16 lowercase hex

@@ -11,9 +11,9 @@ import Testing
 
     /// The activities the index yields for `q`, read `slice` entries at a time, each once.
     static func found(_ table: ActivityTable, _ q: String, slice: Int) -> [String] {
-        var out: [String] = [], after: IDSearchIndex.Entry?
+        var out: [String] = [], after: IDSearchIndex.Mark?
         while true {
-            let entries = table.searchIndex.entries(withPrefix: q, after: after, max: slice)
+            let entries = table.searchEntries(withPrefix: q, after: after, max: slice).map(table.searchMark)
             for e in entries where !(e.isBooking && IDSearchIndex.matches(e.activityID, q)) { out.append(e.activityID) }
             after = entries.last
             if entries.count < slice { return out }
@@ -43,7 +43,7 @@ import Testing
             }
             if step % 1000 == 999 {
                 #expect(table.searchIndex.count == reference.values.reduce(0) { $0 + ($1.bookingID == nil ? 1 : 2) })
-                let all = table.searchIndex.all
+                let all = table.searchMarks
                 #expect(zip(all, all.dropFirst()).allSatisfy { IDSearchIndex.less($0, $1) }, "entries out of order")
                 for q in queries {
                     let lowered = q.lowercased()

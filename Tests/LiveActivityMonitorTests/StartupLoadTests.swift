@@ -82,7 +82,6 @@ import Testing
         while try rows.step() {
             let record = try ActivityRecord(row: rows, heldOnly: true)
             oneByOne.records.put(record)
-            if let next = record.nextDeadline { oneByOne.deadlines.push(next, record.activityID) }
         }
         oneByOne.records.keepGauges(priority10Budget: budget, from: now)
         return (bulk, oneByOne)
@@ -96,12 +95,12 @@ import Testing
         for id in ids { #expect(a.records[id] == b.records[id], "record \(id)") }
         #expect(a.records.withRecords { records in records.indices.map { records[$0].activityID } }.sorted() == ids.sorted())
 
-        let (x, y) = (a.records.searchIndex.all, b.records.searchIndex.all)
+        let (x, y) = (a.records.searchMarks, b.records.searchMarks)
         #expect(a.records.searchIndex.count == b.records.searchIndex.count)
         #expect(x.count == y.count && zip(x, y).allSatisfy { !IDSearchIndex.less($0, $1) && !IDSearchIndex.less($1, $0) }, "search index entries")
         for q in ["r", "ride-1", "a-0000000000000000-1", "bk-", "bk-0000000000000000-2", "été", "zz"] {
-            #expect(a.records.searchIndex.entries(withPrefix: q, after: nil, max: 10_000).map(\.activityID)
-                    == b.records.searchIndex.entries(withPrefix: q, after: nil, max: 10_000).map(\.activityID), "q=\(q)")
+            #expect(a.records.searchEntries(withPrefix: q, after: nil, max: 10_000).map { a.records.searchMark($0).activityID }
+                    == b.records.searchEntries(withPrefix: q, after: nil, max: 10_000).map { b.records.searchMark($0).activityID }, "q=\(q)")
         }
 
         #expect(a.records.keptPhoneOrder != nil && a.records.keptPhoneOrder == b.records.keptPhoneOrder, "the wall's order")
@@ -124,8 +123,8 @@ import Testing
 
         // The same deadlines: what falls due at each record's deadline, in turn.
         let instants = Set(b.records.withRecords { records in records.indices.compactMap { records[$0].nextDeadline } }).sorted()
-        for t in instants { #expect(Set(a.deadlines.popDue(t)) == Set(b.deadlines.popDue(t)), "due at \(t - now)") }
-        #expect(a.deadlines.count == 0 && b.deadlines.count == 0)
+        for t in instants { #expect(Set(a.records.popDueDeadlines(t)) == Set(b.records.popDueDeadlines(t)), "due at \(t - now)") }
+        #expect(a.records.queuedDeadlines == 0 && b.records.queuedDeadlines == 0)
     }
 
     @Test(arguments: [1, 2] as [UInt64])
@@ -164,9 +163,7 @@ import Testing
         oneByOne.keepGauges(priority10Budget: Self.budget, from: TestServer.base)
         var a = MonitorState(), b = MonitorState()
         a.records = bulk
-        a.deadlines = bulk.deadlines()
         b.records = oneByOne
-        b.deadlines = oneByOne.deadlines()
         Self.expectEqual(a, b, at: TestServer.base)
         #expect(bulk.withRecords { r in r.indices.map { r[$0].activityID } }
                 == oneByOne.withRecords { r in r.indices.map { r[$0].activityID } }, "the same order")

@@ -198,7 +198,7 @@ struct ReadHandlers: Sendable {
     /// out of the page.
     private func searched(_ search: String, _ query: ListQuery, now: Double, counts: inout SIMD4<Int>) -> [ActivityRecord] {
         var selection = FirstInOrder<PageKey>(limit: query.limit + 1, ordered: PageKey.phoneOrder)
-        var after: IDSearchIndex.Entry?
+        var after: IDSearchIndex.Mark?
         var more = true
         var keys: [(key: PageKey, position: Int)] = []
         keys.reserveCapacity(Self.searchSlice)
@@ -219,14 +219,15 @@ struct ReadHandlers: Sendable {
             keys.removeAll(keepingCapacity: true)
             let first = after == nil
             let page: [ActivityRecord]? = NormalPriority.run { store.withLiveState { s in
-                let entries = s.records.searchIndex.entries(withPrefix: search, after: after, max: Self.searchSlice)
-                after = entries.last
+                let entries = s.records.searchEntries(withPrefix: search, after: after, max: Self.searchSlice)
+                after = entries.last.map(s.records.searchMark)
                 more = entries.count == Self.searchSlice
                 return s.records.withRecords { records in
                     for e in entries {
+                        // Positions, read under the lock that took them.
+                        let i = Int(e.position)
                         // Met by its own id's entry too.
-                        if e.isBooking, IDSearchIndex.matches(e.activityID, search) { continue }
-                        guard let i = s.records.position(of: e.activityID) else { continue }
+                        if e.isBooking, IDSearchIndex.matches(records[i].activityID, search) { continue }
                         if let type = query.attributesType, records[i].attributesType != type { continue }
                         keys.append((PageKey(records[i], state: records[i].state(at: now)), i))
                     }

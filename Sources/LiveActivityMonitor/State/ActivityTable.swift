@@ -6,9 +6,14 @@ import Prometheus
 /// each) and, being a hash table of 380-byte values, reserved two to three times the room
 /// its records need. Here a scrape or a list reads records in place (`withRecords`)
 /// and an id finds its position through a small index.
+///
+/// The indexes that name a record name it by its position in `storage` (`IDPositions`, the
+/// search index, the two deadline queues), not by its id: 4 bytes where a `String` took 16 and
+/// its hash table's room. A removal moves the last record into the gap (`remove`), and re-points
+/// those indexes at its new place.
 struct ActivityTable: Sendable {
     private var storage: [ActivityRecord] = []
-    private var positions: [String: Int] = [:]
+    private var positions = IDPositions()
     /// One copy of each attributes type and app name: thousands of records share a handful of
     /// them, and equal strings that share storage compare by identity (the scrape groups by type).
     /// By bytes: interning must not turn one spelling of a type into an equivalent other.
@@ -28,9 +33,15 @@ struct ActivityTable: Sendable {
     /// When the gauges were last brought forward (`advanceGauges`); a record set since is
     /// counted as of then too.
     private(set) var gaugeTime = -Double.infinity
-    /// When each record's contribution may next change by time alone (`ActivityGauges.nextChange`):
-    /// at least one entry per record that will change, and some outdated ones (checked when due).
-    private var gaugeChanges = DeadlineQueue()
+    /// When each record's contribution may next change by time alone (`ActivityGauges.nextChange`),
+    /// by position: at least one entry per record that will change, and some outdated ones
+    /// (`positions(of:)` says why they are harmless).
+    private var gaugeChanges = DeadlineQueue<Int32>()
+    /// Each record's next deadline (`ActivityRecord.nextDeadline`), by position: what the writer's
+    /// next commit must advance (`popDueDeadlines`). Pushed at every put, as the writer publishes
+    /// a record (most replace an entry already there, which stays until it falls due: rebuilt
+    /// past twice the records); outdated entries are harmless as in `gaugeChanges`.
+    private var deadlines = DeadlineQueue<Int32>()
     /// The records in phone order, by their state as of `gaugeTime` and type, for the list
     /// (`livePage`): kept on the gauges' paths, so that its cells and the gauges count the same
     /// records. Nil until the gauges are kept from an instant (`keepGauges` builds it in bulk):
@@ -72,8 +83,9 @@ struct ActivityTable: Sendable {
             table.recountGauges(priority10Budget: budget, from: now)
             return (table.gauges, table.gaugeTime, table.gaugeChanges)
         }
-        positions = Dictionary(minimumCapacity: storage.count)
-        for i in storage.indices { positions[storage[i].activityID] = i }
+        positions = storage.withUnsafeBufferPointer { records in
+            IDPositions(count: records.count) { records[$0].activityID }
+        }
         guard positions.count == storage.count else {
             // An id more than once (never from a store: its rows are keyed by id): the last
             // record of each kept, and every index made again from those.
@@ -89,6 +101,7 @@ struct ActivityTable: Sendable {
         let triage = Background(named: "store-triage") { [self] in builtTriage(at: now, budget: budget) }
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
+        rebuildDeadlines()
         (gauges, gaugeTime, gaugeChanges) = counted.wait()
         phoneOrder = order.wait()
         self.triage = triage.wait()
@@ -96,17 +109,16 @@ struct ActivityTable: Sendable {
     }
 
     /// Where an id came more than once (`positions` holds its last place): its last record, in
-    /// the place of its first, as `put` replaces a record in place.
+    /// the place of its first, as `put` replaces a record in place. The indexes are made again
+    /// from these.
     private mutating func keepLastOfEachID() {
         var kept: [ActivityRecord] = []
         kept.reserveCapacity(positions.count)
-        var placed: [String: Int] = [:]
-        for i in storage.indices where placed[storage[i].activityID] == nil {
-            placed[storage[i].activityID] = kept.count
-            kept.append(storage[positions[storage[i].activityID]!])
+        var placed = Set<String>()
+        for i in storage.indices where placed.insert(storage[i].activityID).inserted {
+            kept.append(storage[position(of: storage[i].activityID)!])
         }
         storage = kept
-        positions = placed
     }
 
     /// `intern` for every record, in order (so that the pool is what `put` would leave), each
@@ -172,7 +184,7 @@ struct ActivityTable: Sendable {
     var count: Int { storage.count }
 
     subscript(id: String) -> ActivityRecord? {
-        get { positions[id].map { storage[$0] } }
+        get { position(of: id).map { storage[$0] } }
         set {
             assert(newValue.map { $0.activityID == id } ?? true, "a record is kept under its own id")
             if let newValue { put(newValue) } else { remove(id) }
@@ -182,14 +194,17 @@ struct ActivityTable: Sendable {
     /// Keeps `record`, in place of the one with its id if there is one.
     mutating func put(_ record: consuming ActivityRecord) {
         let id = record.activityID
-        let position = positions[id]
-        if let i = position {
+        let next = record.nextDeadline
+        if let i = position(of: id) {
             // What the indexes hold of the record replaced, read in place; a record read from
             // here comes back with the interned strings it had: kept without a lookup (equal
             // strings that share storage compare by identity).
             if storage[i].bookingID != record.bookingID {
-                searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
-                searchIndex.insert(activityID: id, bookingID: record.bookingID)
+                let booking = record.bookingID
+                storage.withUnsafeBufferPointer { records in
+                    searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { records[$0].activityID }
+                    searchIndex.insert(at: i, activityID: id, bookingID: booking) { records[$0].activityID }
+                }
             }
             if storage[i].channelID != record.channelID {
                 unsubscribe(id, from: storage[i].channelID)
@@ -198,45 +213,64 @@ struct ActivityTable: Sendable {
             record.attributesType = storage[i].attributesType == record.attributesType
                 ? storage[i].attributesType : intern(record.attributesType)
             if let app = record.app { record.app = storage[i].app == app ? storage[i].app : intern(app) }
-            countGauges(replacing: i, with: record)
+            countGauges(replacing: i, with: record, at: i)
             storage[i] = consume record
+            if let next { deadlines.push(next, Int32(i)) }
         } else {
-            searchIndex.insert(activityID: id, bookingID: record.bookingID)
+            let i = storage.count, booking = record.bookingID
             subscribe(id, to: record.channelID)
             record.attributesType = intern(record.attributesType)
             if let app = record.app { record.app = intern(app) }
-            countGauges(replacing: nil, with: record)
-            positions[id] = storage.count
+            countGauges(replacing: nil, with: record, at: i)
             storage.append(consume record)
+            storage.withUnsafeBufferPointer { records in
+                positions.set(id, to: i) { records[$0].activityID }
+                searchIndex.insert(at: i, activityID: id, bookingID: booking) { records[$0].activityID }
+            }
+            if let next { deadlines.push(next, Int32(i)) }
         }
-        rebuildGaugeChangesIfLong()
+        rebuildQueuesIfLong()
     }
 
     /// Lets the records `ids` leave to their rows what those hold (`ActivityRecord.leaveToRow`),
     /// in place: nothing an index or a gauge keeps changes. Ids not here are passed over.
     mutating func leaveToRows(of ids: Set<String>) {
-        for id in ids { if let i = positions[id] { storage[i].leaveToRow() } }
+        for id in ids { if let i = position(of: id) { storage[i].leaveToRow() } }
     }
 
     /// Forgets the record `id`, if there is one.
     mutating func remove(_ id: String) {
-        guard let i = positions.removeValue(forKey: id) else { return }
-        searchIndex.remove(activityID: id, bookingID: storage[i].bookingID)
+        guard let i = position(of: id) else { return }
+        let last = storage.count - 1
+        // Out of the indexes while every record is where they say.
+        storage.withUnsafeBufferPointer { records in
+            positions.remove(id, at: i) { records[$0].activityID }
+            searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { records[$0].activityID }
+        }
         unsubscribe(id, from: storage[i].channelID)
         uncountGauges(at: i)
-        let last = storage.count - 1
         if i != last {
+            // The last record moves into the gap: the indexes follow it there.
+            storage.withUnsafeBufferPointer { records in
+                let moved = records[last].activityID
+                positions.move(moved, from: last, to: i)
+                searchIndex.move(activityID: moved, bookingID: records[last].bookingID, from: last, to: i) { records[$0].activityID }
+            }
             storage.swapAt(i, last)
-            positions[storage[i].activityID] = i
+            // Its queue entries name `last`: new ones name `i` (those left are outdated).
+            if let next = nextChange(of: storage[i], after: gaugeTime) { gaugeChanges.push(next, Int32(i)) }
+            if let next = storage[i].nextDeadline { deadlines.push(next, Int32(i)) }
         }
         storage.removeLast()
-        rebuildGaugeChangesIfLong()
+        rebuildQueuesIfLong()
     }
 
-    /// Once the record is in place (a rebuild reads the records): the queue of gauge changes
-    /// starts afresh past twice the records.
-    private mutating func rebuildGaugeChangesIfLong() {
-        if gaugeChanges.count > 2 * storage.count + DeadlineQueue.slack { rebuildGaugeChanges() }
+    /// Once the record is in place (a rebuild reads the records): a queue starts afresh past
+    /// twice the records.
+    private mutating func rebuildQueuesIfLong() {
+        let limit = 2 * storage.count + DeadlineQueue<Int32>.slack
+        if gaugeChanges.count > limit { rebuildGaugeChanges() }
+        if deadlines.count > limit { rebuildDeadlines() }
     }
 
     private mutating func subscribe(_ id: String, to channel: String?) {
@@ -250,14 +284,33 @@ struct ActivityTable: Sendable {
     }
 
     /// The position of the record `id` (for reading it in place in `withRecords`).
-    func position(of id: String) -> Int? { positions[id] }
+    func position(of id: String) -> Int? {
+        storage.withUnsafeBufferPointer { records in positions.position(of: id) { records[$0].activityID } }
+    }
+
+    /// Up to `max` entries of the id search whose key starts with `q` (lowercased), after `after`
+    /// (`IDSearchIndex.entries(withPrefix:after:max:ids:)`): each names its record's position,
+    /// which holds only until the table next changes (read the records under the same lock).
+    func searchEntries(withPrefix q: String, after: IDSearchIndex.Mark?, max: Int) -> [IDSearchIndex.Entry] {
+        storage.withUnsafeBufferPointer { records in
+            searchIndex.entries(withPrefix: q, after: after, max: max) { records[$0].activityID }
+        }
+    }
+
+    /// Where a walk of the id search that stopped at `entry` resumes (by ids, which stay put).
+    func searchMark(_ entry: IDSearchIndex.Entry) -> IDSearchIndex.Mark {
+        IDSearchIndex.mark(entry) { storage[$0].activityID }
+    }
+
+    /// Every entry of the id search by its activity's id, in order (tests).
+    var searchMarks: [IDSearchIndex.Mark] { searchIndex.all { storage[$0].activityID } }
 
     /// The records subscribed to `channel`, in id order (a broadcast's receivers are filed so).
     func subscriberRecords(of channel: String) -> [(id: String, record: ActivityRecord)] {
         guard let ids = subscribed[channel] else { return [] }
         var records: [(id: String, record: ActivityRecord)] = []
         records.reserveCapacity(ids.count)
-        for id in ids.sorted() { if let i = positions[id] { records.append((id, storage[i])) } }
+        for id in ids.sorted() { if let i = position(of: id) { records.append((id, storage[i])) } }
         return records
     }
 
@@ -268,7 +321,7 @@ struct ActivityTable: Sendable {
     func subscriberCount(of channel: String, at now: Double) -> Int {
         var n = 0
         for id in subscribed[channel] ?? [] {
-            if let i = positions[id], storage[i].isSubscribed(at: now) { n += 1 }
+            if let i = position(of: id), storage[i].isSubscribed(at: now) { n += 1 }
         }
         return n
     }
@@ -284,8 +337,8 @@ struct ActivityTable: Sendable {
     /// `replacement` in, as of `gaugeTime`: with `uncountGauges`, the one path by which a
     /// record's change reaches them. `replacement` is borrowed, not an optional: wrapping the
     /// record being put in one copied it, every reference retained, in each put (PERFORMANCE.md,
-    /// session 19).
-    private mutating func countGauges(replacing position: Int?, with replacement: borrowing ActivityRecord) {
+    /// session 19). `place`: where `replacement` goes (its queue entry names it).
+    private mutating func countGauges(replacing position: Int?, with replacement: borrowing ActivityRecord, at place: Int) {
         let budget = gauges.priority10Budget
         let new = ActivityGauges.contribution(of: replacement, at: gaugeTime, budget: budget)
         var before: Double?
@@ -312,7 +365,7 @@ struct ActivityTable: Sendable {
         gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
         let next = nextChange(of: replacement, after: gaugeTime)
-        if let next, next != before { gaugeChanges.push(next, replacement.activityID) }
+        if let next, next != before { gaugeChanges.push(next, Int32(place)) }
     }
 
     /// Takes the record at `position` out of the gauges and the phone order (it is removed).
@@ -349,11 +402,11 @@ struct ActivityTable: Sendable {
                              to: TriageIndex.Place(storage[i], at: now, budget: budget))
             }
             if let next = nextChange(of: storage[i], after: now) {
-                gaugeChanges.push(next, storage[i].activityID)
+                gaugeChanges.push(next, Int32(i))
             }
         }
         gaugeTime = now
-        rebuildGaugeChangesIfLong()
+        rebuildQueuesIfLong()
     }
 
     /// The gauges at `now`, without changing the table: those kept, corrected by the records whose
@@ -383,10 +436,17 @@ struct ActivityTable: Sendable {
         now > gaugeTime ? positions(of: gaugeChanges.due(at: now)) : []
     }
 
-    /// The positions of the live records among `ids`, each once.
-    private func positions(of ids: [String]) -> [Int] {
-        var seen = Set<String>()
-        return ids.compactMap { seen.insert($0).inserted ? positions[$0] : nil }
+    /// The records at the queue entries `due`, each once. An entry may be outdated: its record
+    /// moved (a fresh entry names its new place), and another record, or none (past the end),
+    /// is there now. That is harmless to every reader of the queues: a record brought forward,
+    /// or corrected, from `gaugeTime` to `now` that did not change is taken out and counted back
+    /// as it was (the gauges, the phone order and the triage sets are each a function of the
+    /// record and the instant); a record whose deadline is not due is advanced by the writer to
+    /// no change (`popDueDeadlines`). A record that does change at `now` always has an entry at
+    /// its own place.
+    private func positions(of due: [Int32]) -> [Int] {
+        var seen = Set<Int32>()
+        return due.compactMap { $0 < storage.count && seen.insert($0).inserted ? Int($0) : nil }
     }
 
     /// A page of the list at `now`: the first `limit` live records in phone order, after
@@ -415,7 +475,7 @@ struct ActivityTable: Sendable {
         }
         keys += phoneOrder.first(limit, state: state, type: type, after: after, skipping: moved)
         keys.sort(by: PhoneOrderKey.ordered)
-        let records = keys.prefix(limit).compactMap { positions[$0.activityID].map { storage[$0] } }
+        let records = keys.prefix(limit).compactMap { position(of: $0.activityID).map { storage[$0] } }
         var counts = SIMD4<Int>(repeating: 0)
         for (t, c) in gauges(at: now, correcting: changed).byType
         where type.map({ $0 == t.text }) ?? true {
@@ -450,7 +510,7 @@ struct ActivityTable: Sendable {
         return problems.map { p in
             var keys = added[p] + triage.first(limit, of: p, skipping: moved)
             keys.sort(by: TriageKey.ordered)
-            return (counts[p], keys.prefix(limit).compactMap { positions[$0.activityID] })
+            return (counts[p], keys.prefix(limit).compactMap { position(of: $0.activityID) })
         }
     }
 
@@ -500,11 +560,9 @@ struct ActivityTable: Sendable {
     }
 
     private mutating func rebuildGaugeChanges() {
-        var entries: [(at: Double, id: String)] = []
+        var entries: [(at: Double, id: Int32)] = []
         for i in storage.indices {
-            if let next = nextChange(of: storage[i], after: gaugeTime) {
-                entries.append((next, storage[i].activityID))
-            }
+            if let next = nextChange(of: storage[i], after: gaugeTime) { entries.append((next, Int32(i))) }
         }
         gaugeChanges = DeadlineQueue(entries)
     }
@@ -524,15 +582,42 @@ struct ActivityTable: Sendable {
         return ids.count
     }
 
-    /// A deadline queue holding each record's next deadline, and nothing else.
-    func deadlines() -> DeadlineQueue {
-        var entries: [(at: Double, id: String)] = []
+    /// The deadline queue afresh: each record's next deadline, and nothing else.
+    private mutating func rebuildDeadlines() {
+        var entries: [(at: Double, id: Int32)] = []
         entries.reserveCapacity(storage.count)
         for i in storage.indices {
-            if let next = storage[i].nextDeadline { entries.append((next, storage[i].activityID)) }
+            if let next = storage[i].nextDeadline { entries.append((next, Int32(i))) }
         }
-        return DeadlineQueue(entries)
+        deadlines = DeadlineQueue(entries)
     }
+
+    /// When the earliest deadline falls (at the latest: some entries are outdated).
+    var earliestDeadline: Double? { deadlines.earliest }
+
+    /// How many due deadlines one commit takes at most. A restart after hours down finds every
+    /// live activity due at once: a million in one transaction took 75 s and 2 GB, and start-up
+    /// waited for it. The rest follow in commits of their own, between the requests'.
+    static let duePerCommit = 2_000
+
+    /// Takes the deadlines due at `now`, earliest first, at most `limit` entries: the ids of the
+    /// records to advance, each once (some of whose deadline has not come: `positions(of:)`).
+    mutating func popDueDeadlines(_ now: Double, limit: Int = .max) -> [String] {
+        let due = deadlines.popDue(now, limit: limit)
+        return positions(of: due).map { storage[$0].activityID }
+    }
+
+    /// Whether a deadline is due at `now`: one commit took `duePerCommit` and left more. (Not a
+    /// count of the ids taken: outdated entries are taken and give no id, or one already given.)
+    func hasDueDeadline(at now: Double) -> Bool { (deadlines.earliest ?? .infinity) <= now }
+
+    /// Schedules the record `id` (if it is here) at `at`: due ids given back by a commit that failed.
+    mutating func scheduleDeadline(_ at: Double, of id: String) {
+        if let i = position(of: id) { deadlines.push(at, Int32(i)) }
+    }
+
+    /// How many entries the deadline queue holds (tests).
+    var queuedDeadlines: Int { deadlines.count }
 
     private mutating func intern(_ s: String) -> String {
         if let known = interned.firstIndex(of: ExactString(s)) { return interned[known].text }

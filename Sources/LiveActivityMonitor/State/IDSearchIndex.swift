@@ -9,18 +9,31 @@ import Glibc
 /// it in bounded slices (`entries(withPrefix:after:max:)`), each under the state lock for a few
 /// hundred entries, so that no search holds the writer or a scrape for its whole length
 /// (ARCHITECTURE.md, "Search").
+/// Entries hold their activity's position in the table's storage, not its id (24 bytes an
+/// entry): the table re-points an activity's entries when a removal moves it
+/// (`move(activityID:bookingID:from:to:ids:)`). Their order is by key, then by the activity's
+/// id, read through the table (`IDs`): an activity's place in it never changes while it stays,
+/// so that a reader's walk resumes after an id (`Mark`) and meets each match once.
 struct IDSearchIndex: Sendable {
-    /// Entries are ordered by bytes (`less`), not `<` on strings (canonical equivalence).
-    struct Entry: ChunkOrdered {
+    struct Entry: Sendable {
         /// The lowercased activity id or booking id.
         var key: String
-        /// The activity it leads to.
-        var activityID: String
+        /// Where the activity it leads to is in the table's storage.
+        var position: Int32
         /// Whether `key` is the activity's booking id (otherwise its own id).
         var isBooking: Bool
-
-        static func ordered(_ a: Entry, _ b: Entry) -> Bool { IDSearchIndex.less(a, b) }
     }
+
+    /// An entry by its activity's id: where a reader's walk stopped (positions move as records
+    /// leave; ids do not), and the form the order compares.
+    struct Mark: Sendable, Equatable {
+        var key: String
+        var activityID: String
+        var isBooking: Bool
+    }
+
+    /// The id of the activity at a position (the table's records).
+    typealias IDs = (Int) -> String
 
     private var sorted = SortedChunks<Entry>()
     var count: Int { sorted.count }
@@ -46,9 +59,9 @@ struct IDSearchIndex: Sendable {
 
     init() {}
 
-    /// The index of `count` activities (distinct ids), activity `i`'s ids given by `ids(i)`, made at
-    /// once: every entry made, sorted in one go and cut into chunks, instead of an insertion (a
-    /// binary search and a move) per entry.
+    /// The index of `count` activities (distinct ids) at positions `0..<count`, activity `i`'s
+    /// ids given by `ids(i)`, made at once: every entry made, sorted in one go and cut into
+    /// chunks, instead of an insertion (a binary search and a move) per entry.
     ///
     /// Start-up's peak memory is set here (a million live activities: two million entries), so
     /// the sort's numbers are cut to the entries' places before the chunks are made, and each
@@ -64,19 +77,21 @@ struct IDSearchIndex: Sendable {
         }
         for i in 0..<count {
             let (id, booking) = ids(i)
-            make(Entry(key: Self.key(id), activityID: id, isBooking: false))
-            if let booking { make(Entry(key: Self.key(booking), activityID: id, isBooking: true)) }
+            make(Entry(key: Self.key(id), position: Int32(i), isBooking: false))
+            if let booking { make(Entry(key: Self.key(booking), position: Int32(i), isBooking: true)) }
         }
+        func id(_ i: Int) -> String { ids(i).activityID }
         // Sorted by the keys' first 16 bytes as two numbers (one comparison of integers, no
         // string touched), by the whole entry only where those are equal.
         var order = (0..<made).map { SortKey(entries[$0].key, Int32(truncatingIfNeeded: $0)) }
         order.sort { a, b in
             a.head != b.head ? a.head < b.head : a.tail != b.tail ? a.tail < b.tail
-                : Self.less(entries[Int(a.entry)], entries[Int(b.entry)])
+                : Self.order(entries[Int(a.entry)], Self.mark(entries[Int(b.entry)], id), id) < 0
         }
         let places = order.map(\.entry)
         order = []
         sorted = SortedChunks(count: made) { (entries.baseAddress! + Int(places[$0])).move() }
+        assert(isInOrder(id), "in order, each once")
     }
 
     /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the
@@ -103,24 +118,40 @@ struct IDSearchIndex: Sendable {
         }
     }
 
-    mutating func insert(activityID: String, bookingID: String?) {
-        sorted.insert(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
-        if let bookingID { sorted.insert(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
+    /// Adds the entries of the activity at `position`.
+    mutating func insert(at position: Int, activityID: String, bookingID: String?, ids: IDs) {
+        insert(Mark(key: Self.key(activityID), activityID: activityID, isBooking: false), at: position, ids)
+        if let bookingID { insert(Mark(key: Self.key(bookingID), activityID: activityID, isBooking: true), at: position, ids) }
     }
 
-    mutating func remove(activityID: String, bookingID: String?) {
-        sorted.remove(Entry(key: Self.key(activityID), activityID: activityID, isBooking: false))
-        if let bookingID { sorted.remove(Entry(key: Self.key(bookingID), activityID: activityID, isBooking: true)) }
+    /// Takes out the entries of the activity at `position`.
+    mutating func remove(at position: Int, activityID: String, bookingID: String?, ids: IDs) {
+        for mark in Self.marks(activityID, bookingID) {
+            let p = place(of: mark, ids)
+            if let found = sorted[p], Self.order(found, mark, ids) == 0 { sorted.remove(at: p) }
+        }
+    }
+
+    /// The activity at `old` is at `new` now (a removal moved it): its entries re-pointed in
+    /// place, their order (by id) unchanged. Both found before either changes, while `ids`
+    /// still reads the activity at `old`.
+    mutating func move(activityID: String, bookingID: String?, from old: Int, to new: Int, ids: IDs) {
+        let places = Self.marks(activityID, bookingID).map { place(of: $0, ids) }
+        for p in places {
+            guard var entry = sorted[p], Int(entry.position) == old else { continue }
+            entry.position = Int32(new)
+            sorted.replace(at: p, with: entry)
+        }
     }
 
     /// Up to `max` entries whose key starts with `q` (lowercased), in order, after `after`
-    /// (exclusive; from the first when nil). Fewer than `max` means there are no more.
-    func entries(withPrefix q: String, after: Entry?, max: Int) -> [Entry] {
-        let start = Entry(key: q, activityID: "", isBooking: false)
+    /// (exclusive; from the first when nil). Fewer than `max` means there are no more. Their
+    /// positions hold until the table next changes: read them under the same lock.
+    func entries(withPrefix q: String, after: Mark?, max: Int, ids: IDs) -> [Entry] {
         var p = if let after {
-            sorted.firstPosition { !Self.less(after, $0) }
+            sorted.firstPosition { Self.order($0, after, ids) <= 0 }
         } else {
-            sorted.firstPosition { Self.less($0, start) }
+            place(of: Mark(key: q, activityID: "", isBooking: false), ids)
         }
         var out: [Entry] = []
         while out.count < max, let e = sorted[p], Self.hasPrefix(e.key, q) {
@@ -130,16 +161,53 @@ struct IDSearchIndex: Sendable {
         return out
     }
 
-    /// Every entry, in order (tests).
-    var all: [Entry] { sorted.all }
+    /// `e` by its activity's id.
+    static func mark(_ e: Entry, _ ids: IDs) -> Mark {
+        Mark(key: e.key, activityID: ids(Int(e.position)), isBooking: e.isBooking)
+    }
+
+    /// Every entry by its activity's id, in order (tests).
+    func all(_ ids: IDs) -> [Mark] { sorted.all.map { Self.mark($0, ids) } }
+
+    /// The entries of an activity.
+    private static func marks(_ activityID: String, _ bookingID: String?) -> [Mark] {
+        [Mark(key: key(activityID), activityID: activityID, isBooking: false)]
+            + (bookingID.map { [Mark(key: key($0), activityID: activityID, isBooking: true)] } ?? [])
+    }
+
+    private mutating func insert(_ mark: Mark, at position: Int, _ ids: IDs) {
+        let p = place(of: mark, ids)
+        if let found = sorted[p], Self.order(found, mark, ids) == 0 { return }
+        sorted.insert(Entry(key: mark.key, position: Int32(position), isBooking: mark.isBooking), at: p)
+    }
+
+    /// Where `mark`'s entry is, or would be.
+    private func place(of mark: Mark, _ ids: IDs) -> SortedChunks<Entry>.Position {
+        sorted.firstPosition { Self.order($0, mark, ids) < 0 }
+    }
+
+    private func isInOrder(_ ids: IDs) -> Bool {
+        let all = all(ids)
+        return zip(all, all.dropFirst()).allSatisfy { Self.less($0, $1) }
+    }
 
     /// Entry order: key bytes, then activity id bytes, then the activity's own id first.
-    static func less(_ a: Entry, _ b: Entry) -> Bool {
+    static func less(_ a: Mark, _ b: Mark) -> Bool {
         let k = compare(a.key, b.key)
         if k != 0 { return k < 0 }
         let i = compare(a.activityID, b.activityID)
         if i != 0 { return i < 0 }
         return !a.isBooking && b.isBooking
+    }
+
+    /// `less` of an entry and a mark as a comparison (-1, 0, 1): the entry's activity id is read
+    /// (`ids`) only where the keys are equal.
+    private static func order(_ e: Entry, _ m: Mark, _ ids: IDs) -> Int {
+        let k = compare(e.key, m.key)
+        if k != 0 { return k }
+        let i = compare(ids(Int(e.position)), m.activityID)
+        if i != 0 { return i }
+        return e.isBooking == m.isBooking ? 0 : (e.isBooking ? 1 : -1)
     }
 
     /// Byte order (memcmp), which keeps every key with a given byte prefix together.

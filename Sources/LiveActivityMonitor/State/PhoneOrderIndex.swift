@@ -83,6 +83,7 @@ struct PhoneOrderIndex: Sendable, Equatable {
             cells[found[Int(cell)]] = SortedChunks(count: end - start) { [start] in key(members[start + $0]) }
             start = end
         }
+        assert(cells.values.allSatisfy(\.isInOrder), "in order, each once")
     }
 
     /// A record's change, the one way the cells change after a build: its key out of `old`'s

@@ -54,7 +54,7 @@ struct PushToStartBook: Sendable {
     /// By booking, in the order sent.
     private(set) var pending: [ExactString: [Pending]] = [:]
     /// (deadline, booking): when a booking's oldest pending push runs out.
-    private var deadlines = DeadlineQueue()
+    private var deadlines = DeadlineQueue<String>()
     private(set) var tokens: [DeviceType: Token] = [:]
     /// Every token a newer one replaced, for good (a start push APNs accepted for one starts
     /// nothing): 8 bytes each as `Stored`, where a String took a 48-byte block.

@@ -9,7 +9,9 @@ protocol ChunkOrdered: Sendable {
 /// at most one chunk's elements (a sorted array of 400,000 elements moved megabytes per
 /// insertion), a search is two binary searches, and a reader walks on from a `Position`.
 /// The id search (`IDSearchIndex`) and the wall's order (`PhoneOrderIndex`) are kept in it.
-struct SortedChunks<Element: ChunkOrdered>: Sendable {
+/// Elements whose order is their own (`ChunkOrdered`) are inserted and removed by value; the id
+/// search, whose order reads its records, finds the place itself and inserts or removes there.
+struct SortedChunks<Element: Sendable>: Sendable {
     static var maxChunk: Int { 512 }
     private var chunks: [[Element]] = []
     private(set) var count = 0
@@ -23,16 +25,11 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
 
     init() {}
 
-    /// Exactly `sorted`, which is in order with no element twice (a bulk build: O(n) after the
-    /// caller's sort). Chunks are filled half, so that the next insertions do not split them.
-    /// The bulk builds that make their elements as they go (moved in, or read from records in a
-    /// sort's order) call `init(count:element:)` instead, and gather no array first.
-    init<Sorted: RandomAccessCollection<Element>>(sorted: Sorted) where Sorted.Index == Int {
-        self.init(count: sorted.count) { sorted[sorted.startIndex + $0] }
-    }
-
-    /// The same, element `i` made by `element(i)` (each called once, in order): a build that
-    /// moves its elements in from elsewhere.
+    /// `count` elements in order, element `i` made by `element(i)` (each called once, in order;
+    /// a bulk build: O(n) after the caller's sort), with no element twice. Chunks are filled
+    /// half, so that the next insertions do not split them. The bulk builds that make their
+    /// elements as they go (moved in, or read from records in a sort's order) call it and gather
+    /// no array first; `init(sorted:)` takes an array.
     init(count: Int, element: (Int) -> Element) {
         let fill = Self.maxChunk / 2
         chunks.reserveCapacity((count + fill - 1) / fill)
@@ -46,7 +43,6 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
             start += n
         }
         self.count = count
-        assert(zip(all, all.dropFirst()).allSatisfy { Element.ordered($0, $1) }, "in order, each once")
     }
 
     var isEmpty: Bool { count == 0 }
@@ -54,14 +50,12 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
     /// Every element, in order (tests, and a rebuild).
     var all: [Element] { chunks.flatMap { $0 } }
 
-    /// Inserts `e` unless it is there already; whether it was inserted.
-    @discardableResult
-    mutating func insert(_ e: Element) -> Bool {
-        if chunks.isEmpty { chunks = [[e]]; count = 1; return true }
+    /// Inserts `e` at `p`, the place its order gives it.
+    mutating func insert(_ e: Element, at p: Position) {
+        if chunks.isEmpty { chunks = [[e]]; count = 1; return }
         // Past the last element: into the last chunk.
-        var p = firstPosition { Element.ordered($0, e) }
+        var p = p
         if p.chunk == chunks.count { p = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].count) }
-        if p.index < chunks[p.chunk].count, !Element.ordered(e, chunks[p.chunk][p.index]) { return false }
         // A chunk grows by an eighth of `maxChunk` at a time, and both halves of a split are
         // copied to their size: grown by doubling, the 513th element made room for 1,024, which
         // the lower half kept, and chunks were a quarter to half full (docs/ARCHITECTURE.md,
@@ -76,18 +70,13 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
             chunks[p.chunk] = Array(chunks[p.chunk][..<(Self.maxChunk / 2)])
             chunks.insert(upper, at: p.chunk + 1)
         }
-        return true
     }
 
-    /// Removes `e` if it is there; whether it was.
-    @discardableResult
-    mutating func remove(_ e: Element) -> Bool {
-        let p = firstPosition { Element.ordered($0, e) }
-        guard let found = self[p], !Element.ordered(e, found) else { return false }
+    /// Removes the element at `p` (not the end).
+    mutating func remove(at p: Position) {
         chunks[p.chunk].remove(at: p.index)
         count -= 1
         if chunks[p.chunk].isEmpty { chunks.remove(at: p.chunk) }
-        return true
     }
 
     /// The first position whose element is not `below`, where `below` holds for a first run of
@@ -114,9 +103,46 @@ struct SortedChunks<Element: ChunkOrdered>: Sendable {
         p.chunk < chunks.count ? chunks[p.chunk][p.index] : nil
     }
 
+    /// Puts `e` in place of the element at `p` (not the end), where it orders the same.
+    mutating func replace(at p: Position, with e: Element) {
+        chunks[p.chunk][p.index] = e
+    }
+
     /// The position after `p` (which is not the end).
     func position(after p: Position) -> Position {
         p.index + 1 < chunks[p.chunk].count ? Position(chunk: p.chunk, index: p.index + 1)
             : Position(chunk: p.chunk + 1, index: 0)
+    }
+}
+
+extension SortedChunks where Element: ChunkOrdered {
+    /// Exactly `sorted`, which is in order with no element twice.
+    init<Sorted: RandomAccessCollection<Element>>(sorted: Sorted) where Sorted.Index == Int {
+        self.init(count: sorted.count) { sorted[sorted.startIndex + $0] }
+        assert(isInOrder, "in order, each once")
+    }
+
+    /// Whether the elements are in order, each once (a bulk build's check, in debug builds).
+    var isInOrder: Bool {
+        let all = all
+        return zip(all, all.dropFirst()).allSatisfy { Element.ordered($0, $1) }
+    }
+
+    /// Inserts `e` unless it is there already; whether it was inserted.
+    @discardableResult
+    mutating func insert(_ e: Element) -> Bool {
+        let p = firstPosition { Element.ordered($0, e) }
+        if let found = self[p], !Element.ordered(e, found) { return false }
+        insert(e, at: p)
+        return true
+    }
+
+    /// Removes `e` if it is there; whether it was.
+    @discardableResult
+    mutating func remove(_ e: Element) -> Bool {
+        let p = firstPosition { Element.ordered($0, e) }
+        guard let found = self[p], !Element.ordered(e, found) else { return false }
+        remove(at: p)
+        return true
     }
 }

@@ -1,16 +1,19 @@
-/// A min-heap of (deadline, activity id): which activities time alone is about to change.
-/// Entries go stale when a record changes; the caller checks each popped entry against the record.
-struct DeadlineQueue: Sendable {
-    private var heap: [(at: Double, id: String)] = []
+/// A min-heap of (deadline, what it is for): which activities time alone is about to change
+/// (`ActivityTable`'s queues, by a record's position: 16 bytes an entry), or which bookings'
+/// start windows run out (`PushToStartBook`, by booking id).
+/// Entries go stale when a record changes or moves; the caller checks each popped entry against
+/// what it names now.
+struct DeadlineQueue<ID: Sendable>: Sendable {
+    private var heap: [(at: Double, id: ID)] = []
 
     /// How many entries above twice the live activities a queue may hold before it is rebuilt
     /// from them (so that a small table is not rebuilt at every commit).
-    static let slack = 64
+    static var slack: Int { 64 }
 
     init() {}
 
     /// A queue of exactly these entries, heapified in place.
-    init(_ entries: [(at: Double, id: String)]) {
+    init(_ entries: [(at: Double, id: ID)]) {
         heap = entries
         for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: i) }
     }
@@ -20,7 +23,7 @@ struct DeadlineQueue: Sendable {
     var storageAddress: UInt { heap.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
     var earliest: Double? { heap.first?.at }
 
-    mutating func push(_ at: Double, _ id: String) {
+    mutating func push(_ at: Double, _ id: ID) {
         heap.append((at, id))
         var i = heap.count - 1
         while i > 0 {
@@ -33,8 +36,8 @@ struct DeadlineQueue: Sendable {
 
     /// Every entry due at `now`, left in place: a walk of the heap that stops at each entry
     /// after `now` (its subtree is later still), so it costs what is due, not the queue.
-    func due(at now: Double) -> [String] {
-        var due: [String] = []
+    func due(at now: Double) -> [ID] {
+        var due: [ID] = []
         var stack = heap.isEmpty ? [] : [0]
         while let i = stack.popLast() {
             guard heap[i].at <= now else { continue }
@@ -46,14 +49,9 @@ struct DeadlineQueue: Sendable {
         return due
     }
 
-    /// How many due entries one commit takes at most. A restart after hours down finds every
-    /// live activity due at once: a million in one transaction took 75 s and 2 GB, and start-up
-    /// waited for it. The rest follow in commits of their own, between the requests'.
-    static let duePerCommit = 2_000
-
     /// Removes and returns the entries due at `now`, earliest first, at most `limit` of them.
-    mutating func popDue(_ now: Double, limit: Int = .max) -> [String] {
-        var due: [String] = []
+    mutating func popDue(_ now: Double, limit: Int = .max) -> [ID] {
+        var due: [ID] = []
         while due.count < limit, let first = heap.first, first.at <= now {
             due.append(first.id)
             heap.swapAt(0, heap.count - 1)

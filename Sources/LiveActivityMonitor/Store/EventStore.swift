@@ -112,7 +112,7 @@ public final class EventStore: Sendable {
         if state.withLock({ $0.earliestDeadline <= now }) { sweepUntilNoneDue(at: now) }
     }
 
-    /// Sweeps until nothing is due at `now` (each sweep takes at most `DeadlineQueue.duePerCommit`)
+    /// Sweeps until nothing is due at `now` (each sweep takes at most `ActivityTable.duePerCommit`)
     /// or a commit fails (the next commit retries).
     private func sweepUntilNoneDue(at now: Double) {
         repeat {
@@ -317,7 +317,7 @@ public final class EventStore: Sendable {
                 }
                 // In the commit of their events: a replay after a crash finds them.
                 try Self.write(changes.takeWrites(), db)
-                due = state.withLock { $0.deadlines.popDue(now, limit: DeadlineQueue.duePerCommit) }
+                due = state.withLock { $0.records.popDueDeadlines(now, limit: ActivityTable.duePerCommit) }
                 try changes.finish(at: now, due: due)
                 // Replay at start-up redoes commits by their events, from the tables as they were
                 // at `applied_seq`: these commits bring them up to date, and so do one a second
@@ -343,7 +343,7 @@ public final class EventStore: Sendable {
                 // Memory's book is as the last commit left it: this one's changes are not kept.
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
-                for id in due { s.deadlines.push(now, id) }
+                for id in due { s.records.scheduleDeadline(now, of: id) }
             }
             recordWriteProblem(failure.message)
             for job in jobs { job.finish(.failure(failure)) }
@@ -352,7 +352,7 @@ public final class EventStore: Sendable {
         // Every live row is up to date after a flush: memory lets go of those records' texts.
         publish(&changes, at: now, rowsWritten: flush ? changes.changedIDs.union(deferred.rows) : [])
         // More may be due than one commit takes: the next sweep is queued behind what waits.
-        if due.count == DeadlineQueue.duePerCommit { enqueue(.sweep) }
+        if state.withLock({ $0.records.hasDueDeadline(at: now) }) { enqueue(.sweep) }
         if flush {
             deferred.flushed(changes.counters)
             evictOverflow()

@@ -15,11 +15,9 @@ extension MonitorState {
     }
 
     /// Makes `records` (the live rows, read back) what memory holds, with the gauges counted
-    /// from `now`: the table built at once (`ActivityTable(loading:)`) and the deadline queue
-    /// heapified once from it.
+    /// from `now`: the table built at once, its deadline queue with it (`ActivityTable(loading:)`).
     mutating func load(records: consuming [ActivityRecord], priority10Budget: Int, gaugesFrom now: Double) {
         self.records = ActivityTable(loading: consume records, priority10Budget: priority10Budget, gaugesFrom: now)
-        deadlines = self.records.deadlines()
     }
 
     /// Adds one `counters` row (a series key, its value, a histogram's "sum;bucket;…" text) and

@@ -9,7 +9,6 @@ struct MonitorState: Sendable {
     var labels = AttributesTypeLabels()
     /// Each attributes type's content shape (declared, or learned from the app).
     var shapes = ContentShapes(judging: true)
-    var deadlines = DeadlineQueue()
     /// The push-to-start book (`PushToStartBook`). Only the writer reads it: a commit takes it
     /// (`takeStarts`) and `publish` gives it back, so that it changes in place, never copied.
     var starts = PushToStartBook()
@@ -42,7 +41,7 @@ struct MonitorState: Sendable {
 
     /// When time alone next changes something: an activity's deadline or a start window's end.
     var earliestDeadline: Double {
-        min(deadlines.earliest ?? .infinity, startDeadline ?? .infinity)
+        min(records.earliestDeadline ?? .infinity, startDeadline ?? .infinity)
     }
 
     /// When the writer next wakes by itself: at the earliest deadline, or when time alone next
@@ -83,20 +82,13 @@ struct MonitorState: Sendable {
         labels.expire(inUse: inUse)
     }
 
-    /// Keeps `record` if it is still on a lock screen at `now`, and schedules its next deadline.
+    /// Keeps `record` if it is still on a lock screen at `now` (the table schedules its next
+    /// deadline).
     mutating func publish(_ record: consuming ActivityRecord, now: Double) {
-        let id = record.activityID
         if record.state(at: now) == .dismissed {
-            records[id] = nil
+            records[record.activityID] = nil
             return
         }
-        let next = record.nextDeadline
         records.put(consume record)
-        if let next { deadlines.push(next, id) }
-        // The entries this one replaces stay until they fall due (an activity updated every few
-        // seconds left thousands over its 8 hours): past twice the live records, start afresh.
-        if deadlines.count > 2 * records.count + DeadlineQueue.slack {
-            deadlines = records.deadlines()
-        }
     }
 }

@@ -69,7 +69,7 @@ final class PostgresEventStore: Sendable {
 
     func sweepIfDue() {
         let now = clock.now()
-        // Each sweep takes at most `DeadlineQueue.duePerCommit`; a failed one is retried later.
+        // Each sweep takes at most `ActivityTable.duePerCommit`; a failed one is retried later.
         while state.withLock({ $0.earliestDeadline <= now }) {
             guard case .success = submit(.sweep) else { return }
         }
@@ -178,7 +178,7 @@ final class PostgresEventStore: Sendable {
         let db = writer.db
         let (counters, labels, shapes, taken, due) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
-            return (s.counters, s.labels, s.shapes, s.unpersisted, s.deadlines.popDue(now, limit: DeadlineQueue.duePerCommit))
+            return (s.counters, s.labels, s.shapes, s.unpersisted, s.records.popDueDeadlines(now, limit: ActivityTable.duePerCommit))
         }
         let (starts, channels) = state.withLock { ($0.takeStarts(), $0.channels) }
         var changes = CommitChanges(
@@ -200,7 +200,7 @@ final class PostgresEventStore: Sendable {
         writer.persisted = changes.counters
         publish(&changes, at: now)
         // More may be due than one commit takes: the next sweep is queued behind what waits.
-        if due.count == DeadlineQueue.duePerCommit { _ = enqueue(WriteJob(.sweep)) }
+        if state.withLock({ $0.records.hasDueDeadline(at: now) }) { _ = enqueue(WriteJob(.sweep)) }
         evictOverflow()
         recordWriteProblem(nil)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
