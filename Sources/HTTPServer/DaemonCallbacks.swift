@@ -33,7 +33,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         context.started = true
         core.inFlight.wrappingAdd(1, ordering: .relaxed)
         let head = RequestHead(connection: connection, method: method, version: version, context: context)
-        context.headers = head.headers
+        context.fields = head.fields
         let path = context.path(decodedURL: url)
         let framing: RequestHead.Framing
         switch head.check() {

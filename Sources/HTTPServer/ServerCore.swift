@@ -211,12 +211,12 @@ final class ServerCore: Sendable {
         for (name, value) in ValueCollector.values(of: .GET_ARGUMENT_KIND, on: connection) {
             query[name] = value
         }
-        var headers = context.headers
+        var fields = context.fields
         if let authority = context.authority {
             // RFC 9112 section 3.2.2: the target's authority, not a Host field, names the host.
-            headers["host"] = authority
+            fields = fields.replacing("host", with: authority)
         }
-        return HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
+        return HTTPRequest(method: method, path: path, query: query, fields: fields,
                            body: body, remoteAddress: context.connection.map { $0.remoteAddress(of: connection) }
                                ?? CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) })
     }
