@@ -16,10 +16,7 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     /// Request headers keyed by lowercased name. Repeated headers are joined with `", "`.
     /// Made from the fields at each read: a handler that wants one field asks ``header(_:)``.
-    public var headers: [String: String] {
-        get { fields.dictionary }
-        set { fields = HeaderFields(newValue) }
-    }
+    public var headers: [String: String] { fields.dictionary }
     /// The header fields as received, read only when a handler asks.
     var fields: HeaderFields
     /// The whole request body (at most the server's `maxBodyBytes`).
