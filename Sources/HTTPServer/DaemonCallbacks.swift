@@ -177,7 +177,7 @@ func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
     if cls != nil, let connection {
         // For the log callback, which must tell which connection libmicrohttpd's own error
         // answers are for (`WorkerThread.libraryErrorConnection`).
-        let record = WorkerThread.current.record(connection)
+        let record = WorkerThread.Connection.of(connection) ?? WorkerThread.current.record(connection)
         record.context = context
         context.connection = record
     }
@@ -196,7 +196,7 @@ func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         if let existing = requestContext?.pointee {
             Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue().connection?.context = nil
         } else {
-            WorkerThread.current.connections[connection]?.context = nil
+            (WorkerThread.Connection.of(connection) ?? WorkerThread.current.connections[connection])?.context = nil
         }
     }
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
@@ -224,8 +224,8 @@ func acceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr
     return .NO
 }
 
-/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds
-/// what the watchdog keeps for it, from start to close.
+/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context is its
+/// `WorkerThread.Connection` (with what the watchdog keeps for it), from start to close.
 func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                         socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                         code: MHD_ConnectionNotificationCode) {
@@ -235,13 +235,15 @@ func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
         core.openConnections.wrappingAdd(1, ordering: .relaxed)
-        WorkerThread.current.opened(connection)
-        socketContext.pointee = watchdog.opened(connection)
+        let record = WorkerThread.current.opened(connection, watched: watchdog.opened(connection))
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
         core.openConnections.wrappingSubtract(1, ordering: .relaxed)
         WorkerThread.current.closed(connection, core: core)
-        if let watched = socketContext.pointee {
-            watchdog.closed(watched)
+        if let opened = socketContext.pointee {
+            let record = Unmanaged<WorkerThread.Connection>.fromOpaque(opened)
+            if let watched = record.takeUnretainedValue().watched { watchdog.closed(watched) }
+            record.release()
             socketContext.pointee = nil
         }
     @unknown default:

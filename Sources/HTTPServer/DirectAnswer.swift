@@ -82,9 +82,14 @@ enum DirectAnswer {
 /// there), and the thread serves one connection at a time, so the connection a message is about
 /// is one of this thread's: ``libraryErrorConnection(page:)`` finds it when only one can be.
 final class WorkerThread {
-    /// One connection of this thread.
+    /// One connection of this thread. Its retained reference is the connection's socket
+    /// context, so that a request finds it without a look-up (``of(_:)``).
     final class Connection {
         let connection: OpaquePointer
+        /// What the watchdog keeps for the connection (nil only for a record made as a safety net).
+        let watched: ConnectionWatchdog.Watched?
+        /// The responses of the connection's thread (``WorkerThread/responses``).
+        let responses: ResponseCache
         /// The request being read or answered (from its request line until it completes), if any.
         var context: RequestContext?
         /// The server has answered on the socket itself and shut it for writing: libmicrohttpd's
@@ -99,7 +104,16 @@ final class WorkerThread {
         /// The peer's address as text, made on the first request that asks (once per connection).
         private var remote: String??
 
-        init(_ connection: OpaquePointer) { self.connection = connection }
+        init(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched?, responses: ResponseCache) {
+            self.connection = connection
+            self.watched = watched
+            self.responses = responses
+        }
+
+        /// The record of `connection`, from its socket context (nil before it is reported open).
+        static func of(_ connection: OpaquePointer) -> Connection? {
+            CMicroHTTPD_socket_context(connection).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+        }
 
         func remoteAddress(of connection: OpaquePointer) -> String? {
             if let remote { return remote }
@@ -113,9 +127,11 @@ final class WorkerThread {
     /// Responses this thread has made and may queue again.
     let responses = ResponseCache()
 
-    /// A connection of this thread opened.
-    func opened(_ connection: OpaquePointer) {
-        connections[connection] = Connection(connection)
+    /// A connection of this thread opened: its record, watched by `watched`.
+    func opened(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched) -> Connection {
+        let record = Connection(connection, watched: watched, responses: responses)
+        connections[connection] = record
+        return record
     }
 
     /// A connection of this thread closed: what it held of `inFlight` is given back.
@@ -124,10 +140,10 @@ final class WorkerThread {
         if record.holdsInFlight { core.inFlight.wrappingSubtract(1, ordering: .releasing) }
     }
 
-    /// The record of `connection`, made if libmicrohttpd reported its opening elsewhere.
+    /// The record of `connection`, made (unwatched) if libmicrohttpd reported its opening elsewhere.
     func record(_ connection: OpaquePointer) -> Connection {
-        if let record = connections[connection] { return record }
-        let record = Connection(connection)
+        if let record = Connection.of(connection) ?? connections[connection] { return record }
+        let record = Connection(connection, watched: nil, responses: responses)
         connections[connection] = record
         return record
     }

@@ -113,7 +113,9 @@ struct FieldName: Sendable {
 
     func matches(_ field: UnsafeRawBufferPointer, fieldIsASCII: Bool) -> Bool {
         if isASCII && fieldIsASCII {
-            return field.count == name.utf8.count && zip(field, name.utf8).allSatisfy { Self.lowered($0) == Self.lowered($1) }
+            return field.count == name.utf8.count
+                && (name.utf8.withContiguousStorageIfAvailable { Self.equalIgnoringCase(field, UnsafeRawBufferPointer($0)) }
+                    ?? Self.equalIgnoringCase(field, Array(name.utf8)))
         }
         return String(decoding: field, as: UTF8.self).lowercased() == name.lowercased()
     }
@@ -122,6 +124,16 @@ struct FieldName: Sendable {
     static func firstIndex(in names: [FieldName], of field: UnsafeRawBufferPointer) -> Int? {
         let fieldIsASCII = field.allSatisfy { $0 < 0x80 }
         return names.firstIndex { $0.matches(field, fieldIsASCII: fieldIsASCII) }
+    }
+
+    /// Two ASCII names of the same length, equal but for the case of their letters.
+    private static func equalIgnoringCase(_ a: UnsafeRawBufferPointer, _ b: some RandomAccessCollection<UInt8>) -> Bool {
+        var i = b.startIndex
+        for byte in a {
+            if lowered(byte) != lowered(b[i]) { return false }
+            i = b.index(after: i)
+        }
+        return true
     }
 
     private static func lowered(_ byte: UInt8) -> UInt8 {

@@ -230,7 +230,7 @@ final class ServerCore: Sendable {
             status = 500
         }
         let closes = closeConnection || stopping.load(ordering: .relaxed)
-        let responses = WorkerThread.current.responses
+        let responses = WorkerThread.Connection.of(connection)?.responses ?? WorkerThread.current.responses
         if let kept = responses.response(status: status, closes: closes, headers: response.headers, body: response.body) {
             return queue(kept, status: status, on: connection)
         }
