@@ -90,6 +90,9 @@ final class WorkerThread {
         let watched: ConnectionWatchdog.Watched?
         /// The responses of the connection's thread (``WorkerThread/responses``).
         let responses: ResponseCache
+        /// The core's handle for the connection's thread (``WorkerThread/handle(for:)``), nil for a
+        /// record made as a safety net.
+        let core: ServerCore.Handle?
         /// The request being read or answered (from its request line until it completes), if any.
         var context: RequestContext?
         /// The server has answered on the socket itself and shut it for writing: libmicrohttpd's
@@ -104,10 +107,12 @@ final class WorkerThread {
         /// The peer's address as text, made on the first request that asks (once per connection).
         private var remote: String??
 
-        init(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched?, responses: ResponseCache) {
+        init(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched?, responses: ResponseCache,
+             core: ServerCore.Handle?) {
             self.connection = connection
             self.watched = watched
             self.responses = responses
+            self.core = core
         }
 
         /// The record of `connection`, from its socket context (nil before it is reported open).
@@ -127,11 +132,22 @@ final class WorkerThread {
     /// Responses this thread has made and may queue again.
     let responses = ResponseCache()
 
+    /// The handle of `core` for this thread's responders (a polling thread serves one daemon).
+    private var handle: ServerCore.Handle?
+
     /// A connection of this thread opened: its record, watched by `watched`.
-    func opened(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched) -> Connection {
-        let record = Connection(connection, watched: watched, responses: responses)
+    func opened(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched, core: ServerCore) -> Connection {
+        let record = Connection(connection, watched: watched, responses: responses, core: handle(for: core))
         connections[connection] = record
         return record
+    }
+
+    /// This thread's handle of `core`.
+    func handle(for core: ServerCore) -> ServerCore.Handle {
+        if let handle, handle.core === core { return handle }
+        let made = ServerCore.Handle(core)
+        handle = made
+        return made
     }
 
     /// A connection of this thread closed: what it held of `inFlight` is given back.
@@ -143,7 +159,7 @@ final class WorkerThread {
     /// The record of `connection`, made (unwatched) if libmicrohttpd reported its opening elsewhere.
     func record(_ connection: OpaquePointer) -> Connection {
         if let record = Connection.of(connection) ?? connections[connection] { return record }
-        let record = Connection(connection, watched: nil, responses: responses)
+        let record = Connection(connection, watched: nil, responses: responses, core: nil)
         connections[connection] = record
         return record
     }

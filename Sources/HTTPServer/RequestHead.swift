@@ -74,11 +74,11 @@ struct RequestHead {
         let records = withUnsafeMutablePointer(to: &scan) { scan in
             Int(max(0, CMicroHTTPD_request_values(connection, scanValue, scan)))
         }
-        self.scan = scan
+        self.scan = consume scan
         // "METHOD target VERSION\r\n"; "Name: value\r\n" for each field; the blank line.
         canonicalBytes = (method.map { strlen($0) } ?? 0) + 1 + context.targetByteCount + 1
-            + (version.map { strlen($0) } ?? 0) + 2 + scan.byteCount + 4 * scan.fieldCount + 2
-        pooledBytes = max(receivedBytes, canonicalBytes) + scan.cookieBytes + 64 * records
+            + (version.map { strlen($0) } ?? 0) + 2 + self.scan.byteCount + 4 * self.scan.fieldCount + 2
+        pooledBytes = max(receivedBytes, canonicalBytes) + self.scan.cookieBytes + 64 * records
     }
 
     /// HTTP/1.1, or a later 1.x (libmicrohttpd lets only 1.x through).

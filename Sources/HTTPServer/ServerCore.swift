@@ -50,6 +50,15 @@ final class ServerCore: Sendable {
         self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }
 
+    /// The core as one polling thread hands it to the responders it makes: a responder retains
+    /// its thread's handle, not the core, whose reference count every polling thread would
+    /// otherwise write for every request (one cache line for all the processors).
+    final class Handle: Sendable {
+        let core: ServerCore
+
+        init(_ core: ServerCore) { self.core = core }
+    }
+
     /// Records one diagnostic from libmicrohttpd (or from this module).
     func log(_ message: String) {
         startupLog.withLock { messages in
