@@ -25,8 +25,6 @@ struct HeaderFields: Sendable {
         for (name, value) in fields { append(name: name, value: value) }
     }
 
-    var isEmpty: Bool { storage.isEmpty }
-
     mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         withUnsafeBytes(of: UInt32(name.count)) { storage.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt32(value.count)) { storage.append(contentsOf: $0) }
