@@ -87,4 +87,13 @@ CMicroHTTPD_has_response(struct MHD_Connection *connection) {
   return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL;
 }
 
+// MHD_get_connection_values with a bit mask of kinds: Swift imports MHD_ValueKind as a closed
+// enum, which cannot hold the mask. One walk over the request's header fields, query arguments
+// and cookies, in the order libmicrohttpd holds them; returns how many there are.
+static inline int
+CMicroHTTPD_request_values(struct MHD_Connection *connection, MHD_KeyValueIterator iterator, void *iterator_cls) {
+  return MHD_get_connection_values(connection, MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND | MHD_COOKIE_KIND,
+                                   iterator, iterator_cls);
+}
+
 #endif

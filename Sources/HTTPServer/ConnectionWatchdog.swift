@@ -17,7 +17,7 @@ import Synchronization
 /// a connection closed (``closed(_:)``, under the same lock as the scan) before it closes its
 /// socket, so the descriptor shut down can never be one that was reused.
 final class ConnectionWatchdog: Sendable {
-    /// One open connection. Its retained reference is the connection's socket context.
+    /// One open connection (kept in its `WorkerThread.Connection`, the socket context).
     final class Watched: Sendable {
         let fd: Int32
         /// Monotonic nanoseconds by which the current stage must be done; 0 while the handler runs.
@@ -58,32 +58,26 @@ final class ConnectionWatchdog: Sendable {
         }
     }
 
-    /// A connection opened: returns the socket context to store for it (retained).
-    func opened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
+    /// A connection opened: what to keep for it.
+    func opened(_ connection: OpaquePointer) -> Watched {
         let watched = Watched(fd: CMicroHTTPD_connection_fd(connection), deadline: Self.now() + limitNanoseconds)
         open.withLock { $0[ObjectIdentifier(watched)] = watched }
-        return Unmanaged.passRetained(watched).toOpaque()
+        return watched
     }
 
-    /// A connection closed: forget it and release its socket context.
-    func closed(_ context: UnsafeMutableRawPointer) {
-        let watched = Unmanaged<Watched>.fromOpaque(context)
-        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(watched.takeUnretainedValue())) }
-        watched.release()
+    /// A connection closed: forget it.
+    func closed(_ watched: Watched) {
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(watched)) }
     }
 
     /// The handler is about to run: no deadline until it returns.
     func handling(_ connection: OpaquePointer) {
-        Self.watched(connection)?.deadline.store(0, ordering: .relaxed)
+        WorkerThread.Connection.of(connection)?.watched?.deadline.store(0, ordering: .relaxed)
     }
 
     /// A response was queued, or a request completed (the next one is due): the clock restarts.
     func restart(_ connection: OpaquePointer) {
-        Self.watched(connection)?.deadline.store(Self.now() + limitNanoseconds, ordering: .relaxed)
-    }
-
-    private static func watched(_ connection: OpaquePointer) -> Watched? {
-        CMicroHTTPD_socket_context(connection).map { Unmanaged<Watched>.fromOpaque($0).takeUnretainedValue() }
+        WorkerThread.Connection.of(connection)?.watched?.deadline.store(Self.now() + limitNanoseconds, ordering: .relaxed)
     }
 
     private func scan() {

@@ -3,7 +3,9 @@ import Glibc
 
 // The C callbacks given to libmicrohttpd. They are global functions, hence nonisolated:
 // libmicrohttpd calls them synchronously on its polling threads (a connection always on the same one). `cls` is always the daemon's
-// ServerCore (retained by HTTPServer until MHD_stop_daemon has returned).
+// ServerCore (retained by HTTPServer until MHD_stop_daemon has returned). They borrow it
+// (`_withUnsafeGuaranteedRef`) rather than retain it: every polling thread would otherwise
+// write its reference count a few times per request, one cache line for all the processors.
 
 /// `MHD_AccessHandlerCallback`. libmicrohttpd calls it at least twice per request:
 /// first when the headers are in (set up the context), then once per piece of body
@@ -15,8 +17,18 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                    uploadDataSize: UnsafeMutablePointer<Int>?,
                    requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+        handleAccess(core: core, connection: connection, url: url, method: method, version: version,
+                     uploadData: uploadData, uploadDataSize: uploadDataSize, requestContext: requestContext)
+    }
+}
 
+/// `accessHandler`'s work, with the core borrowed.
+private func handleAccess(core: ServerCore, connection: OpaquePointer,
+                          url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                          version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+                          uploadDataSize: UnsafeMutablePointer<Int>,
+                          requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
     let context: RequestContext
     if let existing = requestContext.pointee {
         context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -33,7 +45,7 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
         context.started = true
         core.inFlight.wrappingAdd(1, ordering: .relaxed)
         let head = RequestHead(connection: connection, method: method, version: version, context: context)
-        context.headers = head.headers
+        context.fields = head.fields
         let path = context.path(decodedURL: url)
         let framing: RequestHead.Framing
         switch head.check() {
@@ -144,7 +156,8 @@ func accessHandler(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     }
     core.watchdog.handling(connection)
     // The request's body budget goes with the responder: given back when the answer is given.
-    let responder = HTTPResponder(connection: connection, core: core, reservedBodyBytes: context.reservedBodyBytes)
+    let responder = HTTPResponder(connection: connection, core: context.connection?.core ?? ServerCore.Handle(core),
+                                  reservedBodyBytes: context.reservedBodyBytes)
     context.reservedBodyBytes = 0
     context.responder = responder
     core.run(connection: connection,
@@ -177,7 +190,7 @@ func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
     if cls != nil, let connection {
         // For the log callback, which must tell which connection libmicrohttpd's own error
         // answers are for (`WorkerThread.libraryErrorConnection`).
-        let record = WorkerThread.current.record(connection)
+        let record = WorkerThread.Connection.of(connection) ?? WorkerThread.current.record(connection)
         record.context = context
         context.connection = record
     }
@@ -190,25 +203,32 @@ func requestStarted(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?,
 func requestCompleted(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                       requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                       termination: MHD_RequestTerminationCode) {
-    if let cls, let connection {
+    guard let cls else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+        completeRequest(core: core, connection: connection, requestContext: requestContext)
+    }
+}
+
+/// `requestCompleted`'s work, with the core borrowed.
+private func completeRequest(core: ServerCore, connection: OpaquePointer?,
+                             requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    let existing = requestContext?.pointee.map { Unmanaged<RequestContext>.fromOpaque($0) }
+    if let connection {
         // The response is sent: the next request is due within the limit.
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watchdog.restart(connection)
-        if let existing = requestContext?.pointee {
-            Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue().connection?.context = nil
+        core.watchdog.restart(connection)
+        if let existing {
+            existing.takeUnretainedValue().connection?.context = nil
         } else {
-            WorkerThread.current.connections[connection]?.context = nil
+            (WorkerThread.Connection.of(connection) ?? WorkerThread.current.connections[connection])?.context = nil
         }
     }
-    guard let cls, let requestContext, let existing = requestContext.pointee else { return }
-    let context = Unmanaged<RequestContext>.fromOpaque(existing)
-    let started = context.takeUnretainedValue().started
+    guard let requestContext, let existing else { return }
+    let started = existing.takeUnretainedValue().started
     // A request cut off before its handler ran still holds its part of the budget.
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().releaseBody(of: context.takeUnretainedValue())
-    context.release()
+    core.releaseBody(of: existing.takeUnretainedValue())
+    existing.release()
     requestContext.pointee = nil
-    if started {
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().inFlight.wrappingSubtract(1, ordering: .releasing)
-    }
+    if started { core.inFlight.wrappingSubtract(1, ordering: .releasing) }
 }
 
 /// `MHD_AcceptPolicyCallback`: refuses (closes at once) a connection accepted beyond
@@ -224,8 +244,8 @@ func acceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr
     return .NO
 }
 
-/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context holds
-/// what the watchdog keeps for it, from start to close.
+/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Its socket context is its
+/// `WorkerThread.Connection` (with what the watchdog keeps for it), from start to close.
 func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
                         socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                         code: MHD_ConnectionNotificationCode) {
@@ -235,13 +255,15 @@ func connectionNotified(cls: UnsafeMutableRawPointer?, connection: OpaquePointer
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
         core.openConnections.wrappingAdd(1, ordering: .relaxed)
-        WorkerThread.current.opened(connection)
-        socketContext.pointee = watchdog.opened(connection)
+        let record = WorkerThread.current.opened(connection, watched: watchdog.opened(connection), core: core)
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
         core.openConnections.wrappingSubtract(1, ordering: .relaxed)
         WorkerThread.current.closed(connection, core: core)
-        if let watched = socketContext.pointee {
-            watchdog.closed(watched)
+        if let opened = socketContext.pointee {
+            let record = Unmanaged<WorkerThread.Connection>.fromOpaque(opened)
+            if let watched = record.takeUnretainedValue().watched { watchdog.closed(watched) }
+            record.release()
             socketContext.pointee = nil
         }
     @unknown default:

@@ -82,9 +82,17 @@ enum DirectAnswer {
 /// there), and the thread serves one connection at a time, so the connection a message is about
 /// is one of this thread's: ``libraryErrorConnection(page:)`` finds it when only one can be.
 final class WorkerThread {
-    /// One connection of this thread.
+    /// One connection of this thread. Its retained reference is the connection's socket
+    /// context, so that a request finds it without a look-up (``of(_:)``).
     final class Connection {
         let connection: OpaquePointer
+        /// What the watchdog keeps for the connection (nil only for a record made as a safety net).
+        let watched: ConnectionWatchdog.Watched?
+        /// The responses of the connection's thread (``WorkerThread/responses``).
+        let responses: ResponseCache
+        /// The core's handle for the connection's thread (``WorkerThread/handle(for:)``), nil for a
+        /// record made as a safety net.
+        let core: ServerCore.Handle?
         /// The request being read or answered (from its request line until it completes), if any.
         var context: RequestContext?
         /// The server has answered on the socket itself and shut it for writing: libmicrohttpd's
@@ -99,7 +107,18 @@ final class WorkerThread {
         /// The peer's address as text, made on the first request that asks (once per connection).
         private var remote: String??
 
-        init(_ connection: OpaquePointer) { self.connection = connection }
+        init(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched?, responses: ResponseCache,
+             core: ServerCore.Handle?) {
+            self.connection = connection
+            self.watched = watched
+            self.responses = responses
+            self.core = core
+        }
+
+        /// The record of `connection`, from its socket context (nil before it is reported open).
+        static func of(_ connection: OpaquePointer) -> Connection? {
+            CMicroHTTPD_socket_context(connection).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+        }
 
         func remoteAddress(of connection: OpaquePointer) -> String? {
             if let remote { return remote }
@@ -113,9 +132,22 @@ final class WorkerThread {
     /// Responses this thread has made and may queue again.
     let responses = ResponseCache()
 
-    /// A connection of this thread opened.
-    func opened(_ connection: OpaquePointer) {
-        connections[connection] = Connection(connection)
+    /// The handle of `core` for this thread's responders (a polling thread serves one daemon).
+    private var handle: ServerCore.Handle?
+
+    /// A connection of this thread opened: its record, watched by `watched`.
+    func opened(_ connection: OpaquePointer, watched: ConnectionWatchdog.Watched, core: ServerCore) -> Connection {
+        let record = Connection(connection, watched: watched, responses: responses, core: handle(for: core))
+        connections[connection] = record
+        return record
+    }
+
+    /// This thread's handle of `core`.
+    func handle(for core: ServerCore) -> ServerCore.Handle {
+        if let handle, handle.core === core { return handle }
+        let made = ServerCore.Handle(core)
+        handle = made
+        return made
     }
 
     /// A connection of this thread closed: what it held of `inFlight` is given back.
@@ -124,10 +156,10 @@ final class WorkerThread {
         if record.holdsInFlight { core.inFlight.wrappingSubtract(1, ordering: .releasing) }
     }
 
-    /// The record of `connection`, made if libmicrohttpd reported its opening elsewhere.
+    /// The record of `connection`, made (unwatched) if libmicrohttpd reported its opening elsewhere.
     func record(_ connection: OpaquePointer) -> Connection {
-        if let record = connections[connection] { return record }
-        let record = Connection(connection)
+        if let record = Connection.of(connection) ?? connections[connection] { return record }
+        let record = Connection(connection, watched: nil, responses: responses, core: nil)
         connections[connection] = record
         return record
     }

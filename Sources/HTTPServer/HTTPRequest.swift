@@ -15,7 +15,10 @@ public struct HTTPRequest: Sendable {
     /// An argument without `=` (as in `?flag`) has the value `""`.
     public var query: [String: String]
     /// Request headers keyed by lowercased name. Repeated headers are joined with `", "`.
-    public var headers: [String: String]
+    /// Made from the fields at each read: a handler that wants one field asks ``header(_:)``.
+    public var headers: [String: String] { fields.dictionary }
+    /// The header fields as received, read only when a handler asks.
+    var fields: HeaderFields
     /// The whole request body (at most the server's `maxBodyBytes`).
     public var body: [UInt8]
     /// The peer's IP address (`"127.0.0.1"`, `"::1"`, …), when known.
@@ -25,31 +28,20 @@ public struct HTTPRequest: Sendable {
     /// nil for a request made in process, which no budget bounds.
     public var inflightBudget: (any InflightBudget)?
 
-    /// Creates a request; header names are lowercased so that ``header(_:)`` finds them.
+    /// Creates a request; ``header(_:)`` finds each header whatever the case of its name.
     public init(method: String, path: String, query: [String: String] = [:],
                 headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil) {
-        self.init(method: method, path: path, query: query, lowercasedHeaders: Self.lowercased(headers.map { ($0.key, $0.value) }),
+        self.init(method: method, path: path, query: query, fields: HeaderFields(headers),
                   body: body, remoteAddress: remoteAddress)
     }
 
-    /// Headers keyed by lowercased name, repeated ones joined with `", "`.
-    static func lowercased(_ headers: some Sequence<(String, String)>) -> [String: String] {
-        var lowered: [String: String] = [:]
-        for (name, value) in headers {
-            let key = name.lowercased()
-            lowered[key] = lowered[key].map { $0 + ", " + value } ?? value
-        }
-        return lowered
-    }
-
-    /// For the server, whose headers `RequestHead` has already keyed (building the
-    /// dictionary twice cost every request about a microsecond).
-    init(method: String, path: String, query: [String: String], lowercasedHeaders: [String: String],
+    /// For the server, with the fields `RequestHead` copied as received.
+    init(method: String, path: String, query: [String: String], fields: HeaderFields,
          body: [UInt8], remoteAddress: String?) {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = lowercasedHeaders
+        self.fields = fields
         self.body = body
         self.remoteAddress = remoteAddress
     }
@@ -60,9 +52,10 @@ public struct HTTPRequest: Sendable {
         inflightBudget?.hold(bytes) ?? true
     }
 
-    /// The value of the header `name`, compared case-insensitively.
+    /// The value of the header `name`, compared case-insensitively; repeated headers are joined
+    /// with `", "` in the order received.
     public func header(_ name: String) -> String? {
-        headers[name.lowercased()]
+        fields.value(named: name)
     }
 }
 

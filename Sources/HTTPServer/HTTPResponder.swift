@@ -47,15 +47,17 @@ public final class HTTPResponder: InflightBudget {
     /// The connection, used only while the state says it is suspended (it cannot be freed then).
     /// A bit pattern rather than a pointer: it is only ever handed back to libmicrohttpd.
     private let connection: UInt
-    private let core: ServerCore
+    /// The server's core, through the handle of the polling thread that made this responder.
+    private let handle: ServerCore.Handle
+    private var core: ServerCore { handle.core }
     /// Bytes of the in-flight body budget the request holds, given back with its answer (its
     /// body's, and what its handler holds more: `hold`). Changed under `state`'s lock.
     private let reservedBodyBytes: Atomic<Int>
     let state = Mutex<State>(.handling)
 
-    init(connection: OpaquePointer, core: ServerCore, reservedBodyBytes: Int) {
+    init(connection: OpaquePointer, core: ServerCore.Handle, reservedBodyBytes: Int) {
         self.connection = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-        self.core = core
+        self.handle = core
         self.reservedBodyBytes = Atomic(reservedBodyBytes)
     }
 

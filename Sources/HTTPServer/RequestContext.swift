@@ -19,8 +19,8 @@ final class RequestContext {
     let authority: String?
     /// The access handler has seen the headers (and counted the request in `inFlight`).
     var started = false
-    /// The header fields by lowercased name, collected once on the first call.
-    var headers: [String: String] = [:]
+    /// The header fields as received, copied once on the first call.
+    var fields = HeaderFields()
     /// The body received so far.
     var body: [UInt8] = []
     /// The body is over the limit: the rest of the upload is discarded and a 413 is owed.

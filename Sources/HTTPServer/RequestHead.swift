@@ -37,16 +37,10 @@ struct RequestHead {
 
     let method: String
     let version: String
-    /// The header fields keyed by lowercased name, repeated ones joined with ", " (what a
-    /// handler gets as ``HTTPRequest/headers``).
-    let headers: [String: String]
-    /// Every value of the fields that framing depends on, in order: these may not repeat.
-    private(set) var hosts: [String] = []
-    private(set) var transferCodings: [String] = []
-    private(set) var contentLengths: [String] = []
-    private(set) var contentCodings: [String] = []
-    /// The first `Expect` value, the one libmicrohttpd looks at.
-    private(set) var expect: String?
+    /// The header fields: every one as received, and what framing reads of them.
+    private let scan: HeadScan
+    /// Every header field as received, for the handler (``HTTPRequest/header(_:)``).
+    var fields: HeaderFields { scan.fields }
     /// Bytes of the head as received, from libmicrohttpd (0 if it cannot say).
     let receivedBytes: Int
     /// Bytes the head takes in libmicrohttpd's pool, estimated (see ``maxBytes``).
@@ -55,36 +49,36 @@ struct RequestHead {
     /// request line and each field as `Name: value` CRLF, and the blank line.
     let canonicalBytes: Int
 
-    /// The head of the request on `connection`; `context` supplies the target.
+    /// How often a field came, and its first value.
+    struct Occurrences {
+        private(set) var count = 0
+        private(set) var first: String?
+        var isEmpty: Bool { count == 0 }
+
+        mutating func add(_ value: () -> String) {
+            if count == 0 { first = value() }
+            count += 1
+        }
+    }
+
+    /// The head of the request on `connection`; `context` supplies the target. One walk over
+    /// libmicrohttpd's records: each field's bytes are copied once, and only the fields that
+    /// framing reads are made strings.
     init(connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
          context: RequestContext) {
         self.method = method.map { String(cString: $0) } ?? ""
         self.version = version.map { String(cString: $0) } ?? ""
-        let fields = ValueCollector.collect(.HEADER_KIND, on: connection)
-        var headers = [String: String](minimumCapacity: fields.pairs.count)
-        var cookieBytes = 0
-        for (name, value) in fields.pairs {
-            let key = name.lowercased()
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
-            switch key {
-            case "host": hosts.append(value)
-            case "transfer-encoding": transferCodings.append(value)
-            case "content-length": contentLengths.append(value)
-            case "content-encoding": contentCodings.append(value)
-            case "expect": if expect == nil { expect = value }
-            case "cookie": cookieBytes += value.utf8.count + 1   // libmicrohttpd parses a copy
-            default: break
-            }
-        }
-        self.headers = headers
         receivedBytes = CMicroHTTPD_request_header_size(connection)
-        let fieldCount = fields.pairs.count
+        let fieldCount = max(0, Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
+        var scan = HeadScan(fields: HeaderFields(reservingFor: fieldCount, receivedBytes: receivedBytes))
+        let records = withUnsafeMutablePointer(to: &scan) { scan in
+            Int(max(0, CMicroHTTPD_request_values(connection, scanValue, scan)))
+        }
+        self.scan = consume scan
         // "METHOD target VERSION\r\n"; "Name: value\r\n" for each field; the blank line.
         canonicalBytes = (method.map { strlen($0) } ?? 0) + 1 + context.targetByteCount + 1
-            + (version.map { strlen($0) } ?? 0) + 2 + fields.byteCount + 4 * fieldCount + 2
-        let records = fieldCount + ValueCollector.count(of: .GET_ARGUMENT_KIND, on: connection)
-            + ValueCollector.count(of: .COOKIE_KIND, on: connection)
-        pooledBytes = max(receivedBytes, canonicalBytes) + cookieBytes + 64 * records
+            + (version.map { strlen($0) } ?? 0) + 2 + self.scan.byteCount + 4 * self.scan.fieldCount + 2
+        pooledBytes = max(receivedBytes, canonicalBytes) + self.scan.cookieBytes + 64 * records
     }
 
     /// HTTP/1.1, or a later 1.x (libmicrohttpd lets only 1.x through).
@@ -113,14 +107,14 @@ struct RequestHead {
             return .failure(Refusal(status: 400, message: "the request head holds bytes the server cannot read: a NUL byte, "
                                     + "a folded header line, or more than one space after a colon"))
         }
-        if hosts.count > 1 {
+        if scan.hostCount > 1 {
             return .failure(Refusal(status: 400, message: "more than one Host header"))
         }
-        if hosts.isEmpty && isHTTP11 {
+        if scan.hostCount == 0 && isHTTP11 {
             return .failure(Refusal(status: 400, message: "an HTTP/1.1 request must have a Host header"))
         }
-        let codings = transferCodings
-        let lengths = contentLengths
+        let codings = scan.transferCodings
+        let lengths = scan.contentLengths
         if !codings.isEmpty && !lengths.isEmpty {
             return .failure(Refusal(status: 400, message: "Content-Length and Transfer-Encoding together: "
                                     + "the body's length is ambiguous"))
@@ -128,7 +122,7 @@ struct RequestHead {
         if !codings.isEmpty && !isHTTP11 {
             return .failure(Refusal(status: 400, message: "Transfer-Encoding in an HTTP/1.0 request"))
         }
-        if !codings.isEmpty && (codings.count > 1 || Self.trimmed(codings[0]).lowercased() != "chunked") {
+        if !codings.isEmpty && (codings.count > 1 || Self.trimmed(codings.first ?? "").lowercased() != "chunked") {
             return .failure(Refusal(status: 501, message: "Transfer-Encoding other than a single chunked is not supported"))
         }
         if lengths.count > 1 {
@@ -143,7 +137,7 @@ struct RequestHead {
         }
         let framing = Framing(contentLength: contentLength, chunked: !codings.isEmpty)
         if framing.hasBody {
-            for coding in contentCodings {
+            for coding in scan.contentCodings {
                 for token in coding.split(separator: ",", omittingEmptySubsequences: false)
                 where Self.trimmed(token).lowercased() != "identity" {
                     return .failure(Refusal(status: 415, message: "Content-Encoding is not supported: "
@@ -157,7 +151,7 @@ struct RequestHead {
     /// Whether the client waits for `100 Continue` before it sends the body (what
     /// libmicrohttpd looks at: HTTP/1.1 and a first `Expect` of `100-continue`).
     var expectsContinue: Bool {
-        isHTTP11 && expect.map { Self.trimmed($0).lowercased() == "100-continue" } == true
+        isHTTP11 && scan.expects.first.map { Self.trimmed($0).lowercased() == "100-continue" } == true
     }
 
     static let tooLargeMessage = "request headers exceed \(maxBytes) bytes"
@@ -169,4 +163,53 @@ struct RequestHead {
         while let last = t.last, last == " " || last == "\t" { t.removeLast() }
         return t
     }
+}
+
+/// What ``RequestHead``'s walk gathers (`scanValue`'s `cls`).
+private struct HeadScan {
+    var fields: HeaderFields
+    /// Bytes of every field's name and value as libmicrohttpd holds them (C strings: each ends
+    /// at its first NUL).
+    var byteCount = 0
+    var fieldCount = 0
+    /// What libmicrohttpd's parse of each `Cookie` field takes in its pool: the value and a NUL.
+    var cookieBytes = 0
+    var hostCount = 0
+    var transferCodings = RequestHead.Occurrences()
+    var contentLengths = RequestHead.Occurrences()
+    /// Every `Content-Encoding` value, in order.
+    var contentCodings: [String] = []
+    /// The first is the one libmicrohttpd looks at.
+    var expects = RequestHead.Occurrences()
+
+    /// The fields read here, in the order of ``add(name:value:)``'s switch.
+    static let names = ["host", "transfer-encoding", "content-length", "content-encoding", "expect", "cookie"].map(FieldName.init)
+
+    mutating func add(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
+        let nameBytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
+        // `?flag` has a NULL value; a header field never has.
+        let valueBytes = UnsafeRawBufferPointer(start: value, count: value.map { strlen($0) } ?? 0)
+        byteCount += nameBytes.count + valueBytes.count
+        fieldCount += 1
+        fields.append(name: nameBytes, value: valueBytes)
+        guard let which = FieldName.firstIndex(in: Self.names, of: nameBytes) else { return }
+        let text = { String(decoding: valueBytes, as: UTF8.self) }
+        switch which {
+        case 0: hostCount += 1
+        case 1: transferCodings.add(text)
+        case 2: contentLengths.add(text)
+        case 3: contentCodings.append(text())
+        case 4: expects.add(text)
+        default: cookieBytes += text().utf8.count + 1
+        }
+    }
+}
+
+/// `MHD_KeyValueIterator` over the head's records; `cls` is the `HeadScan`. Query arguments and
+/// cookies are only counted (by the walk's result).
+private func scanValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind,
+                      key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) -> MHD_Result {
+    guard kind == .HEADER_KIND, let cls, let key else { return .YES }
+    cls.assumingMemoryBound(to: HeadScan.self).pointee.add(name: key, value: value)
+    return .YES
 }

@@ -50,6 +50,15 @@ final class ServerCore: Sendable {
         self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }
 
+    /// The core as one polling thread hands it to the responders it makes: a responder retains
+    /// its thread's handle, not the core, whose reference count every polling thread would
+    /// otherwise write for every request (one cache line for all the processors).
+    final class Handle: Sendable {
+        let core: ServerCore
+
+        init(_ core: ServerCore) { self.core = core }
+    }
+
     /// Records one diagnostic from libmicrohttpd (or from this module).
     func log(_ message: String) {
         startupLog.withLock { messages in
@@ -211,12 +220,12 @@ final class ServerCore: Sendable {
         for (name, value) in ValueCollector.values(of: .GET_ARGUMENT_KIND, on: connection) {
             query[name] = value
         }
-        var headers = context.headers
+        var fields = context.fields
         if let authority = context.authority {
             // RFC 9112 section 3.2.2: the target's authority, not a Host field, names the host.
-            headers["host"] = authority
+            fields = fields.replacing("host", with: authority)
         }
-        return HTTPRequest(method: method, path: path, query: query, lowercasedHeaders: headers,
+        return HTTPRequest(method: method, path: path, query: query, fields: fields,
                            body: body, remoteAddress: context.connection.map { $0.remoteAddress(of: connection) }
                                ?? CMicroHTTPD_client_address(connection).flatMap { SocketAddress.host(of: $0) })
     }
@@ -230,7 +239,7 @@ final class ServerCore: Sendable {
             status = 500
         }
         let closes = closeConnection || stopping.load(ordering: .relaxed)
-        let responses = WorkerThread.current.responses
+        let responses = WorkerThread.Connection.of(connection)?.responses ?? WorkerThread.current.responses
         if let kept = responses.response(status: status, closes: closes, headers: response.headers, body: response.body) {
             return queue(kept, status: status, on: connection)
         }

@@ -1,13 +1,11 @@
 import CMicroHTTPD
 import Glibc
 
-/// Gathers one kind of a request's key/value pairs (headers, query arguments) through
+/// Gathers one kind of a request's key/value pairs (the query arguments) through
 /// `MHD_get_connection_values`, whose iterator is a C callback. Lives for one call only.
+/// (Header fields are copied as bytes by `RequestHead`'s own walk.)
 final class ValueCollector {
     private(set) var pairs: [(String, String)] = []
-    /// The bytes of every name and value as libmicrohttpd holds them (C strings: each ends at
-    /// its first NUL), counted before any UTF-8 repair.
-    private(set) var byteCount = 0
 
     /// Every (name, value) of `kind` on `connection`, in the order received.
     static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
@@ -16,8 +14,8 @@ final class ValueCollector {
         return collect(kind, on: connection).pairs
     }
 
-    /// The pairs of `kind` and their byte count.
-    static func collect(_ kind: MHD_ValueKind, on connection: OpaquePointer) -> ValueCollector {
+    /// The pairs of `kind`.
+    private static func collect(_ kind: MHD_ValueKind, on connection: OpaquePointer) -> ValueCollector {
         let collector = ValueCollector()
         // Room for all at once (a count is a walk of libmicrohttpd's list, no copy): growing
         // by appends reallocated the array twice for a request's three or four headers.
@@ -35,7 +33,6 @@ final class ValueCollector {
     }
 
     fileprivate func append(_ name: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
-        byteCount += strlen(name) + (value.map { strlen($0) } ?? 0)
         // `?flag` has a NULL value.
         pairs.append((String(cString: name), value.map { String(cString: $0) } ?? ""))
     }

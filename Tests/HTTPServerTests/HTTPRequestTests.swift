@@ -19,6 +19,29 @@ import Testing
         #expect(joined == "a, b" || joined == "b, a")
     }
 
+    /// Names are compared as a dictionary keyed by `lowercased()` compared them, also when
+    /// they are not ASCII: the Kelvin sign lowercases to an ASCII "k".
+    @Test func namesThatAreNotASCIIAreComparedLowercased() {
+        let request = HTTPRequest(method: "GET", path: "/", headers: ["\u{212A}ey": "v", "Stra\u{DF}e": "w"])
+        #expect(request.header("key") == "v")
+        #expect(request.header("KEY") == "v")
+        #expect(request.header("STRA\u{DF}E") == "w")
+        #expect(request.header("strasse") == nil)
+        #expect(request.headers == ["key": "v", "stra\u{DF}e": "w"])
+    }
+
+    /// A request made in process keeps each value exactly: empty, or with a NUL or any text.
+    @Test func valuesAreKeptExactly() {
+        let request = HTTPRequest(method: "GET", path: "/",
+                                  headers: ["X-Nul": "a\u{0}b", "X-Empty": "", "X-Text": "caf\u{E9} \u{1F600}"])
+        #expect(request.header("x-nul") == "a\u{0}b")
+        #expect(request.header("x-empty") == "")
+        #expect(request.header("x-text") == "caf\u{E9} \u{1F600}")
+        #expect(request.header("x-none") == nil)
+        #expect(request.header("x-nu") == nil)
+        #expect(request.header("x-null") == nil)
+    }
+
     @Test(arguments: [
         ("/", [""]), ("/metrics", ["metrics"]), ("/api/activities/", ["api", "activities", ""]),
         ("/api/bookings/2026%2F1042", ["api", "bookings", "2026/1042"]), ("//x", ["", "x"]),
