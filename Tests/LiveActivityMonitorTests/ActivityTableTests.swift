@@ -115,7 +115,7 @@ import Testing
                 #expect(table.gauges(at: t, priority10Budget: budget) == ActivityGauges.recount(table, at: t, budget: budget),
                         "gauges at +\(ahead)")
                 var copy = table
-                let due = Set(copy.popDueDeadlines(t))
+                let due = Set(copy.popDueDeadlines(t).ids)
                 let expected = reference.values.filter { ($0.nextDeadline ?? .infinity) <= t }.map(\.activityID)
                 #expect(Set(expected).isSubset(of: due), "deadlines due at +\(ahead)")
             }

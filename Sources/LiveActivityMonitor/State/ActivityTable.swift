@@ -601,15 +601,16 @@ struct ActivityTable: Sendable {
     static let duePerCommit = 2_000
 
     /// Takes the deadlines due at `now`, earliest first, at most `limit` entries: the ids of the
-    /// records to advance, each once (some of whose deadline has not come: `positions(of:)`).
-    mutating func popDueDeadlines(_ now: Double, limit: Int = .max) -> [String] {
+    /// records to advance, each once (some of whose deadline has not come: `positions(of:)`),
+    /// and whether it stopped at `limit` with more due (then another commit should follow: the
+    /// ids alone cannot say, as outdated entries give no id, or one already given). Only a full
+    /// batch asks for more, so that an entry that falls due again at once cannot keep the writer
+    /// committing.
+    mutating func popDueDeadlines(_ now: Double, limit: Int = .max) -> (ids: [String], moreDue: Bool) {
         let due = deadlines.popDue(now, limit: limit)
-        return positions(of: due).map { storage[$0].activityID }
+        let moreDue = due.count == limit && (deadlines.earliest ?? .infinity) <= now
+        return (positions(of: due).map { storage[$0].activityID }, moreDue)
     }
-
-    /// Whether a deadline is due at `now`: one commit took `duePerCommit` and left more. (Not a
-    /// count of the ids taken: outdated entries are taken and give no id, or one already given.)
-    func hasDueDeadline(at now: Double) -> Bool { (deadlines.earliest ?? .infinity) <= now }
 
     /// Schedules the record `id` (if it is here) at `at`: due ids given back by a commit that failed.
     mutating func scheduleDeadline(_ at: Double, of id: String) {
@@ -618,6 +619,11 @@ struct ActivityTable: Sendable {
 
     /// How many entries the deadline queue holds (tests).
     var queuedDeadlines: Int { deadlines.count }
+
+    /// How many sweeps of `duePerCommit` take every entry queued now: a caller that waits for
+    /// what is due waits for that many at most, so that an entry falling due again at once
+    /// cannot hold it.
+    var sweepsForQueuedDeadlines: Int { deadlines.count / Self.duePerCommit + 1 }
 
     private mutating func intern(_ s: String) -> String {
         if let known = interned.firstIndex(of: ExactString(s)) { return interned[known].text }

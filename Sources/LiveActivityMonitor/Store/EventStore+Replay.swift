@@ -26,7 +26,7 @@ extension EventStore {
             func finish() throws {
                 guard var changes = commit?.changes, let now = commit?.receivedAt else { return }
                 commit = nil
-                try changes.finish(at: now, due: state.withLock { $0.records.popDueDeadlines(now) })
+                try changes.finish(at: now, due: state.withLock { $0.records.popDueDeadlines(now).ids })
                 // Rows written as each commit ends: a record that leaves memory is read from its row.
                 let written = try Self.writeRows(of: changes, at: now, db)
                 try Self.write(changes.startChanges, db)

@@ -112,12 +112,18 @@ public final class EventStore: Sendable {
         if state.withLock({ $0.earliestDeadline <= now }) { sweepUntilNoneDue(at: now) }
     }
 
-    /// Sweeps until nothing is due at `now` (each sweep takes at most `ActivityTable.duePerCommit`)
-    /// or a commit fails (the next commit retries).
+    /// Sweeps until nothing is due at `now` (each sweep takes at most `ActivityTable.duePerCommit`),
+    /// a commit fails (the next commit retries), or every entry queued now has been taken.
     private func sweepUntilNoneDue(at now: Double) {
-        repeat {
+        let sweeps = state.withLock { $0.records.sweepsForQueuedDeadlines }
+        for _ in 0..<sweeps {
             guard case .success = submit(.sweep) else { return }
-        } while state.withLock { $0.earliestDeadline <= now }
+            guard state.withLock({ $0.earliestDeadline > now }) else { continue }
+            // The last due entries may be in a sweep the writer queued itself, still committing:
+            // one more sweep, queued behind it, returns once it is done.
+            if sweeps > 1 { _ = submit(.sweep) }
+            return
+        }
     }
 
     /// Counts a refused request. A commit of its own writes it soon, one for all the refusals
@@ -275,6 +281,7 @@ public final class EventStore: Sendable {
         changes.counters.add(taken)
         var summaries = [IngestSummary](repeating: IngestSummary(), count: jobs.count)
         var due: [String] = []
+        var moreDue = false
         var flush = false, accepted = 0
 
         do {
@@ -317,7 +324,7 @@ public final class EventStore: Sendable {
                 }
                 // In the commit of their events: a replay after a crash finds them.
                 try Self.write(changes.takeWrites(), db)
-                due = state.withLock { $0.records.popDueDeadlines(now, limit: ActivityTable.duePerCommit) }
+                (due, moreDue) = state.withLock { $0.records.popDueDeadlines(now, limit: ActivityTable.duePerCommit) }
                 try changes.finish(at: now, due: due)
                 // Replay at start-up redoes commits by their events, from the tables as they were
                 // at `applied_seq`: these commits bring them up to date, and so do one a second
@@ -352,7 +359,7 @@ public final class EventStore: Sendable {
         // Every live row is up to date after a flush: memory lets go of those records' texts.
         publish(&changes, at: now, rowsWritten: flush ? changes.changedIDs.union(deferred.rows) : [])
         // More may be due than one commit takes: the next sweep is queued behind what waits.
-        if state.withLock({ $0.records.hasDueDeadline(at: now) }) { enqueue(.sweep) }
+        if moreDue { enqueue(.sweep) }
         if flush {
             deferred.flushed(changes.counters)
             evictOverflow()

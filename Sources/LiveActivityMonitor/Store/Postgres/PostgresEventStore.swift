@@ -69,9 +69,15 @@ final class PostgresEventStore: Sendable {
 
     func sweepIfDue() {
         let now = clock.now()
+        guard state.withLock({ $0.earliestDeadline <= now }) else { return }
         // Each sweep takes at most `ActivityTable.duePerCommit`; a failed one is retried later.
-        while state.withLock({ $0.earliestDeadline <= now }) {
+        let sweeps = state.withLock { $0.records.sweepsForQueuedDeadlines }
+        for _ in 0..<sweeps {
             guard case .success = submit(.sweep) else { return }
+            guard state.withLock({ $0.earliestDeadline > now }) else { continue }
+            // As `EventStore.sweepUntilNoneDue`: a sweep the writer queued may still be committing.
+            if sweeps > 1 { _ = submit(.sweep) }
+            return
         }
     }
 
@@ -189,7 +195,7 @@ final class PostgresEventStore: Sendable {
         changes.counters.add(taken)
         let summaries: [IngestSummary]
         do {
-            summaries = try writer.commit(batches, at: now, due: due, &changes)
+            summaries = try writer.commit(batches, at: now, due: due.ids, &changes)
         } catch {
             state.withLock { s in
                 s.unpersisted.add(taken)
@@ -200,7 +206,7 @@ final class PostgresEventStore: Sendable {
         writer.persisted = changes.counters
         publish(&changes, at: now)
         // More may be due than one commit takes: the next sweep is queued behind what waits.
-        if state.withLock({ $0.records.hasDueDeadline(at: now) }) { _ = enqueue(WriteJob(.sweep)) }
+        if due.moreDue { _ = enqueue(WriteJob(.sweep)) }
         evictOverflow()
         recordWriteProblem(nil)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
