@@ -122,4 +122,65 @@ import Testing
         }
         #expect(removals > 300, "removals that moved a record: \(removals)")
     }
+
+    /// A put that keeps a record's deadline queues nothing (most events move none: a push per
+    /// event kept the queue near twice the records), and yet no deadline is lost: through random
+    /// puts that keep or move deadlines, removals, and sweeps that take what is due and put the
+    /// records back (advanced, or as they were: an entry taken early for a record that did not
+    /// change), every record whose deadline is due is still taken.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func putsThatKeepADeadlineQueueNothingAndLoseNone(seed: UInt64) {
+        var random = PushEventScannerTests.Seeded(state: seed)
+        var now = 1_800_000_000.0
+        var table = ActivityTable()
+        var reference: [String: ActivityRecord] = [:]
+        func put(_ r: ActivityRecord) { table.put(r); reference[r.activityID] = r }
+        for step in 0..<3000 {
+            let roll = Int.random(in: 0..<100, using: &random)
+            if roll < 10, let id = reference.keys.randomElement(using: &random) {
+                table[id] = nil
+                reference[id] = nil
+            } else if roll < 40, var r = reference.values.randomElement(using: &random) {
+                // An update that keeps the deadline.
+                r.tokenRotations += 1
+                put(r)
+            } else if roll < 75 {
+                let n = Int.random(in: 0..<200, using: &random)
+                var r = reference["a\(n)"] ?? ActivityRecord(activityID: "a\(n)", bookingID: nil, attributesType: "T",
+                                                              startedAt: now - Double(Int.random(in: 0..<(8 * 3600), using: &random)))
+                r.staleDate = Bool.random(using: &random) ? now + Double(Int.random(in: -600..<(4 * 3600), using: &random)) : nil
+                put(r)
+            } else {
+                now += Double(Int.random(in: 1..<900, using: &random))
+                // A sweep: what is due taken, and each record put back, stale counted or as it was.
+                for id in table.popDueDeadlines(now, limit: Int.random(in: 1..<50, using: &random)).ids {
+                    guard var r = reference[id] else { continue }
+                    if Bool.random(using: &random), let stale = r.staleDate, stale <= now { r.staleCounted = true }
+                    put(r)
+                }
+            }
+            guard step % 30 == 29 else { continue }
+            for ahead: Double in [0, 600, 3 * 3600, 9 * 3600] {
+                let t = now + ahead
+                var copy = table
+                let due = Set(copy.popDueDeadlines(t).ids)
+                let expected = reference.values.filter { ($0.nextDeadline ?? .infinity) <= t }.map(\.activityID)
+                #expect(Set(expected).isSubset(of: due), "deadlines due at +\(ahead), step \(step)")
+            }
+        }
+        #expect(reference.count > 50)
+    }
+
+    /// Ten puts of each record that keep its deadline leave one entry per record.
+    @Test func updatesThatKeepTheDeadlineLeaveOneEntryEach() {
+        var table = ActivityTable()
+        let records = Self.records(100, seed: 7)
+        for var r in records {
+            for k in 0..<10 {
+                r.tokenRotations = k
+                table.put(r)
+            }
+        }
+        #expect(table.queuedDeadlines == records.count)
+    }
 }

@@ -38,10 +38,15 @@ struct ActivityTable: Sendable {
     /// (`positions(of:)` says why they are harmless).
     private var gaugeChanges = DeadlineQueue<Int32>()
     /// Each record's next deadline (`ActivityRecord.nextDeadline`), by position: what the writer's
-    /// next commit must advance (`popDueDeadlines`). Pushed at every put, as the writer publishes
-    /// a record (most replace an entry already there, which stays until it falls due: rebuilt
-    /// past twice the records); outdated entries are harmless as in `gaugeChanges`.
+    /// next commit must advance (`popDueDeadlines`). Pushed when a put moves it (a replaced entry
+    /// stays until it falls due: rebuilt past twice the records), or when the entry for it may
+    /// have been taken; outdated entries are harmless as in `gaugeChanges`.
     private var deadlines = DeadlineQueue<Int32>()
+    /// The latest instant `popDueDeadlines` took entries through: a deadline after it is still
+    /// queued for its record, so a put that keeps it pushes nothing (most events move no
+    /// deadline, and a push per event kept the queue near twice the records). One at or before
+    /// it may have been taken, so the put that publishes its advanced record queues it again.
+    private var deadlinesTakenThrough = -Double.infinity
     /// The records in phone order, by their state as of `gaugeTime` and type, for the list
     /// (`livePage`): kept on the gauges' paths, so that its cells and the gauges count the same
     /// records. Nil until the gauges are kept from an instant (`keepGauges` builds it in bulk):
@@ -214,8 +219,9 @@ struct ActivityTable: Sendable {
                 ? storage[i].attributesType : intern(record.attributesType)
             if let app = record.app { record.app = storage[i].app == app ? storage[i].app : intern(app) }
             countGauges(replacing: i, with: record, at: i)
+            let scheduled = storage[i].nextDeadline
             storage[i] = consume record
-            if let next { deadlines.push(next, Int32(i)) }
+            if let next, next != scheduled || next <= deadlinesTakenThrough { deadlines.push(next, Int32(i)) }
         } else {
             let i = storage.count, booking = record.bookingID
             subscribe(id, to: record.channelID)
@@ -608,6 +614,7 @@ struct ActivityTable: Sendable {
     /// committing.
     mutating func popDueDeadlines(_ now: Double, limit: Int = .max) -> (ids: [String], moreDue: Bool) {
         let due = deadlines.popDue(now, limit: limit)
+        deadlinesTakenThrough = max(deadlinesTakenThrough, now)
         let moreDue = due.count == limit && (deadlines.earliest ?? .infinity) <= now
         return (positions(of: due).map { storage[$0].activityID }, moreDue)
     }
