@@ -229,10 +229,12 @@ import Testing
         // The allocator's figures above are printed, not checked: other suites allocate in the
         // same process at the same time. What this change bought is checked by construction:
         // a known content in 32 bytes and at most `maxKnown` of them in one block, a record
-        // within 256 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
+        // within 208 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
         // priority-10 window in 12 (its minutes packed).
         #expect(MemoryLayout<DeliveryEvidence.Known>.stride == 32)
-        #expect(MemoryLayout<ActivityRecord>.stride <= 256)
+        #expect(MemoryLayout<ActivityRecord>.stride <= 208)
+        // The type and app in one block the records share: a reference, not two strings.
+        #expect(MemoryLayout<TypeAndApp>.size == 8)
         #expect(MemoryLayout<Priority10Minutes>.size == 12)
         // The indexes name a record by its 4-byte position, not its id.
         #expect(MemoryLayout<IDSearchIndex.Entry>.stride == 24)

@@ -6,27 +6,36 @@ import LiveActivityWire
 public struct ActivityRecord: Sendable, Equatable {
     // Stored in an order that leaves no padding, the 8-byte fields first, then the others;
     // a `Double?` is kept as an `OptionalTime` (8 bytes, not 16) behind a property of the old
-    // type, and the fields few set are kept apart (`uncommon`) (docs/ARCHITECTURE.md, "What one
-    // record costs").
+    // type, the fields few set are kept apart (`uncommon`), and the type and app and the two
+    // texts are blocks of their own (`TypeAndApp`, `HeldTexts`) (docs/ARCHITECTURE.md, "What
+    // one record costs").
     public var activityID: String
     public var bookingID: String?
-    public var attributesType: String
-    public var app: String?
+    /// The attributes type and app, in a block records share (`TypeAndApp`).
+    public var attributesType: String {
+        get { typeAndApp.attributesType }
+        set { typeAndApp = TypeAndApp(newValue, app: typeAndApp.app) }
+    }
+    public var app: String? {
+        get { typeAndApp.app }
+        set { typeAndApp = TypeAndApp(typeAndApp.attributesType, app: newValue) }
+    }
+    var typeAndApp: TypeAndApp
     /// As the app gave them (JSON object text). Nil too while only the row holds it
     /// (`textsInRow`): the pages fill it from the row first (`MonitorStore.fillTexts`).
     public var attributes: JSONText? {
-        get { heldAttributes }
-        set { heldAttributes = newValue; textsInRow.remove(.attributes) }
+        get { held?.attributes }
+        set { held = .of(attributes: newValue, contentState: contentState); textsInRow.remove(.attributes) }
     }
-    private var heldAttributes: JSONText?
 
     /// What the phone shows: the content with the newest timestamp. Nil too while only the row
     /// holds it, as `attributes`.
     public var contentState: JSONText? {
-        get { heldContent }
-        set { heldContent = newValue; textsInRow.remove(.contentState) }
+        get { held?.contentState }
+        set { held = .of(attributes: attributes, contentState: newValue); textsInRow.remove(.contentState) }
     }
-    private var heldContent: JSONText?
+    /// Both texts, in a block of their own (`HeldTexts`).
+    private var held: HeldTexts?
 
     public var startedAt: Double
     public var contentTimestamp: Double
@@ -37,7 +46,7 @@ public struct ActivityRecord: Sendable, Equatable {
     @OptionalTime public var tokenRotatedAt: Double? = nil
 
     // From here, each field of fewer than 8 bytes is followed by the small ones that fill its
-    // last word, so that the record's stride is 256 bytes, not 264.
+    // last word, so that the record's stride is a word more than its fields need, not two.
 
     /// The priority-10 pushes of the last hour, per minute (12 bytes).
     public var priority10 = Priority10Minutes()
@@ -159,11 +168,16 @@ public struct ActivityRecord: Sendable, Equatable {
     /// As kept (`tokenFingerprint` makes a String of it); set directly by the row reader.
     var storedFingerprint: TokenFingerprint.Stored?
 
-    public init(activityID: String, bookingID: String?, attributesType: String, startedAt: Double,
-                source: StartSource = .app) {
+    public init(activityID: String, bookingID: String?, attributesType: String, app: String? = nil,
+                startedAt: Double, source: StartSource = .app) {
+        self.init(activityID: activityID, bookingID: bookingID, typeAndApp: TypeAndApp(attributesType, app: app),
+                  startedAt: startedAt, source: source)
+    }
+
+    init(activityID: String, bookingID: String?, typeAndApp: TypeAndApp, startedAt: Double, source: StartSource) {
         self.activityID = activityID
         self.bookingID = bookingID
-        self.attributesType = attributesType
+        self.typeAndApp = typeAndApp
         self.startedAt = startedAt
         self.source = source
         self.contentTimestamp = startedAt
@@ -176,16 +190,15 @@ public struct ActivityRecord: Sendable, Equatable {
     mutating func leaveToRow() {
         delivery.leaveKnownToRow()
         guard textsInRow != .both else { return }
-        heldAttributes = nil
-        heldContent = nil
+        held = nil
         textsInRow = .both
     }
 
     /// Takes back the texts memory let go, as its row holds them (`texts` read from the row); a
     /// text still held is as new as the row's or newer, and stays.
     mutating func fillTexts(attributes: JSONText?, contentState: JSONText?) {
-        if textsInRow.contains(.attributes) { heldAttributes = attributes }
-        if textsInRow.contains(.contentState) { heldContent = contentState }
+        held = .of(attributes: textsInRow.contains(.attributes) ? attributes : self.attributes,
+                   contentState: textsInRow.contains(.contentState) ? contentState : self.contentState)
         textsInRow = []
     }
 

@@ -14,10 +14,11 @@ import Prometheus
 struct ActivityTable: Sendable {
     private var storage: [ActivityRecord] = []
     private var positions = IDPositions()
-    /// One copy of each attributes type and app name: thousands of records share a handful of
-    /// them, and equal strings that share storage compare by identity (the scrape groups by type).
-    /// By bytes: interning must not turn one spelling of a type into an equivalent other.
-    private var interned: Set<ExactString> = []
+    /// One block of each attributes type and app (`TypeAndApp`): thousands of records share a
+    /// handful of them, and equal strings that share storage compare by identity (the scrape
+    /// groups by type). By bytes: interning must not turn one spelling of a type into an
+    /// equivalent other.
+    private var interned: Set<ExactTypeAndApp> = []
     /// Bounds the intern pool: these fields are free text, usually from a small set.
     private static let maxInterned = 1024
     /// The ids subscribed to each broadcast channel: a broadcast finds its subscribers without
@@ -126,57 +127,56 @@ struct ActivityTable: Sendable {
         storage = kept
     }
 
-    /// `intern` for every record, in order (so that the pool is what `put` would leave), each
-    /// string first looked for among the few met last (`RecentStrings`; loaders share those
-    /// already, so this mostly finds the very same string): by identity first (`StringIdentity`),
-    /// so that a record whose string was met costs two words compared, and a write only when
-    /// its string becomes another (start-up interns a million records alone, on the main thread).
+    /// `intern` for every record, in order (so that the pool is what `put` would leave): each
+    /// block looked up once, the records that hold it told apart by its address read in place
+    /// (no retain: start-up interns a million records alone, on the main thread; loaders share
+    /// blocks already, `RecentStrings.typeAndApp`, so there are a handful), and a write only
+    /// where the pool holds another.
     private mutating func internStrings() {
-        var recent = RecentStrings()
-        func pooled(_ s: String) -> String? {
-            let kept = intern(s)
-            // Only a pooled string: `put` shares no other.
-            return interned.count < Self.maxInterned || interned.contains(ExactString(kept)) ? kept : nil
-        }
-        func shared(_ s: String) -> String { recent.shared(s, keeping: pooled) }
-        // Moved out while they change, so that `pooled` may change the pool (`self`) meanwhile.
+        // Moved out while they change, so that `intern` may change the pool (`self`) meanwhile.
         var records = storage
         storage = []
-        var types = SharedByIdentity(), apps = SharedByIdentity()
-        let noApp = StringIdentity(of: nil)
+        var met: [(block: UInt, pooled: TypeAndApp?)] = []
         records.withUnsafeMutableBufferPointer { records in
-            guard let first = records.baseAddress else { return }
-            let base = UnsafeRawPointer(first)
-            let type = MemoryLayout<ActivityRecord>.offset(of: \.attributesType)!
-            let app = MemoryLayout<ActivityRecord>.offset(of: \.app)!
             for i in records.indices {
-                let at = base + i * MemoryLayout<ActivityRecord>.stride
-                if let made = types.share(StringIdentity(at: at + type), records[i].attributesType, shared) {
-                    records[i].attributesType = made
+                let block = Self.blockAddress(UnsafeBufferPointer(records), i)
+                let pooled: TypeAndApp?
+                if let k = met.firstIndex(where: { $0.block == block }) {
+                    pooled = met[k].pooled
+                } else {
+                    let kept = intern(records[i].typeAndApp)
+                    pooled = kept === records[i].typeAndApp ? nil : kept
+                    // Free text beyond a handful: each looked up (never more than the pool's bound).
+                    if met.count < Self.blocksTold { met.append((block, pooled)) }
                 }
-                let appIdentity = StringIdentity(at: at + app)
-                if appIdentity != noApp, let made = apps.share(appIdentity, records[i].app!, shared) {
-                    records[i].app = made
-                }
+                if let pooled { records[i].typeAndApp = pooled }
             }
         }
         storage = records
     }
 
-    /// How many records there are of each attributes type (by its bytes): told apart by identity
-    /// first (`StringIdentity`; interned, records share a few), a dictionary entry each.
+    /// The address of the `TypeAndApp` block of the record at `i`, read in place (no retain).
+    private static func blockAddress(_ records: UnsafeBufferPointer<ActivityRecord>, _ i: Int) -> UInt {
+        UnsafeRawPointer(records.baseAddress! + i).load(fromByteOffset: typeAndAppOffset, as: UInt.self)
+    }
+
+    private static let typeAndAppOffset = MemoryLayout<ActivityRecord>.offset(of: \.typeAndApp)!
+    /// How many blocks the passes over every record tell apart by address: types and apps are a
+    /// handful; free text beyond this many is looked up record by record.
+    private static let blocksTold = 16
+
+    /// How many records there are of each attributes type (by its bytes): told apart by their
+    /// block first (interned, records share a few), a dictionary entry each.
     func countByType() -> [ExactString: Int] {
         storage.withUnsafeBufferPointer { records in
             var counts: [ExactString: Int] = [:]
-            guard let first = records.baseAddress else { return counts }
-            let type = MemoryLayout<ActivityRecord>.offset(of: \.attributesType)!
-            var runs: [(identity: StringIdentity, position: Int, count: Int)] = []
+            var runs: [(block: UInt, position: Int, count: Int)] = []
             for i in records.indices {
-                let identity = StringIdentity(at: UnsafeRawPointer(first) + i * MemoryLayout<ActivityRecord>.stride + type)
-                if let k = runs.firstIndex(where: { $0.identity == identity }) {
+                let block = Self.blockAddress(records, i)
+                if let k = runs.firstIndex(where: { $0.block == block }) {
                     runs[k].count += 1
-                } else if runs.count < SharedByIdentity.capacity {
-                    runs.append((identity, i, 1))
+                } else if runs.count < Self.blocksTold {
+                    runs.append((block, i, 1))
                 } else {
                     counts[ExactString(records[i].attributesType), default: 0] += 1
                 }
@@ -215,9 +215,11 @@ struct ActivityTable: Sendable {
                 unsubscribe(id, from: storage[i].channelID)
                 subscribe(id, to: record.channelID)
             }
-            record.attributesType = storage[i].attributesType == record.attributesType
-                ? storage[i].attributesType : intern(record.attributesType)
-            if let app = record.app { record.app = storage[i].app == app ? storage[i].app : intern(app) }
+            // Kept as it was when it is (most events change neither).
+            if storage[i].typeAndApp !== record.typeAndApp {
+                record.typeAndApp = storage[i].typeAndApp.hasBytes(of: record.typeAndApp)
+                    ? storage[i].typeAndApp : intern(record.typeAndApp)
+            }
             countGauges(replacing: i, with: record, at: i)
             let scheduled = storage[i].nextDeadline
             storage[i] = consume record
@@ -225,8 +227,7 @@ struct ActivityTable: Sendable {
         } else {
             let i = storage.count, booking = record.bookingID
             subscribe(id, to: record.channelID)
-            record.attributesType = intern(record.attributesType)
-            if let app = record.app { record.app = intern(app) }
+            record.typeAndApp = intern(record.typeAndApp)
             countGauges(replacing: nil, with: record, at: i)
             storage.append(consume record)
             storage.withUnsafeBufferPointer { records in
@@ -632,9 +633,9 @@ struct ActivityTable: Sendable {
     /// cannot hold it.
     var sweepsForQueuedDeadlines: Int { deadlines.count / Self.duePerCommit + 1 }
 
-    private mutating func intern(_ s: String) -> String {
-        if let known = interned.firstIndex(of: ExactString(s)) { return interned[known].text }
-        if interned.count < Self.maxInterned { interned.insert(ExactString(s)) }
-        return s
+    private mutating func intern(_ block: TypeAndApp) -> TypeAndApp {
+        if let known = interned.firstIndex(of: ExactTypeAndApp(block: block)) { return interned[known].block }
+        if interned.count < Self.maxInterned { interned.insert(ExactTypeAndApp(block: block)) }
+        return block
     }
 }

@@ -8,6 +8,8 @@ import Prometheus
 struct RecentStrings {
     private var strings: [String] = []
     static let capacity = 8
+    /// The blocks made last of such strings (`typeAndApp`).
+    private var blocks: [TypeAndApp] = []
 
     /// A string met before with the bytes of `s`; else `keep(s)`, remembered unless `keep` says
     /// nil (then `s` itself).
@@ -30,5 +32,18 @@ struct RecentStrings {
             }
         }
         return shared(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// A block of `type` and `app` met last with these very strings (shared through here, so
+    /// compared by identity: two words each), else a new one, remembered.
+    mutating func typeAndApp(_ type: String, _ app: String?) -> TypeAndApp {
+        let identities = (StringIdentity(of: type), StringIdentity(of: app))
+        if let known = blocks.first(where: {
+            StringIdentity(of: $0.attributesType) == identities.0 && StringIdentity(of: $0.app) == identities.1
+        }) { return known }
+        let block = TypeAndApp(type, app: app)
+        if blocks.count == Self.capacity { blocks.removeFirst() }
+        blocks.append(block)
+        return block
     }
 }

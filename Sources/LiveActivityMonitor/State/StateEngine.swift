@@ -429,14 +429,13 @@ public struct StateEngine: Sendable {
             // Already known (a push-to-start came first, or a repeated start): fill gaps only.
             existing.attributes = existing.attributes ?? event.attributes
             existing.tokenFingerprint = existing.tokenFingerprint ?? event.tokenFingerprint
-            existing.app = existing.app ?? event.app
+            if existing.app == nil, let app = event.app { existing.app = app }
             existing.channelID = existing.channelID ?? event.channelID
             record = existing
             return .applied
         }
-        var r = ActivityRecord(activityID: id, bookingID: event.bookingID, attributesType: type,
+        var r = ActivityRecord(activityID: id, bookingID: event.bookingID, attributesType: type, app: event.app,
                                startedAt: event.occurredAt, source: source)
-        r.app = event.app
         r.attributes = event.attributes
         r.contentState = event.contentState
         r.contentTimestamp = event.timestamp

@@ -88,7 +88,8 @@ extension ActivityRecord {
     }
 
     /// Reads a row selected with `selectSQL`, its attributes type and app shared through `recent`
-    /// with the rows read before it (no copy made when one of those has the same bytes). The
+    /// with the rows read before it (no copy made when one of those has the same bytes; one
+    /// block, `TypeAndApp`, for each pair). The
     /// blobs and the fingerprint are decoded from the row's bytes in place, and the fields most
     /// rows leave null are not assigned (start-up reads a million rows so).
     init(row s: Statement, sharing recent: inout RecentStrings, heldOnly: Bool = false) throws {
@@ -96,9 +97,8 @@ extension ActivityRecord {
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
         func shared(_ column: Int32) -> String? { s.withBytes(column) { $0.map { recent.shared(utf8: $0) } } }
-        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), attributesType: shared(2) ?? "",
+        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), typeAndApp: recent.typeAndApp(shared(2) ?? "", shared(3)),
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
-        app = shared(3)
         if heldOnly {
             leaveToRow()
         } else {

@@ -52,9 +52,8 @@ extension ActivityRecord {
         func text(_ i: Int) -> String? { r[i].textValue }
         func real(_ i: Int) -> Double? { r[i].doubleValue }
         func object(_ i: Int) -> JSONText? { text(i).map(JSONText.init(written:)) }
-        self.init(activityID: text(0) ?? "", bookingID: text(1), attributesType: text(2) ?? "",
+        self.init(activityID: text(0) ?? "", bookingID: text(1), attributesType: text(2) ?? "", app: text(3),
                   startedAt: real(5) ?? 0, source: StartSource(rawValue: text(4) ?? "") ?? .app)
-        app = text(3)
         attributes = object(6)
         contentState = object(7)
         contentTimestamp = real(8) ?? 0
