@@ -14,10 +14,10 @@ public struct Priority10Minutes: Hashable, Sendable {
     /// The minutes with at least one push, oldest first, none more than `span` before the newest,
     /// packed: nothing, or the oldest minute (`Int32`, little-endian), then for each minute its
     /// distance from the oldest (one byte: at most `span`) and its pushes (LEB128, one byte below
-    /// 128). A ride's seven minutes take 18 bytes here, in a 64-byte heap block, where eight-byte
-    /// `Minute`s took a 96-byte one (docs/ARCHITECTURE.md, "What one record costs"). One
-    /// encoding per set of minutes, so equal windows compare equal.
-    private var packed: [UInt8] = []
+    /// 128). A ride's seven minutes take 18 bytes here, in a 48-byte heap block (`PackedBytes`),
+    /// where eight-byte `Minute`s took a 96-byte one (docs/ARCHITECTURE.md, "What one record
+    /// costs"). One encoding per set of minutes, so equal windows compare equal.
+    private var packed = PackedBytes()
     /// Pushes in the minutes (at most `UInt32.max`): what `count(at:)` returns at most, a cheap
     /// first test for scrapes. Four bytes, so that the window takes 12 of the record's bytes.
     private var storedTotal: UInt32 = 0
@@ -36,9 +36,9 @@ public struct Priority10Minutes: Hashable, Sendable {
         var bytes = 4
         for m in minutes { bytes += 1 + Self.lengthOf(m.pushes) }
         var sum: UInt64 = 0
-        packed = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, count in
+        packed = PackedBytes(count: bytes) { buffer in
             withUnsafeBytes(of: oldest.littleEndian) { for (i, b) in $0.enumerated() { buffer[i] = b } }
-            count = 4
+            var count = 4
             for m in minutes {
                 sum += UInt64(m.pushes)
                 buffer[count] = UInt8(m.index - oldest)
