@@ -28,14 +28,14 @@ extension ActivityRecord {
     func bind(to s: Statement, as write: RowWrite) throws {
         var i: Int32 = 0
         func next() -> Int32 { i += 1; return i }
-        if write.sets("activity_id") { try s.bind(activityID, at: next()) }
-        if write.sets("booking_id") { try s.bind(bookingID, at: next()) }
+        if write.setsKeys { try s.bind(activityID, at: next()) }
+        if write.setsKeys { try s.bind(bookingID, at: next()) }
         try s.bind(attributesType, at: next())
         try s.bind(app, at: next())
         try s.bind(source.rawValue, at: next())
-        if write.sets("started_at") { try s.bind(startedAt, at: next()) }
-        if write.sets("attributes") { try s.bind(attributes?.text, at: next()) }
-        if write.sets("content_state") { try s.bind(contentState?.text, at: next()) }
+        if write.setsKeys { try s.bind(startedAt, at: next()) }
+        if write.sets(.attributes) { try s.bind(attributes?.text, at: next()) }
+        if write.sets(.contentState) { try s.bind(contentState?.text, at: next()) }
         try s.bind(contentTimestamp, at: next())
         try s.bindOptional(staleDate, at: next())
         try s.bindOptional(relevanceScore, at: next())
@@ -45,7 +45,7 @@ extension ActivityRecord {
         try s.bind(endedBy?.rawValue, at: next())
         try s.bind(dismissalPolicy?.rawValue, at: next())
         try s.bindOptional(dismissalDate, at: next())
-        if write.sets("dismissed_at") { try s.bindOptional(dismissedAt, at: next()) }
+        if write.setsDismissedAt { try s.bindOptional(dismissedAt, at: next()) }
         try s.bind(tokenFingerprint, at: next())
         try s.bind(Int64(tokenRotations), at: next())
         try s.bindOptional(tokenRotatedAt, at: next())
