@@ -109,21 +109,7 @@ public final class EventStore: Sendable {
     /// The writer does this by itself at the earliest deadline (`nextTimedSweep`).
     public func sweepIfDue() {
         let now = clock.now()
-        if state.withLock({ $0.earliestDeadline <= now }) { sweepUntilNoneDue(at: now) }
-    }
-
-    /// Sweeps until nothing is due at `now` (each sweep takes at most `ActivityTable.duePerCommit`),
-    /// a commit fails (the next commit retries), or every entry queued now has been taken.
-    private func sweepUntilNoneDue(at now: Double) {
-        let sweeps = state.withLock { $0.records.sweepsForQueuedDeadlines }
-        for _ in 0..<sweeps {
-            guard case .success = submit(.sweep) else { return }
-            guard state.withLock({ $0.earliestDeadline > now }) else { continue }
-            // The last due entries may be in a sweep the writer queued itself, still committing:
-            // one more sweep, queued behind it, returns once it is done.
-            if sweeps > 1 { _ = submit(.sweep) }
-            return
-        }
+        if state.withLock({ $0.earliestDeadline <= now }) { state.sweepUntilNoneDue(at: now, submit: submit) }
     }
 
     /// Counts a refused request. A commit of its own writes it soon, one for all the refusals
@@ -154,7 +140,7 @@ public final class EventStore: Sendable {
     /// Brings the current-state and counters tables up to date now (`DeferredWrites`), as a
     /// sweep does; returns once written (or failed: the next commit retries).
     public func catchUp() {
-        sweepUntilNoneDue(at: clock.now())
+        state.sweepUntilNoneDue(at: clock.now(), submit: submit)
     }
 
     /// Finishes queued work, writes pending counts, stops the writer. Later ingests fail with 503.

@@ -70,15 +70,7 @@ final class PostgresEventStore: Sendable {
     func sweepIfDue() {
         let now = clock.now()
         guard state.withLock({ $0.earliestDeadline <= now }) else { return }
-        // Each sweep takes at most `ActivityTable.duePerCommit`; a failed one is retried later.
-        let sweeps = state.withLock { $0.records.sweepsForQueuedDeadlines }
-        for _ in 0..<sweeps {
-            guard case .success = submit(.sweep) else { return }
-            guard state.withLock({ $0.earliestDeadline > now }) else { continue }
-            // As `EventStore.sweepUntilNoneDue`: a sweep the writer queued may still be committing.
-            if sweeps > 1 { _ = submit(.sweep) }
-            return
-        }
+        state.sweepUntilNoneDue(at: now, submit: submit)
     }
 
     /// Counted in memory; a sweep of its own writes it within a second (at most one queued).
