@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSON
 import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor
@@ -276,5 +277,30 @@ import Testing
         #expect(r == plain)
         r.relevanceScore = 0; r.staleDate = -0.5
         #expect(r.relevanceScore == 0 && r.staleDate == -0.5 && r.endedAt == nil && r != plain)
+    }
+
+    /// The two texts, joined in one block (`HeldTexts`), read back as set, in any order, with
+    /// either or both nil, multi-byte text at the join included; records equal when their texts are.
+    @Test func textsReadBackAsSetInAnyOrder() throws {
+        let values: [JSONText?] = [nil, JSONText(written: "{}"), JSONText(written: #"{"title":"é🚕","n":1}"#),
+                                   JSONText(written: #"{"a":"\#(String(repeating: "x", count: 40))"}"#)]
+        for attributes in values {
+            for content in values {
+                var first = ActivityRecord(activityID: "a", bookingID: nil, attributesType: "T", startedAt: 0)
+                first.attributes = attributes
+                first.contentState = content
+                var second = ActivityRecord(activityID: "a", bookingID: nil, attributesType: "T", startedAt: 0)
+                second.contentState = JSONText(written: "[1]")
+                second.contentState = content
+                second.attributes = attributes
+                for r in [first, second] {
+                    #expect(r.attributes == attributes && r.contentState == content, "\(String(describing: attributes)) \(String(describing: content))")
+                }
+                #expect(first == second)
+                var other = second
+                other.attributes = JSONText(written: "[0]")
+                #expect(other != first)
+            }
+        }
     }
 }

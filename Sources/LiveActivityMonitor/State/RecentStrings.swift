@@ -8,8 +8,8 @@ import Prometheus
 struct RecentStrings {
     private var strings: [String] = []
     static let capacity = 8
-    /// The blocks made last of such strings (`typeAndApp`).
-    private var blocks: [TypeAndApp] = []
+    /// The blocks made last of such strings (`typeAndApp`), with their strings' identities.
+    private var blocks: [(type: StringIdentity, app: StringIdentity, block: TypeAndApp)] = []
 
     /// A string met before with the bytes of `s`; else `keep(s)`, remembered unless `keep` says
     /// nil (then `s` itself).
@@ -37,13 +37,11 @@ struct RecentStrings {
     /// A block of `type` and `app` met last with these very strings (shared through here, so
     /// compared by identity: two words each), else a new one, remembered.
     mutating func typeAndApp(_ type: String, _ app: String?) -> TypeAndApp {
-        let identities = (StringIdentity(of: type), StringIdentity(of: app))
-        if let known = blocks.first(where: {
-            StringIdentity(of: $0.attributesType) == identities.0 && StringIdentity(of: $0.app) == identities.1
-        }) { return known }
+        let typeIdentity = StringIdentity(of: type), appIdentity = StringIdentity(of: app)
+        if let known = blocks.first(where: { $0.type == typeIdentity && $0.app == appIdentity }) { return known.block }
         let block = TypeAndApp(type, app: app)
         if blocks.count == Self.capacity { blocks.removeFirst() }
-        blocks.append(block)
+        blocks.append((typeIdentity, appIdentity, block))
         return block
     }
 }
