@@ -64,6 +64,8 @@ let package = Package(
         .testTarget(name: "LiveActivityMonitorTests",
                     dependencies: ["LiveActivityMonitor", "LiveActivityWire", "TestSupport"],
                     resources: [.copy("Fixtures")]),
+        // The benchmark's own computations (how its figures are counted).
+        .testTarget(name: "BenchTests", dependencies: ["live-activity-monitor-bench"]),
         .testTarget(name: "LiveActivityReporterTests",
                     dependencies: ["LiveActivityReporter", "LiveActivityWire", "LiveActivityMonitor", "HTTPServer", "TestSupport"]),
     ],

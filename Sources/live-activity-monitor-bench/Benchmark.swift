@@ -126,7 +126,8 @@ final class Benchmark {
         var libraryRate: [Double] = [], libraryCloseRate: [Double] = [], closeRate: [Double] = [], unstartedRate: [Double] = []
         var httpCloseRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
-        var writerCPUPerEvent: [Double] = [], storageCPUPerRow: [Double] = []
+        var writerCPUPerEvent: [Double] = [], writerCheckpointerCPUPerEvent: [Double] = []
+        var storageCPUPerRow: [Double] = [], storageCheckpointerCPUPerRow: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
         var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
         var acknowledged = 0
@@ -170,13 +171,20 @@ final class Benchmark {
                 .requestsPerSecond)
             let per = options.eventsPerBatch
             let writerBefore = batched.threadCPUSeconds(named: "store-writer")
+            let checkpointerBefore = batched.threadCPUSeconds(named: "checkpointer")
             let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
             batchRate.append(b.requestsPerSecond * Double(per))
             acknowledged += b.requests * per
-            // The writer's CPU over the load (and the commits wrk left behind, `waitUntilIdle`).
-            writerCPUPerEvent.append((batched.threadCPUSeconds(named: "store-writer") - writerBefore) / Double(b.requests * per) * 1e6)
-            storageRate.append(try storage.insertAll())
-            storageCPUPerRow.append(storage.cpuPerRow * 1e6)
+            // The writer's CPU over the load (and the commits wrk left behind, `waitUntilIdle`),
+            // its thread only, as the storage limit's inserting thread; each one's background
+            // checkpointer beside it, apart.
+            let events = Double(b.requests * per)
+            writerCPUPerEvent.append((batched.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6)
+            writerCheckpointerCPUPerEvent.append((batched.threadCPUSeconds(named: "checkpointer") - checkpointerBefore) / events * 1e6)
+            let inserted = try storage.insertAll()
+            storageRate.append(inserted.rowsPerSecond)
+            storageCPUPerRow.append(inserted.cpuMicrosecondsPerRow)
+            storageCheckpointerCPUPerRow.append(inserted.checkpointerCPUMicrosecondsPerRow)
             let stage = try stages.run()
             decodeRate.append(stage.decode)
             singleDecodeRate.append(stage.decodeSingle)
@@ -203,8 +211,10 @@ final class Benchmark {
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
         results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
-        results.add("cpu_writer_event", "store writer CPU per event, batched load", "µs", writerCPUPerEvent)
-        results.add("cpu_storage_row", "storage limit CPU per row", "µs", storageCPUPerRow)
+        results.add("cpu_writer_event", "store writer CPU per event, batched load (writer thread)", "µs", writerCPUPerEvent)
+        results.add("cpu_writer_checkpointer_event", "  its background checkpointer's thread, CPU per event", "µs", writerCheckpointerCPUPerEvent)
+        results.add("cpu_storage_row", "storage limit CPU per row (inserting thread)", "µs", storageCPUPerRow)
+        results.add("cpu_storage_checkpointer_row", "  its background checkpointer's thread, CPU per row", "µs", storageCheckpointerCPUPerRow)
         addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
         results.add("cpu_http", "our HTTPServer (fixed 200) CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
@@ -273,20 +283,28 @@ final class Benchmark {
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
+    /// The storage limit on a file of its own (the throughput phase's holds the same ids, so
+    /// its inserts would all be ignored), under keys of its own beside the throughput phase's.
     private func stagesOnly() throws {
         let lines = storageEvents()
-        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: lines)
+        let storage = try StorageBaseline(path: directory + "/storage-stages.sqlite", durability: .normal, events: lines)
         let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
-        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = [], storageRate: [Double] = []
+        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = []
+        var storageRate: [Double] = [], storageCPU: [Double] = [], storageCheckpointer: [Double] = []
         for _ in 1...options.rounds {
             let stage = try stages.run()
             decodeRate.append(stage.decode)
             singleDecodeRate.append(stage.decodeSingle)
             storeRate.append(stage.store)
-            storageRate.append(try storage.insertAll())
+            let inserted = try storage.insertAll()
+            storageRate.append(inserted.rowsPerSecond)
+            storageCPU.append(inserted.cpuMicrosecondsPerRow)
+            storageCheckpointer.append(inserted.checkpointerCPUMicrosecondsPerRow)
         }
         addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
-        results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("stage_storage_limit", "  stage: storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("stage_storage_cpu_row", "  stage: storage limit CPU per row (inserting thread)", "µs", storageCPU)
+        results.add("stage_storage_checkpointer_row", "  stage: its background checkpointer's thread, CPU per row", "µs", storageCheckpointer)
     }
 
     /// The batched script's events, for the storage limit and the stage profile.

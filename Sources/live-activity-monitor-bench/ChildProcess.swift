@@ -96,32 +96,14 @@ final class ChildProcess {
 }
 
 extension ChildProcess {
-    /// User + system CPU seconds the child's thread named `name` has used so far (summed if
+    /// User + system CPU seconds the child's threads named `name` have used so far (summed if
     /// several have the name), from /proc/PID/task/*/stat.
     func threadCPUSeconds(named name: String) -> Double {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return .nan }
-        var total = 0.0
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
-                  let close = text.lastIndex(of: ")") else { continue }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            total += (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-        }
-        return total
+        ThreadCPU.threads(of: pid, named: name).values.reduce(0, +)
     }
 
-    /// User + system CPU seconds the child has used so far (/proc/PID/stat, fields 14 and 15).
-    var cpuSeconds: Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return .nan }
-        // Fields after the command name, which may contain spaces: state is field 3.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    /// User + system CPU seconds the child has used so far (/proc/PID/stat).
+    var cpuSeconds: Double { ThreadCPU.process(pid) }
 }
 
 extension ChildProcess {

@@ -57,11 +57,27 @@ final class StorageBaseline {
 
     var count: Int { rows.count }
 
-    /// Inserts every row once more (under new event ids) and returns rows per second.
-    /// CPU seconds of this thread in the last `insertAll`, per row.
-    private(set) var cpuPerRow = Double.nan
+    /// One `insertAll`: its rows, wall time and CPU, each thread's on its own.
+    struct Measurement {
+        /// Rows stored (every row, or `insertAll` throws).
+        var rows: Int
+        var seconds: Double
+        /// The inserting thread's CPU: its statements, its commits and the short automatic
+        /// checkpoints in them, as the monitor's writer thread does.
+        var cpuSeconds: Double
+        /// The background checkpointer's thread, beside it (the monitor's writer has one too).
+        var checkpointerCPUSeconds: Double
 
-    func insertAll() throws -> Double {
+        var rowsPerSecond: Double { Double(rows) / seconds }
+        var cpuMicrosecondsPerRow: Double { cpuSeconds / Double(rows) * 1e6 }
+        var checkpointerCPUMicrosecondsPerRow: Double { checkpointerCPUSeconds / Double(rows) * 1e6 }
+    }
+
+    /// Inserts every row once more (under new event ids). Throws unless every row was stored:
+    /// `INSERT OR IGNORE` into a file that already holds these ids stores nothing, and times
+    /// only the lookups (the stages phase once reused the throughput phase's file so: 4.3 µs a
+    /// row, no row written; PERFORMANCE.md, session 21).
+    func insertAll() throws -> Measurement {
         round += 1
         let prefix = "r\(round)-"
         let insert = try db.prepare("""
@@ -69,10 +85,12 @@ final class StorageBaseline {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         let now = Date().timeIntervalSince1970
+        let checkpointersBefore = ThreadCPU.threads(of: getpid(), named: "checkpointer")
         // The monitor's store copies its log into the file on another thread: so does this.
         let checkpointer = try Checkpointer(path: path)
         defer { checkpointer.stop() }
-        let cpuBefore = Self.threadCPUSeconds()
+        let rowsBefore = try storedRows()
+        let cpuBefore = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
         let (seconds, _) = try Stopwatch.time {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
                 try db.transaction(.immediate) {
@@ -92,14 +110,17 @@ final class StorageBaseline {
                 }
             }
         }
-        cpuPerRow = (Self.threadCPUSeconds() - cpuBefore) / Double(rows.count)
-        return Double(rows.count) / seconds
+        let cpu = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - cpuBefore
+        let checkpointerCPU = ThreadCPU.used(from: checkpointersBefore, to: ThreadCPU.threads(of: getpid(), named: "checkpointer"))
+        let stored = try storedRows() - rowsBefore
+        guard stored == rows.count else {
+            throw BenchError("storage limit: \(stored) of \(rows.count) rows stored (\(path) already held their ids)")
+        }
+        return Measurement(rows: stored, seconds: seconds, cpuSeconds: cpu, checkpointerCPUSeconds: checkpointerCPU)
     }
 
-    /// CPU seconds the calling thread has used.
-    static func threadCPUSeconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    /// Rows in the events table (counted outside the timed loop, which stays the same).
+    private func storedRows() throws -> Int {
+        Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? 0)
     }
 }

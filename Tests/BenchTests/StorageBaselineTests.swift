@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import live_activity_monitor_bench
+
+@Suite struct StorageBaselineTests {
+    static func lines(_ count: Int) -> [String] {
+        (0..<count).map { Dataset.wrkEvent(run: "st", counter: $0 + 1, activityPrefix: "wa", activities: 10, base: 1_700_000_000) }
+    }
+
+    /// Every row stored, and the per-row figures divide by them.
+    @Test func insertAllStoresEveryRowAndCountsPerRow() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: Self.lines(30))
+        let first = try storage.insertAll()
+        let second = try storage.insertAll()   // new ids each round
+        #expect(first.rows == 30 && second.rows == 30)
+        #expect(first.cpuMicrosecondsPerRow == first.cpuSeconds / 30 * 1e6)
+        #expect(first.rowsPerSecond == 30 / first.seconds)
+    }
+
+    /// A second storage limit on the same file (what the stages phase did after the throughput
+    /// phase) would only find its ids taken: it must fail, not report a rate of lookups.
+    @Test func insertAllRefusesAFileThatAlreadyHoldsItsRows() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/storage.sqlite"
+        _ = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30)).insertAll()
+        let again = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
+        #expect(throws: BenchError.self) { _ = try again.insertAll() }
+    }
+}
+
+@Suite struct ThreadCPUTests {
+    /// Fields are counted after the command name's last `)`, which may hold spaces.
+    @Test func readsUserAndSystemTicksAfterTheCommandName() {
+        let stat = "4242 (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 100 0 0"
+        #expect(ThreadCPU.seconds(stat: stat, ticksPerSecond: 100) == 3.0)
+        #expect(ThreadCPU.seconds(stat: "no command name", ticksPerSecond: 100) == nil)
+    }
+
+    /// A thread started between the readings counts from zero; the others by their difference.
+    @Test func usedCountsThreadsStartedInBetween() {
+        let before = ["10": 1.0, "11": 2.0]
+        let after = ["10": 1.5, "11": 2.0, "12": 0.25]
+        #expect(ThreadCPU.used(from: before, to: after) == 0.75)
+    }
+}
