@@ -98,7 +98,7 @@ import Testing
     @Test func aRebuiltQueuePopsInDeadlineOrder() {
         var generator = SystemRandomNumberGenerator()
         let entries = (0..<1000).map { i in (at: Double.random(in: 0..<500, using: &generator), id: "a\(i)") }
-        var queue = DeadlineQueue(entries)
+        var queue = DeadlineQueue(times: entries.map(\.at), ids: entries.map(\.id))
         #expect(queue.count == 1000)
         var popped: [String] = []
         for t in stride(from: 0.0, through: 504, by: 7) { popped += queue.popDue(t) }
@@ -112,7 +112,7 @@ import Testing
     @Test func dueEntriesAreThoseThatPopWouldTake() {
         var generator = PushEventScannerTests.Seeded(state: 7)
         let entries = (0..<2000).map { i in (at: Double(Int.random(in: 0..<500, using: &generator)), id: "a\(i % 700)") }
-        let queue = DeadlineQueue(entries)
+        let queue = DeadlineQueue(times: entries.map(\.at), ids: entries.map(\.id))
         for t in [-1.0, 0, 3, 250, 499, 500] {
             var copy = queue
             #expect(queue.due(at: t).sorted() == copy.popDue(t).sorted(), "at \(t)")

@@ -567,11 +567,7 @@ struct ActivityTable: Sendable {
     }
 
     private mutating func rebuildGaugeChanges() {
-        var entries: [(at: Double, id: Int32)] = []
-        for i in storage.indices {
-            if let next = nextChange(of: storage[i], after: gaugeTime) { entries.append((next, Int32(i))) }
-        }
-        gaugeChanges = DeadlineQueue(entries)
+        gaugeChanges = queue { nextChange(of: $0, after: gaugeTime) }
     }
 
     /// Takes the oldest-started records out until `target` are left; returns how many went.
@@ -591,12 +587,22 @@ struct ActivityTable: Sendable {
 
     /// The deadline queue afresh: each record's next deadline, and nothing else.
     private mutating func rebuildDeadlines() {
-        var entries: [(at: Double, id: Int32)] = []
-        entries.reserveCapacity(storage.count)
+        deadlines = queue { $0.nextDeadline }
+    }
+
+    /// A queue of each record's `instant`, by position: at most one entry a record, so room for
+    /// that many is made at once (appends alone could leave as much again spare).
+    private func queue(of instant: (borrowing ActivityRecord) -> Double?) -> DeadlineQueue<Int32> {
+        var times: [Double] = [], positions: [Int32] = []
+        times.reserveCapacity(storage.count)
+        positions.reserveCapacity(storage.count)
         for i in storage.indices {
-            if let next = storage[i].nextDeadline { entries.append((next, Int32(i))) }
+            if let next = instant(storage[i]) {
+                times.append(next)
+                positions.append(Int32(i))
+            }
         }
-        deadlines = DeadlineQueue(entries)
+        return DeadlineQueue(times: times, ids: positions)
     }
 
     /// When the earliest deadline falls (at the latest: some entries are outdated).

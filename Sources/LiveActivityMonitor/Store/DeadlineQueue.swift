@@ -1,10 +1,14 @@
 /// A min-heap of (deadline, what it is for): which activities time alone is about to change
-/// (`ActivityTable`'s queues, by a record's position: 16 bytes an entry), or which bookings'
+/// (`ActivityTable`'s queues, by a record's position: 12 bytes an entry), or which bookings'
 /// start windows run out (`PushToStartBook`, by booking id).
 /// Entries go stale when a record changes or moves; the caller checks each popped entry against
 /// what it names now.
 struct DeadlineQueue<ID: Sendable>: Sendable {
-    private var heap: [(at: Double, id: ID)] = []
+    // The heap's times and ids in two arrays, not one of pairs: an `(Double, Int32)` pair is 16
+    // bytes with its padding, the two apart 12 (a million entries or two at a million live
+    // activities), and sifting reads only the times.
+    private var times: [Double] = []
+    private var ids: [ID] = []
 
     /// How many entries above twice the live activities a queue may hold before it is rebuilt
     /// from them (so that a small table is not rebuilt at every commit).
@@ -12,24 +16,27 @@ struct DeadlineQueue<ID: Sendable>: Sendable {
 
     init() {}
 
-    /// A queue of exactly these entries, heapified in place.
-    init(_ entries: [(at: Double, id: ID)]) {
-        heap = entries
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: i) }
+    /// A queue of exactly these entries (`times[i]` for `ids[i]`), heapified in place.
+    init(times: [Double], ids: [ID]) {
+        precondition(times.count == ids.count, "a time for each id")
+        self.times = times
+        self.ids = ids
+        for i in stride(from: times.count / 2 - 1, through: 0, by: -1) { siftDown(from: i) }
     }
 
-    var count: Int { heap.count }
+    var count: Int { times.count }
     /// Where the entries are kept (a test checks that taking due entries does not copy them all).
-    var storageAddress: UInt { heap.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
-    var earliest: Double? { heap.first?.at }
+    var storageAddress: UInt { times.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+    var earliest: Double? { times.first }
 
     mutating func push(_ at: Double, _ id: ID) {
-        heap.append((at, id))
-        var i = heap.count - 1
+        times.append(at)
+        ids.append(id)
+        var i = times.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
-            guard heap[i].at < heap[parent].at else { break }
-            heap.swapAt(i, parent)
+            guard times[i] < times[parent] else { break }
+            swapEntries(i, parent)
             i = parent
         }
     }
@@ -38,13 +45,13 @@ struct DeadlineQueue<ID: Sendable>: Sendable {
     /// after `now` (its subtree is later still), so it costs what is due, not the queue.
     func due(at now: Double) -> [ID] {
         var due: [ID] = []
-        var stack = heap.isEmpty ? [] : [0]
+        var stack = times.isEmpty ? [] : [0]
         while let i = stack.popLast() {
-            guard heap[i].at <= now else { continue }
-            due.append(heap[i].id)
+            guard times[i] <= now else { continue }
+            due.append(ids[i])
             let left = 2 * i + 1
-            if left < heap.count { stack.append(left) }
-            if left + 1 < heap.count { stack.append(left + 1) }
+            if left < times.count { stack.append(left) }
+            if left + 1 < times.count { stack.append(left + 1) }
         }
         return due
     }
@@ -52,13 +59,19 @@ struct DeadlineQueue<ID: Sendable>: Sendable {
     /// Removes and returns the entries due at `now`, earliest first, at most `limit` of them.
     mutating func popDue(_ now: Double, limit: Int = .max) -> [ID] {
         var due: [ID] = []
-        while due.count < limit, let first = heap.first, first.at <= now {
-            due.append(first.id)
-            heap.swapAt(0, heap.count - 1)
-            heap.removeLast()
+        while due.count < limit, let first = times.first, first <= now {
+            due.append(ids[0])
+            swapEntries(0, times.count - 1)
+            times.removeLast()
+            ids.removeLast()
             siftDown(from: 0)
         }
         return due
+    }
+
+    private mutating func swapEntries(_ a: Int, _ b: Int) {
+        times.swapAt(a, b)
+        ids.swapAt(a, b)
     }
 
     private mutating func siftDown(from start: Int) {
@@ -66,10 +79,10 @@ struct DeadlineQueue<ID: Sendable>: Sendable {
         while true {
             let l = 2 * i + 1, r = l + 1
             var smallest = i
-            if l < heap.count, heap[l].at < heap[smallest].at { smallest = l }
-            if r < heap.count, heap[r].at < heap[smallest].at { smallest = r }
+            if l < times.count, times[l] < times[smallest] { smallest = l }
+            if r < times.count, times[r] < times[smallest] { smallest = r }
             if smallest == i { return }
-            heap.swapAt(i, smallest)
+            swapEntries(i, smallest)
             i = smallest
         }
     }
