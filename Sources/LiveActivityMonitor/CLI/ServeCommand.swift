@@ -171,6 +171,7 @@ enum ServeCommand {
                 + "\(JSONNumber(configuration.demoRate)) activities/min, seed \(options.seed)")
             demo = DemoTraffic.start(baseURL: server.baseURL, token: configuration.ingestToken, options: options)
         }
+        let memoryReturn = FreedMemoryReturn()
         signals.wait()
         // A replica that lost the lead stops too, but fails (systemd's Restart=on-failure
         // starts it again, as a standby).
@@ -178,6 +179,7 @@ enum ServeCommand {
         log("stopping: no new connections, finishing requests, flushing the store")
         demo?.stop()
         server.stop()
+        memoryReturn.stop()
         if deposed {
             log("stopped: lost the lead (exit \(Self.deposedStatus), to be started again as a standby)")
             return Self.deposedStatus
