@@ -70,14 +70,21 @@ struct HeaderFields: Sendable {
         return joined.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Every field keyed by its lowercased name, with ``value(named:)``'s value.
+    /// Every field keyed by its lowercased name, with ``value(named:)``'s value, in one walk:
+    /// its rule (names equal when their lowercased forms are, values joined in order) is the
+    /// dictionary's own key equality here.
     var dictionary: [String: String] {
-        var fields: [String: String] = [:]
-        forEach { name, _ in
+        var joined: [String: [UInt8]] = [:]
+        forEach { name, value in
             let key = String(decoding: name, as: UTF8.self).lowercased()
-            if fields[key] == nil { fields[key] = value(named: key) }
+            if let index = joined.index(forKey: key) {
+                joined.values[index].append(contentsOf: ", ".utf8)
+                joined.values[index].append(contentsOf: value)
+            } else {
+                joined[key] = Array(value)
+            }
         }
-        return fields
+        return joined.mapValues { String(decoding: $0, as: UTF8.self) }
     }
 
     /// These fields without those named `name`, and with one `name: value` at the end.

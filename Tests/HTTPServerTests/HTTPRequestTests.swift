@@ -19,6 +19,21 @@ import Testing
         #expect(joined == "a, b" || joined == "b, a")
     }
 
+    /// `headers` holds, under each lowercased name, what `header(_:)` answers for it, and no
+    /// other name: repeated names in any case (also not ASCII) joined, empty values kept.
+    @Test func headersHoldWhatHeaderAnswers() {
+        let sent = ["Accept": "a", "accept": "b", "ACCEPT": "", "\u{212A}ey": "k1", "key": "k2",
+                    "X-Empty": "", "Stra\u{DF}e": "w", "STRA\u{DF}E": "v"]
+        let request = HTTPRequest(method: "GET", path: "/", headers: sent)
+        let headers = request.headers
+        #expect(Set(headers.keys) == Set(sent.keys.map { $0.lowercased() }))
+        for name in sent.keys {
+            #expect(headers[name.lowercased()] == request.header(name), "\(name)")
+        }
+        #expect(headers["accept"]?.split(separator: ",", omittingEmptySubsequences: false).count == 3)
+        #expect(headers["x-empty"] == "")
+    }
+
     /// Names are compared as a dictionary keyed by `lowercased()` compared them, also when
     /// they are not ASCII: the Kelvin sign lowercases to an ASCII "k".
     @Test func namesThatAreNotASCIIAreComparedLowercased() {
