@@ -11,14 +11,12 @@ struct RecentStrings {
     /// The blocks made last of such strings (`typeAndApp`), with their strings' identities.
     private var blocks: [(type: StringIdentity, app: StringIdentity, block: TypeAndApp)] = []
 
-    /// A string met before with the bytes of `s`; else `keep(s)`, remembered unless `keep` says
-    /// nil (then `s` itself).
-    mutating func shared(_ s: String, keeping keep: (String) -> String? = { $0 }) -> String {
+    /// A string met before with the bytes of `s`; else `s`, remembered.
+    mutating func shared(_ s: String) -> String {
         if let known = strings.first(where: { ExactText.equal($0, s) }) { return known }
-        guard let kept = keep(s) else { return s }
         if strings.count == Self.capacity { strings.removeFirst() }
-        strings.append(kept)
-        return kept
+        strings.append(s)
+        return s
     }
 
     /// The same for a string's UTF-8 bytes read in place (a row's column): a string is made only
