@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(name: "live-activity-monitor", dependencies: ["LiveActivityMonitor"]),
         // Benchmarks against the HTTP, storage and Pushgateway baselines (README, Performance).
         .executableTarget(name: "live-activity-monitor-bench",
-                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "SQLiteDB", "PostgresDB", "JSON", "LiveActivityWire",
+                          dependencies: ["LiveActivityMonitor", "HTTPServer", "CMicroHTTPD", "CSQLite3", "SQLiteDB", "PostgresDB", "JSON", "LiveActivityWire",
                                          // PostgresCluster: the private cluster of the postgres phase.
                                          "TestSupport"]),
 

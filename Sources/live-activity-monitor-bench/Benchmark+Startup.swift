@@ -18,11 +18,21 @@ extension Benchmark {
             log("start-up: reusing \(path)")
         }
         let servers = [("ours", BenchRunner.executablePath)] + (options.startupAgainst.map { [("against", $0)] } ?? [])
+        // The servers, then SQLite itself (`SQLiteFloor`, no executable) reading the same rows.
+        let runs: [(String, String?)] = servers.map { ($0.0, $0.1) } + [("sqlite", nil)]
         var wall: [String: [Double]] = [:], cpu: [String: [Double]] = [:]
         var rss: [String: [Double]] = [:], hwm: [String: [Double]] = [:]
         for round in 1...options.rounds {
             // Alternate which goes first: the page cache and the machine's load favour neither.
-            for (name, executable) in round % 2 == 1 ? servers : servers.reversed() {
+            for (name, executable) in round % 2 == 1 ? runs : runs.reversed() {
+                guard let executable else {
+                    let floor = try SQLiteFloor.read(path: path)
+                    wall[name, default: []].append(floor.wallSeconds)
+                    cpu[name, default: []].append(floor.cpuSeconds)
+                    log("round \(round), SQLite itself: read the live rows in \(Results.format(floor.wallSeconds)) s, "
+                        + "CPU \(Results.format(floor.cpuSeconds)) s (\(Machine.loadAverage))")
+                    continue
+                }
                 let server = try monitor("startup-" + name, database: path, executable: executable)
                 // Read at once, before anything else runs in the server.
                 let cpuSeconds = server.cpuSeconds
@@ -44,6 +54,10 @@ extension Benchmark {
             results.add("startup_rss_\(name)", "  VmRSS when ready\(who)", "MB", rss[name]!)
             results.add("startup_hwm_\(name)", "  VmHWM when ready\(who)", "MB", hwm[name]!)
         }
+        results.add("startup_wall_sqlite", "SQLite itself: start-up's SELECT of the live rows, same ranges and threads", "s", wall["sqlite"]!)
+        results.add("startup_cpu_sqlite", "  its CPU time (user + system)", "s", cpu["sqlite"]!)
+        results.add("startup_wall_sqlite_ratio", "start-up wall, ours / SQLite itself, per round", "×", results.roundRatios("startup_wall_ours", "startup_wall_sqlite"))
+        results.add("startup_cpu_sqlite_ratio", "start-up CPU, ours / SQLite itself, per round", "×", results.roundRatios("startup_cpu_ours", "startup_cpu_sqlite"))
         if options.startupAgainst != nil {
             results.add("startup_wall_ratio", "start-up wall, ours / against, per round", "×", results.roundRatios("startup_wall_ours", "startup_wall_against"))
             results.add("startup_cpu_ratio", "start-up CPU, ours / against, per round", "×", results.roundRatios("startup_cpu_ours", "startup_cpu_against"))

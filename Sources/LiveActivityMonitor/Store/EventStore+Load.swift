@@ -34,41 +34,24 @@ extension EventStore {
         return s
     }
 
-    /// Connections that read the live rows at start-up: one per processor (at most 4), so that
-    /// SQLite's work and the making of the records, most of a load, run on each.
-    static let loadReaders = min(4, ProcessInfo.processInfo.activeProcessorCount)
-    /// Below this many live rows per connection, one connection reads them all.
-    static let rowsPerLoadReader = 20_000
-
     /// The live rows as records, in rowid order, read over `readers` connections at once (each
-    /// a range of rowids, through the `activities_live` index), without their texts (left to
-    /// the rows: `ActivityRecord.textsInRow`).
+    /// a range of rowids, `LiveRowRanges`), without their texts (left to the rows:
+    /// `ActivityRecord.textsInRow`).
     static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
-        let live = Int(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0)
+        let live = try LiveRowRanges.liveCount(db)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
         guard live <= maxLiveActivities else {
             return try records(db, " WHERE dismissed_at IS NULL ORDER BY started_at DESC LIMIT ?",
                                [.integer(Int64(maxLiveActivities))], expected: maxLiveActivities)
         }
-        let parts = readers ?? min(loadReaders, live / rowsPerLoadReader)
-        guard parts > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
-        // Part k holds the live rows from the (k × live / parts)-th on: where its range of rowids
-        // starts is read from the index alone (a walk of its entries, a small part of the load).
-        let firsts = (0...parts).map { $0 * live / parts }
-        var bounds: [Int64] = [Int64.min]
-        for k in 1..<parts {
-            let at = try db.scalar("SELECT rowid FROM activities WHERE dismissed_at IS NULL ORDER BY rowid LIMIT 1 OFFSET ?",
-                                   [.integer(Int64(firsts[k]))])
-            bounds.append(at?.int64Value ?? Int64.max)
-        }
-        let path = db.path
+        let ranges = try LiveRowRanges(db, live: live, readers: readers)
+        guard ranges.parts.count > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
+        let path = db.path, parts = ranges.parts
         // Each part made in place in one array, in a slice of its own: no part is copied.
-        let read = try RecordSlices.make(count: live, ranges: (0..<parts).map { firsts[$0]..<firsts[$0 + 1] },
-                                         threadName: "store-load") { [bounds] k in
+        let read = try RecordSlices.make(count: live, ranges: parts.map(\.positions), threadName: "store-load") { k in
             let reader = try Database(path: path, mode: .readOnly)
-            let rows = try reader.prepare(ActivityRecord.selectHeldSQL
-                                          + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?")
-            try rows.bind([.integer(bounds[k]), .integer(k == parts - 1 ? Int64.max : bounds[k + 1] - 1)])
+            let rows = try reader.prepare(LiveRowRanges.selectSQL)
+            try rows.bind([.integer(parts[k].firstRowid), .integer(parts[k].lastRowid)])
             return recordReader(rows)
         }
         // The rows moved between counting and reading (another process wrote despite the lock):

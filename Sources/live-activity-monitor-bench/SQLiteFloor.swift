@@ -1,0 +1,86 @@
+import CSQLite3
+import Foundation
+import LiveActivityMonitor
+import Synchronization
+
+/// "SQLite itself": start-up's live rows read by SQLite alone, the floor of its load. The same
+/// SELECT over the same row ranges (`LiveRowRanges`) on as many threads as start-up's readers,
+/// part 0 on the calling thread as there; every row stepped and every column read by its
+/// storage class with the plain C calls (int64, double, a blob's pointer and length), no Swift
+/// object per row.
+enum SQLiteFloor {
+    struct Reading {
+        /// From opening the file (the count and the ranges included) until every part is read.
+        let wallSeconds: Double
+        /// The bench process's user + system time meanwhile.
+        let cpuSeconds: Double
+        let rows: Int
+    }
+
+    /// Reads the live rows of the file at `path` in `ranges` (by default made now, and timed
+    /// with the rest); throws unless it read exactly as many rows as were live.
+    static func read(path: String, ranges given: LiveRowRanges? = nil) throws -> Reading {
+        let cpuBefore = ThreadCPU.process(getpid())
+        let start = ContinuousClock.now
+        let ranges = try given ?? LiveRowRanges.of(path: path)
+        let counts = Mutex([Int?](repeating: nil, count: ranges.parts.count))
+        let done = DispatchGroup()
+        for k in ranges.parts.indices.dropFirst() {
+            done.enter()
+            Thread {
+                let rows = try? readPart(ranges.parts[k], path: path)
+                counts.withLock { $0[k] = rows }
+                done.leave()
+            }.start()
+        }
+        let first = try? readPart(ranges.parts[0], path: path)
+        counts.withLock { $0[0] = first }
+        done.wait()
+        let elapsed = ContinuousClock.now - start
+        let cpu = ThreadCPU.process(getpid()) - cpuBefore
+        let read = counts.withLock { $0 }
+        guard read.allSatisfy({ $0 != nil }) else { throw BenchError("SQLite itself: a part failed (\(read))") }
+        let total = read.reduce(0) { $0 + $1! }
+        guard total == ranges.live else { throw BenchError("SQLite itself: read \(total) rows of \(ranges.live) live") }
+        return Reading(wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+                       cpuSeconds: cpu, rows: total)
+    }
+
+    /// The rows of `part`, each column read: how many.
+    private static func readPart(_ part: LiveRowRanges.Part, path: String) throws -> Int {
+        var db: OpaquePointer?
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            throw BenchError("SQLite itself: cannot open \(path)")
+        }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(db, LiveRowRanges.selectSQL, -1, &statement, nil) == SQLITE_OK,
+              sqlite3_bind_int64(statement, 1, part.firstRowid) == SQLITE_OK,
+              sqlite3_bind_int64(statement, 2, part.lastRowid) == SQLITE_OK else {
+            throw BenchError("SQLite itself: " + String(cString: sqlite3_errmsg(db)))
+        }
+        let columns = sqlite3_column_count(statement)
+        var rows = 0, sum: UInt64 = 0
+        var stepped = sqlite3_step(statement)
+        while stepped == SQLITE_ROW {
+            rows += 1
+            for c in 0..<columns {
+                switch sqlite3_column_type(statement, c) {
+                case SQLITE_INTEGER: sum &+= UInt64(bitPattern: sqlite3_column_int64(statement, c))
+                case SQLITE_FLOAT: sum &+= sqlite3_column_double(statement, c).bitPattern
+                case SQLITE_TEXT, SQLITE_BLOB:
+                    // The pointer first: the length then counts the bytes as they are.
+                    let bytes = sqlite3_column_blob(statement, c)
+                    sum &+= UInt64(sqlite3_column_bytes(statement, c)) &+ UInt64(UInt(bitPattern: bytes))
+                default: break
+                }
+            }
+            stepped = sqlite3_step(statement)
+        }
+        guard stepped == SQLITE_DONE else { throw BenchError("SQLite itself: " + String(cString: sqlite3_errmsg(db))) }
+        // Kept, so that no read can be dropped as unused.
+        withExtendedLifetime(sum) {}
+        return rows
+    }
+}
