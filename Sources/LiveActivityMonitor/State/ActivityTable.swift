@@ -100,18 +100,19 @@ struct ActivityTable: Sendable {
             return buildIndexes(gaugesFrom: now)
         }
         let records = storage
-        let search = Background(named: "store-index") {
-            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
+        // One after the other: each sorts a temporary array of a record's size or more, and at
+        // once the two raised start-up's peak memory.
+        let searchThenOrder = Background(named: "store-index") { [self] in
+            (IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) },
+             builtPhoneOrder(at: now))
         }
-        let order = Background(named: "store-order") { [self] in builtPhoneOrder(at: now) }
         let triage = Background(named: "store-triage") { [self] in builtTriage(at: now, budget: budget) }
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
         rebuildDeadlines()
         (gauges, gaugeTime, gaugeChanges) = counted.wait()
-        phoneOrder = order.wait()
         self.triage = triage.wait()
-        searchIndex = search.wait()
+        (searchIndex, phoneOrder) = searchThenOrder.wait()
     }
 
     /// Where an id came more than once (`positions` holds its last place): its last record, in
