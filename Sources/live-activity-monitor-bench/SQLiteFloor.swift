@@ -21,29 +21,27 @@ enum SQLiteFloor {
     /// with the rest); throws unless it read exactly as many rows as were live.
     static func read(path: String, ranges given: LiveRowRanges? = nil) throws -> Reading {
         let cpuBefore = ThreadCPU.process(getpid())
-        let start = ContinuousClock.now
+        let start = Stopwatch.now()
         let ranges = try given ?? LiveRowRanges.of(path: path)
-        let counts = Mutex([Int?](repeating: nil, count: ranges.parts.count))
+        let counts = Mutex([Result<Int, any Error>?](repeating: nil, count: ranges.parts.count))
         let done = DispatchGroup()
         for k in ranges.parts.indices.dropFirst() {
             done.enter()
             Thread {
-                let rows = try? readPart(ranges.parts[k], path: path)
+                let rows = Result { try readPart(ranges.parts[k], path: path) }
                 counts.withLock { $0[k] = rows }
                 done.leave()
             }.start()
         }
-        let first = try? readPart(ranges.parts[0], path: path)
+        let first = Result { try readPart(ranges.parts[0], path: path) }
         counts.withLock { $0[0] = first }
         done.wait()
-        let elapsed = ContinuousClock.now - start
+        let elapsed = Stopwatch.now() - start
         let cpu = ThreadCPU.process(getpid()) - cpuBefore
-        let read = counts.withLock { $0 }
-        guard read.allSatisfy({ $0 != nil }) else { throw BenchError("SQLite itself: a part failed (\(read))") }
-        let total = read.reduce(0) { $0 + $1! }
+        // Every part has its result once `done` is passed: a part's error is thrown as it came.
+        let total = try counts.withLock { $0 }.reduce(0) { try $0 + $1!.get() }
         guard total == ranges.live else { throw BenchError("SQLite itself: read \(total) rows of \(ranges.live) live") }
-        return Reading(wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
-                       cpuSeconds: cpu, rows: total)
+        return Reading(wallSeconds: elapsed, cpuSeconds: cpu, rows: total)
     }
 
     /// The rows of `part`, each column read: how many.

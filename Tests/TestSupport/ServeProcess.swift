@@ -42,8 +42,12 @@ public final class ServeProcess {
     }
 
     /// The server's resident memory now and at its peak (VmRSS, VmHWM), in bytes.
-    public func memory() -> (resident: Int, peak: Int) {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+    public func memory() -> (resident: Int, peak: Int) { Self.memory(of: process.processIdentifier) }
+
+    /// The resident memory of the process `pid` now and at its peak (VmRSS, VmHWM), in bytes
+    /// (0 when unreadable).
+    public static func memory(of pid: pid_t) -> (resident: Int, peak: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         func value(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
                   let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }

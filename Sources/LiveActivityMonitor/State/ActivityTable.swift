@@ -77,8 +77,8 @@ struct ActivityTable: Sendable {
     /// Builds every index from `storage`, as `put` keeps them: a new index adds its line here.
     /// Spread over the processors: the gauges are counted on a thread of their own while this one
     /// makes the positions, and once those show the ids distinct (the search index and the phone
-    /// order hold each once), those two are made on threads of their own while this one files the
-    /// subscriptions.
+    /// order hold each once), those two are made one after the other on a thread of their own,
+    /// and the triage sets on another, while this one files the subscriptions.
     private mutating func buildIndexes(gaugesFrom now: Double) {
         // Interned first: the one change made to the records. From here on they are only read,
         // shared with the other threads (a change now would copy them all).
