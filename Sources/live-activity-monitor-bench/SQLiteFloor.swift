@@ -51,6 +51,9 @@ enum SQLiteFloor {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw BenchError("SQLite itself: cannot open \(path)")
         }
+        // As the store's connections (SQLiteDB's `Database`): a reader that meets another
+        // connection's lock on the log waits for it instead of failing ("database is locked").
+        sqlite3_busy_timeout(db, 5_000)
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
         guard sqlite3_prepare_v2(db, LiveRowRanges.selectSQL, -1, &statement, nil) == SQLITE_OK,
