@@ -17,11 +17,12 @@ extension ActivityRecord {
     /// The same columns as memory holds them, for the rows that start-up and the writer read,
     /// whose records leave to their rows what only the rows need (`leaveToRow`): the two texts
     /// left out (read as null), the delivery evidence's header without its known contents.
-    static let selectHeldSQL = "SELECT "
-        + columns.map { column in
-            if RowWrite.textColumns[column] != nil { return "NULL" }
-            return column == "delivery" ? DeliveryEvidence.headSQL : column
-        }.joined(separator: ", ") + " FROM activities"
+    static let selectHeldSQL = "SELECT " + heldColumnsSQL + " FROM activities"
+    /// `selectHeldSQL`'s list of columns.
+    static let heldColumnsSQL = columns.map { column in
+        if RowWrite.textColumns[column] != nil { return "NULL" }
+        return column == "delivery" ? DeliveryEvidence.headSQL : column
+    }.joined(separator: ", ")
 
     /// Binds the columns `write` sets, in `columns` order, and for an update then the key
     /// (`RowWrite.sql`).
@@ -66,6 +67,8 @@ extension ActivityRecord {
         try s.bind(undecodable?.detail, at: next())
         try s.bindOptional(startDate, at: next())
         try s.bind(channelID, at: next())
+        // Start-up reads live rows only (`LiveRowRanges`): a dismissed one keeps no copy.
+        try s.bind(dismissedAt == nil ? heldRecord : nil, at: next())
         if !write.insert { try s.bind(activityID, at: next()) }
     }
 
@@ -82,7 +85,7 @@ extension ActivityRecord {
 
     /// Reads a row selected with `selectSQL`, or (`heldOnly`) with `selectHeldSQL`:
     /// its record leaves to the row what `leaveToRow` does.
-    init(row s: Statement, heldOnly: Bool = false) throws {
+    init(row s: Statement, heldOnly: Bool = false) throws(SQLiteError) {
         var recent = RecentStrings()
         try self.init(row: s, sharing: &recent, heldOnly: heldOnly)
     }
@@ -92,7 +95,7 @@ extension ActivityRecord {
     /// block, `TypeAndApp`, for each pair). The
     /// blobs and the fingerprint are decoded from the row's bytes in place, and the fields most
     /// rows leave null are not assigned (start-up reads a million rows so).
-    init(row s: Statement, sharing recent: inout RecentStrings, heldOnly: Bool = false) throws {
+    init(row s: Statement, sharing recent: inout RecentStrings, heldOnly: Bool = false) throws(SQLiteError) {
         // Written from `JSONText` (`bind`), so read back as such without parsing.
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }

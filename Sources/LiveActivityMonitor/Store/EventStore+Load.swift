@@ -35,8 +35,8 @@ extension EventStore {
     }
 
     /// The live rows as records, in rowid order, read over `readers` connections at once (each
-    /// a range of rowids, `LiveRowRanges`), without their texts (left to the rows:
-    /// `ActivityRecord.textsInRow`).
+    /// a range of rowids, `LiveRowRanges`), from their `held_record` column: without their texts
+    /// (left to the rows: `ActivityRecord.textsInRow`).
     static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
         let live = try LiveRowRanges.liveCount(db)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
@@ -52,7 +52,7 @@ extension EventStore {
             let reader = try Database(path: path, mode: .readOnly)
             let rows = try reader.prepare(LiveRowRanges.selectSQL)
             try rows.bind([.integer(parts[k].firstRowid), .integer(parts[k].lastRowid)])
-            return recordReader(rows)
+            return try recordReader(rows, columnsOn: reader)
         }
         // The rows moved between counting and reading (another process wrote despite the lock):
         // read them again on one connection.
@@ -62,25 +62,43 @@ extension EventStore {
     /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
     private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
                                 expected: Int) throws -> [ActivityRecord] {
-        let rows = try db.prepare(ActivityRecord.selectHeldSQL + condition)
+        let rows = try db.prepare(LiveRowRanges.selectHeldRecordsSQL + condition)
         try rows.bind(bindings)
         var records: [ActivityRecord] = []
         records.reserveCapacity(expected)
-        let next = recordReader(rows)
+        let next = try recordReader(rows, columnsOn: db)
         try withUnsafeTemporaryAllocation(of: ActivityRecord.self, capacity: 1) { slot in
             while try next(slot.baseAddress!) { records.append(slot.baseAddress!.move()) }
         }
         return records
     }
 
-    /// The records of `rows`, one per call made in the slot given, sharing their types and apps
-    /// (`RecentStrings`).
-    private static func recordReader(_ rows: Statement) -> RecordSlices.Reader {
+    /// The records of `rows` (selected with `LiveRowRanges.selectHeldRecordsSQL`), one per call
+    /// made in the slot given, sharing their types and apps (`RecentStrings`): from the row's
+    /// `held_record` (`ActivityRecord.heldRecord`), or from its columns, read on `db`, when it
+    /// has none this version reads.
+    private static func recordReader(_ rows: Statement, columnsOn db: Database) throws -> RecordSlices.Reader {
         var recent = RecentStrings()
+        let byColumns = try db.prepare(ActivityRecord.selectHeldSQL + " WHERE rowid = ?")
         return { slot in
             guard try rows.step() else { return false }
-            slot.initialize(to: try ActivityRecord(row: rows, sharing: &recent, heldOnly: true))
+            if let record = rows.withBytes(1, { $0.flatMap { ActivityRecord(heldRecord: $0, sharing: &recent) } }) {
+                slot.initialize(to: record)
+                return true
+            }
+            let rowid = rows.int64(0)
+            try byColumns.bind([.integer(rowid)])
+            defer { byColumns.reset() }
+            // The same read as `rows`'s: the row it just returned is there.
+            guard try byColumns.step() else { throw VanishedRow(rowid: rowid) }
+            slot.initialize(to: try ActivityRecord(row: byColumns, sharing: &recent, heldOnly: true))
             return true
         }
     }
+}
+
+/// A row that start-up's scan returned and a lookup in the same read did not find.
+private struct VanishedRow: Error, CustomStringConvertible {
+    let rowid: Int64
+    var description: String { "activities row \(rowid) was not found by its rowid in the read that returned it" }
 }

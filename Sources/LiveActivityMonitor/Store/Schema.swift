@@ -250,5 +250,8 @@ enum Schema {
             DELETE FROM channel_events WHERE seq = old.seq;
         END;
         """,
+        // Each live row's record in one column, which start-up reads alone
+        // (`ActivityRecord.heldRecord`).
+        ActivityRecord.heldRecordAdded,
     ]
 }

@@ -1,0 +1,119 @@
+import Foundation
+import JSON
+import SQLiteDB
+import Testing
+@testable import LiveActivityMonitor
+
+/// Start-up reads each live row's record from its `held_record` column alone
+/// (`ActivityRecord.heldRecord`): it must give exactly the record the row's columns give
+/// (`init(row:heldOnly:)`), for every field, and a row without one must still load.
+@Suite struct HeldRecordTests {
+    /// A record with every field set, odd values included: a fingerprint that is not 16 hex
+    /// digits, strings longer than a one-byte length and not ASCII, negative and huge numbers.
+    static func fullRecord() -> ActivityRecord {
+        var r = ActivityRecord(activityID: "Été-" + String(repeating: "x", count: 200), bookingID: "BK-1",
+                               attributesType: "RideAttributes", app: "com.example.rides", startedAt: 1_700_000_000.25,
+                               source: .pushToStart)
+        r.attributes = JSONText(written: #"{"a":1}"#)
+        r.contentState = JSONText(written: #"{"b":2}"#)
+        r.contentTimestamp = 1_700_000_100.5
+        r.staleDate = 1_700_003_600
+        r.relevanceScore = -0.5
+        r.reportedStale = true
+        r.staleCounted = true
+        r.endedAt = 1_700_010_000
+        r.endedBy = .push
+        r.dismissalPolicy = .after
+        r.dismissalDate = 1_700_012_000
+        r.dismissedAt = 1_700_013_000
+        r.tokenFingerprint = "not-hex-digits"
+        r.tokenRotations = 1_000_000
+        r.tokenRotatedAt = 1_700_000_050
+        r.tokenInvalidReason = "Unregistered"
+        r.lastPush = .init(status: 410, reason: "ExpiredToken ✗", latencyMs: 12.75, priority: 10, at: 1_700_000_060)
+        r.priority10.record(1_700_000_060)
+        r.priority10.record(1_700_000_200)
+        r.delivery.remember(digest: 42, timestamp: 1_700_000_100.5, push: (seq: 7, sentAt: 1_700_000_060))
+        r.undecodable = .init(at: 1_700_000_070, detail: "content_state: " + String(repeating: "é", count: 100))
+        r.startDate = 1_700_000_030
+        r.channelID = "channel-é"
+        return r
+    }
+
+    /// What start-up holds of `record` once read back from its row.
+    static func asHeld(_ record: ActivityRecord) -> ActivityRecord {
+        var held = record
+        held.leaveToRow()
+        return held
+    }
+
+    static func readBack(_ record: ActivityRecord) -> ActivityRecord? {
+        var recent = RecentStrings()
+        return record.heldRecord.withUnsafeBytes { ActivityRecord(heldRecord: $0, sharing: &recent) }
+    }
+
+    @Test func everyFieldReadsBack() {
+        let full = Self.fullRecord()
+        #expect(Self.readBack(full) == Self.asHeld(full))
+        // And with each optional part absent (the flags), a bare record, and a fingerprint of digits.
+        let bare = ActivityRecord(activityID: "a", bookingID: nil, attributesType: "", startedAt: 0)
+        #expect(Self.readBack(bare) == Self.asHeld(bare))
+        var digits = bare
+        digits.tokenFingerprint = TokenFingerprint.of("token")
+        #expect(Self.readBack(digits) == Self.asHeld(digits))
+        var pushWithoutReason = bare
+        pushWithoutReason.lastPush = .init(status: 200, reason: nil, latencyMs: 0, priority: 5, at: 1)
+        #expect(Self.readBack(pushWithoutReason) == Self.asHeld(pushWithoutReason))
+    }
+
+    /// A blob cut short, a later version's or trailing bytes is not read (the row's columns are).
+    @Test func aDamagedBlobIsNotRead() {
+        let bytes = Self.fullRecord().heldRecord
+        var recent = RecentStrings()
+        for damaged in [Array(bytes.dropLast()), Array(bytes.prefix(40)), [9] + bytes.dropFirst(), bytes + [0], []] {
+            #expect(damaged.withUnsafeBytes { ActivityRecord(heldRecord: $0, sharing: &recent) } == nil)
+        }
+    }
+
+    /// On a database of random activities of every kind: the bulk load (from `held_record`)
+    /// equals the rows' columns read one by one; a dismissed row keeps no copy; a live row
+    /// whose blob is missing or damaged is read from its columns.
+    @Test func loadFromHeldRecordsEqualsTheColumns() throws {
+        try withInProcessMonitor(configure: { $0.priority10Budget = StartupLoadTests.budget }) { monitor in
+            StartupLoadTests.fill(KeptGaugeTests.Driver(monitor.monitor, time: monitor.time), seed: 3, activities: 400)
+            monitor.store.close()
+            let now = monitor.time.value, path = monitor.store.path
+            let db = try Database(path: path)
+            #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NOT NULL AND held_record IS NOT NULL")?.int64Value == 0)
+            #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL AND held_record IS NULL")?.int64Value == 0)
+            #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NOT NULL")?.int64Value ?? 0 > 0, "some dismissed")
+            let (bulk, oneByOne) = try StartupLoadTests.loadBothWays(path, at: now, readers: 2)
+            StartupLoadTests.expectEqual(bulk, oneByOne, at: now)
+
+            try db.execute("""
+                UPDATE activities SET held_record = NULL WHERE rowid IN (SELECT rowid FROM activities WHERE dismissed_at IS NULL LIMIT 5);
+                UPDATE activities SET held_record = X'09' WHERE rowid IN (SELECT rowid FROM activities WHERE dismissed_at IS NULL AND held_record IS NOT NULL LIMIT 5)
+                """)
+            let (mended, columns) = try StartupLoadTests.loadBothWays(path, at: now, readers: 2)
+            StartupLoadTests.expectEqual(mended, columns, at: now)
+        }
+    }
+
+    /// A file from before the column: the migration fills every live row's, and the load from
+    /// them equals the columns.
+    @Test func theMigrationFillsEveryLiveRow() throws {
+        try withInProcessMonitor(configure: { $0.priority10Budget = StartupLoadTests.budget }) { monitor in
+            StartupLoadTests.fill(KeptGaugeTests.Driver(monitor.monitor, time: monitor.time), seed: 4, activities: 300)
+            monitor.store.close()
+            let now = monitor.time.value, path = monitor.store.path
+            let db = try Database(path: path)
+            try db.execute("ALTER TABLE activities DROP COLUMN held_record")
+            try db.setUserVersion(Schema.migrations.count - 1)
+            try db.migrate(Schema.migrations)
+            #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL AND held_record IS NULL")?.int64Value == 0)
+            #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL")?.int64Value ?? 0 > 100)
+            let (bulk, oneByOne) = try StartupLoadTests.loadBothWays(path, at: now, readers: 1)
+            StartupLoadTests.expectEqual(bulk, oneByOne, at: now)
+        }
+    }
+}
