@@ -181,7 +181,7 @@ import Testing
             let db = try Database(path: path)
             // A page cache of a few pages: the measure is of records, not of SQLite's cache.
             try db.execute("PRAGMA cache_size = 4")
-            try db.execute("CREATE TABLE activities (" + ActivityRecord.columns.joined(separator: ", ") + ")")
+            try db.execute("CREATE TABLE activities (" + RowWrite.columns.joined(separator: ", ") + ")")
             try db.transaction {
                 let insert = try db.prepare(RowWrite.whole.sql)
                 for r in records {

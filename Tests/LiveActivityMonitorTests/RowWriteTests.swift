@@ -52,7 +52,7 @@ import Testing
     /// The row of `ride-1` after `writes`, each of a record by a kind of write, in order.
     static func row(after writes: [(ActivityRecord, RowWrite)]) throws -> [SQLiteValue] {
         let db = try Database(path: ":memory:")
-        try db.execute("CREATE TABLE activities (" + ActivityRecord.columns.joined(separator: ", ")
+        try db.execute("CREATE TABLE activities (" + RowWrite.columns.joined(separator: ", ")
                        + ", PRIMARY KEY (activity_id))")
         for (record, write) in writes {
             let statement = try db.prepare(write.sql)

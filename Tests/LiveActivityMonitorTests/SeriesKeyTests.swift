@@ -157,6 +157,7 @@ import Testing
             ALTER TABLE activities DROP COLUMN channel_id;
             DROP TRIGGER broadcast_receivers_follow_deletes; DROP TABLE broadcast_receivers;
             DROP TABLE channels; DROP TRIGGER channel_events_follow_deletes; DROP TABLE channel_events;
+            ALTER TABLE activities DROP COLUMN held_record;
             """)
         try db.setUserVersion(6)
 

@@ -6,8 +6,9 @@ import SQLiteDB
 /// contents), in one blob that every row write of a live activity sets beside the columns.
 /// Start-up reads this column alone: SQLite hands out one column per row about five times
 /// faster than the 33 the record is spread over (PERFORMANCE.md, session 23). The columns stay
-/// the row's truth for every other reader; a row without the blob (written before it existed,
-/// or one that does not read) is read from its columns.
+/// the row's truth for every other reader; a live row without a blob this version reads (one
+/// whose delivery is still in the old JSON form when the column was added, or a damaged one)
+/// is read from its columns.
 ///
 /// Version 1, little-endian: `[1][flags: u32][started_at f64][content_timestamp f64]`, the
 /// optional times `flags` names, `[token_rotations i32]`, the last push's
@@ -202,20 +203,27 @@ extension ActivityRecord {
     /// The migration that adds `held_record` and fills it for every live row, 10,000 at a time
     /// (on a million live activities, once, in its own transaction).
     static let heldRecordAdded: Migration = .code { db throws(SQLiteError) in
-        try db.execute("ALTER TABLE activities ADD COLUMN \(RowWrite.heldRecordColumn) BLOB")
+        try db.execute("ALTER TABLE activities ADD COLUMN \(ActivityRecord.heldRecordColumn) BLOB")
         let batch = try db.prepare("SELECT " + heldColumnsSQL + ", rowid FROM activities"
             + " WHERE dismissed_at IS NULL AND rowid > ? ORDER BY rowid LIMIT 10000")
-        let fill = try db.prepare("UPDATE activities SET \(RowWrite.heldRecordColumn) = ? WHERE rowid = ?")
+        let fill = try db.prepare("UPDATE activities SET \(ActivityRecord.heldRecordColumn) = ? WHERE rowid = ?")
         let rowidColumn = Int32(columns.count)
         var after = Int64.min, recent = RecentStrings()
         while true {
             try batch.bind([.integer(after)])
             var filled: [(rowid: Int64, held: [UInt8])] = []
+            var last: Int64?
             while try batch.step() {
-                filled.append((batch.int64(rowidColumn), try ActivityRecord(row: batch, sharing: &recent, heldOnly: true).heldRecord))
+                last = batch.int64(rowidColumn)
+                let record = try ActivityRecord(row: batch, sharing: &recent, heldOnly: true)
+                // Known contents read into memory: the row's delivery is the old JSON form, which
+                // the blob cannot say (it holds the binary form's header). Left without one,
+                // the row is read from its columns until its next write.
+                guard record.delivery.known.isEmpty else { continue }
+                filled.append((batch.int64(rowidColumn), record.heldRecord))
             }
             batch.reset()
-            guard let last = filled.last?.rowid else { return }
+            guard let last else { return }
             for row in filled {
                 try fill.bind([.blob(row.held), .integer(row.rowid)])
                 _ = try fill.step()

@@ -13,6 +13,8 @@ extension ActivityRecord {
         "last_push_at", "priority10_times", "delivery", "undecodable_at", "undecodable_detail",
         "start_date", "channel_id",
     ]
+    /// SQLite's row only: the record as start-up reads it back (`heldRecord`), after `columns`.
+    static let heldRecordColumn = "held_record"
     static let selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM activities"
     /// The same columns as memory holds them, for the rows that start-up and the writer read,
     /// whose records leave to their rows what only the rows need (`leaveToRow`): the two texts

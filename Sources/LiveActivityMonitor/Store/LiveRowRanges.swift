@@ -21,7 +21,7 @@ public struct LiveRowRanges: Sendable {
     /// What start-up reads of one part's live rows: each row's rowid and its record in one
     /// column (`ActivityRecord.heldRecord`); bind a part's `firstRowid` and `lastRowid`.
     public static let selectSQL = selectHeldRecordsSQL + " WHERE dismissed_at IS NULL AND rowid BETWEEN ? AND ?"
-    static let selectHeldRecordsSQL = "SELECT rowid, \(RowWrite.heldRecordColumn) FROM activities"
+    static let selectHeldRecordsSQL = "SELECT rowid, \(ActivityRecord.heldRecordColumn) FROM activities"
 
     /// Connections that read the live rows at start-up: one per processor (at most 4), so that
     /// SQLite's work and the making of the records, most of a load, run on each.

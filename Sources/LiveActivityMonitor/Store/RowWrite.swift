@@ -26,8 +26,9 @@ struct RowWrite: Hashable {
     /// all its known contents.
     static let update = RowWrite(insert: false, setsDismissal: false, leaving: [])
 
-    /// The column that holds the record as start-up reads it back (`ActivityRecord.heldRecord`).
-    static let heldRecordColumn = "held_record"
+    /// The columns a write sets (bar the text columns an update leaves): the record's, which
+    /// the PostgreSQL store shares (`ActivityRecord.columns`), then `held_record`, every write's.
+    static let columns = ActivityRecord.columns + [ActivityRecord.heldRecordColumn]
 
     /// The text columns, by name.
     static let textColumns: [String: RecordTexts] = ["attributes": .attributes, "content_state": .contentState]
@@ -60,17 +61,15 @@ struct RowWrite: Hashable {
     var sql: String { Self.statements[self]! }
 
     private static let statements: [RowWrite: String] = {
-        let columns = ActivityRecord.columns
-        // Every write sets `held_record` too, after the record's columns (`ActivityRecord.heldRecord`).
         var all: [RowWrite: String] = [
-            .whole: "INSERT OR REPLACE INTO activities (" + (columns + [heldRecordColumn]).joined(separator: ", ") + ") VALUES ("
-                + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")",
+            .whole: "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
         ]
         for dismissal in [false, true] {
             for leaving in [[], RecordTexts.attributes, .contentState, .both] {
                 for merges in [false, true] {
                     let write = RowWrite(insert: false, setsDismissal: dismissal, leaving: leaving, mergesKnown: merges)
-                    all[write] = "UPDATE activities SET " + (columns.filter(write.sets).map(write.assignment) + [heldRecordColumn + " = ?"]).joined(separator: ", ")
+                    all[write] = "UPDATE activities SET " + columns.filter(write.sets).map(write.assignment).joined(separator: ", ")
                         + " WHERE activity_id = ?"
                 }
             }
