@@ -214,13 +214,14 @@ extension ActivityRecord {
             var filled: [(rowid: Int64, held: [UInt8])] = []
             var last: Int64?
             while try batch.step() {
-                last = batch.int64(rowidColumn)
+                let rowid = batch.int64(rowidColumn)
+                last = rowid
                 let record = try ActivityRecord(row: batch, sharing: &recent, heldOnly: true)
                 // Known contents read into memory: the row's delivery is the old JSON form, which
                 // the blob cannot say (it holds the binary form's header). Left without one,
                 // the row is read from its columns until its next write.
                 guard record.delivery.known.isEmpty else { continue }
-                filled.append((batch.int64(rowidColumn), record.heldRecord))
+                filled.append((rowid, record.heldRecord))
             }
             batch.reset()
             guard let last else { return }
