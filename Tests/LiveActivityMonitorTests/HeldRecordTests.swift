@@ -78,12 +78,18 @@ import Testing
     /// On a database of random activities of every kind: the bulk load (from `held_record`)
     /// equals the rows' columns read one by one; a dismissed row keeps no copy; a live row
     /// whose blob is missing or damaged is read from its columns.
-    @Test func loadFromHeldRecordsEqualsTheColumns() throws {
+    /// `body` given the closed file of a store of random activities of every kind
+    /// (`StartupLoadTests.fill`), opened, with its path and clock.
+    static func withFilledFile(seed: UInt64, activities: Int, _ body: (Database, String, Double) throws -> Void) throws {
         try withInProcessMonitor(configure: { $0.priority10Budget = StartupLoadTests.budget }) { monitor in
-            StartupLoadTests.fill(KeptGaugeTests.Driver(monitor.monitor, time: monitor.time), seed: 3, activities: 400)
+            StartupLoadTests.fill(KeptGaugeTests.Driver(monitor.monitor, time: monitor.time), seed: seed, activities: activities)
             monitor.store.close()
-            let now = monitor.time.value, path = monitor.store.path
-            let db = try Database(path: path)
+            try body(try Database(path: monitor.store.path), monitor.store.path, monitor.time.value)
+        }
+    }
+
+    @Test func loadFromHeldRecordsEqualsTheColumns() throws {
+        try Self.withFilledFile(seed: 3, activities: 400) { db, path, now in
             #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NOT NULL AND held_record IS NOT NULL")?.int64Value == 0)
             #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NULL AND held_record IS NULL")?.int64Value == 0)
             #expect(try db.scalar("SELECT count(*) FROM activities WHERE dismissed_at IS NOT NULL")?.int64Value ?? 0 > 0, "some dismissed")
@@ -102,11 +108,7 @@ import Testing
     /// A file from before the column: the migration fills every live row's, and the load from
     /// them equals the columns.
     @Test func theMigrationFillsEveryLiveRow() throws {
-        try withInProcessMonitor(configure: { $0.priority10Budget = StartupLoadTests.budget }) { monitor in
-            StartupLoadTests.fill(KeptGaugeTests.Driver(monitor.monitor, time: monitor.time), seed: 4, activities: 300)
-            monitor.store.close()
-            let now = monitor.time.value, path = monitor.store.path
-            let db = try Database(path: path)
+        try Self.withFilledFile(seed: 4, activities: 300) { db, path, now in
             try db.execute("ALTER TABLE activities DROP COLUMN held_record")
             try db.setUserVersion(Schema.migrations.count - 1)
             try db.migrate(Schema.migrations)
