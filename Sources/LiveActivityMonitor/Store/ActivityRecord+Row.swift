@@ -26,7 +26,7 @@ extension ActivityRecord {
         return column == "delivery" ? DeliveryEvidence.headSQL : column
     }.joined(separator: ", ")
 
-    /// Binds the columns `write` sets, in `columns` order, and for an update then the key
+    /// Binds the columns `write` sets, in `RowWrite.columns` order, and for an update then the key
     /// (`RowWrite.sql`).
     func bind(to s: Statement, as write: RowWrite) throws {
         var i: Int32 = 0
