@@ -87,7 +87,10 @@ def build(db, events_target):
     c = sqlite3.connect(db, isolation_level=None)
     try:
         columns = [row[1] for row in c.execute("PRAGMA table_info(activities)")]
-        renamed = {"activity_id": "activity_id || '-c' || n.i", "booking_id": "booking_id || '-c' || n.i"}
+        # A copy's `held_record` would still name the original's id: left out, the copies are
+        # read from their columns, as any row written by SQL from outside the server.
+        renamed = {"activity_id": "activity_id || '-c' || n.i", "booking_id": "booking_id || '-c' || n.i",
+                   "held_record": "NULL"}
         c.execute("BEGIN")
         c.execute("CREATE TEMP TABLE n(i INTEGER PRIMARY KEY)")
         c.executemany("INSERT INTO n VALUES (?)", [(i,) for i in range(1, copies)])
