@@ -8,34 +8,17 @@ import Testing
 /// (`ActivityRecord.heldRecord`): it must give exactly the record the row's columns give
 /// (`init(row:heldOnly:)`), for every field, and a row without one must still load.
 @Suite struct HeldRecordTests {
-    /// A record with every field set, odd values included: a fingerprint that is not 16 hex
-    /// digits, strings longer than a one-byte length and not ASCII, negative and huge numbers.
+    /// A record with every field set (`RowWriteTests`' second record), odd values included: a
+    /// fingerprint that is not 16 hex digits, strings longer than a one-byte length and not
+    /// ASCII, negative and huge numbers.
     static func fullRecord() -> ActivityRecord {
-        var r = ActivityRecord(activityID: "Été-" + String(repeating: "x", count: 200), bookingID: "BK-1",
-                               attributesType: "RideAttributes", app: "com.example.rides", startedAt: 1_700_000_000.25,
-                               source: .pushToStart)
-        r.attributes = JSONText(written: #"{"a":1}"#)
-        r.contentState = JSONText(written: #"{"b":2}"#)
-        r.contentTimestamp = 1_700_000_100.5
-        r.staleDate = 1_700_003_600
+        var r = RowWriteTests.records().after
+        r.activityID = "Été-" + String(repeating: "x", count: 200)
         r.relevanceScore = -0.5
-        r.reportedStale = true
-        r.staleCounted = true
-        r.endedAt = 1_700_010_000
-        r.endedBy = .push
-        r.dismissalPolicy = .after
-        r.dismissalDate = 1_700_012_000
-        r.dismissedAt = 1_700_013_000
         r.tokenFingerprint = "not-hex-digits"
         r.tokenRotations = 1_000_000
-        r.tokenRotatedAt = 1_700_000_050
-        r.tokenInvalidReason = "Unregistered"
-        r.lastPush = .init(status: 410, reason: "ExpiredToken ✗", latencyMs: 12.75, priority: 10, at: 1_700_000_060)
-        r.priority10.record(1_700_000_060)
-        r.priority10.record(1_700_000_200)
-        r.delivery.remember(digest: 42, timestamp: 1_700_000_100.5, push: (seq: 7, sentAt: 1_700_000_060))
-        r.undecodable = .init(at: 1_700_000_070, detail: "content_state: " + String(repeating: "é", count: 100))
-        r.startDate = 1_700_000_030
+        r.lastPush?.reason = "ExpiredToken ✗"
+        r.undecodable = .init(at: 2_070, detail: "content_state: " + String(repeating: "é", count: 100))
         r.channelID = "channel-é"
         return r
     }

@@ -45,7 +45,11 @@ extension ActivityRecord {
     private static let heldRecordVersion: UInt8 = 1
 
     /// The column's value for this record (as start-up would hold it after reading it back).
-    var heldRecord: [UInt8] {
+    var heldRecord: [UInt8] { heldRecord(priority10Blob: priority10.blob) }
+
+    /// The same, given its priority-10 minutes' stored form (a row write has made it for their
+    /// own column).
+    func heldRecord(priority10Blob: [UInt8]) -> [UInt8] {
         var flags: HeldFlags = []
         func mark(_ flag: HeldFlags, _ present: Bool) { if present { flags.insert(flag) } }
         mark(.bookingID, bookingID != nil)
@@ -71,7 +75,7 @@ extension ActivityRecord {
         mark(.channelID, channelID != nil)
 
         var out = HeldRecordWriter()
-        out.byte(Self.heldRecordVersion)
+        out.integer(Self.heldRecordVersion)
         out.integer(flags.rawValue)
         out.time(startedAt)
         out.time(contentTimestamp)
@@ -111,7 +115,7 @@ extension ActivityRecord {
         if let reason = lastPush?.reason { out.string(reason) }
         if let undecodable { out.string(undecodable.detail) }
         if let channelID { out.string(channelID) }
-        out.blob(priority10.blob)
+        out.blob(priority10Blob)
         return out.bytes
     }
 
@@ -240,8 +244,6 @@ private struct HeldRecordWriter {
     var bytes: [UInt8] = []
 
     init() { bytes.reserveCapacity(256) }
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     mutating func integer<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }

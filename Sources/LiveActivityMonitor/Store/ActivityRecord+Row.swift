@@ -58,7 +58,8 @@ extension ActivityRecord {
         try s.bindOptional(lastPush?.latencyMs, at: next())
         try s.bindOptional(lastPush.map { Int64($0.priority) }, at: next())
         try s.bindOptional(lastPush?.at, at: next())
-        try s.bind(priority10.blob, at: next())
+        let priority10Blob = priority10.blob
+        try s.bind(priority10Blob, at: next())
         if write.mergesKnown {
             try s.bind(delivery.storedHead, at: next())
             try s.bind(delivery.storedEntries, at: next())
@@ -70,7 +71,7 @@ extension ActivityRecord {
         try s.bindOptional(startDate, at: next())
         try s.bind(channelID, at: next())
         // Start-up reads live rows only (`LiveRowRanges`): a dismissed one keeps no copy.
-        try s.bind(dismissedAt == nil ? heldRecord : nil, at: next())
+        try s.bind(dismissedAt == nil ? heldRecord(priority10Blob: priority10Blob) : nil, at: next())
         if !write.insert { try s.bind(activityID, at: next()) }
     }
 
