@@ -38,6 +38,25 @@ import Testing
         return r
     }
 
+    /// Thousands of records (past what `ByteRadixSort` leaves to comparisons), with relevance
+    /// scores and start times that tie, differ in a low bit, or are 0 and -0 (equal by `==`):
+    /// the cells built in bulk are the ones inserting each record makes.
+    @Test func aBulkBuildIsTheOneInsertionsMake() {
+        var random = PushEventScannerTests.Seeded(state: 9)
+        let now = TestServer.base
+        let records = (0..<3000).map { i in
+            var r = Self.record("bulk-\(i)", now: now, &random)
+            r.relevanceScore = [r.relevanceScore, -0.0, 0.37, 0.37.nextUp, 1e300][Int.random(in: 0..<5, using: &random)]
+            if Bool.random(using: &random) { r.startedAt += [0, 0.5, 0.5.nextUp, -1e-6][Int.random(in: 0..<4, using: &random)] }
+            return r
+        }
+        var inserted = PhoneOrderIndex()
+        for r in records { inserted.move(from: nil, to: PhoneOrderIndex.Place(r, at: now)) }
+        let bulk = records.withUnsafeBufferPointer { PhoneOrderIndex($0, at: now) }
+        #expect(bulk == inserted)
+        #expect(bulk.contents.values.map(\.count).reduce(0, +) > 2000, "most records counted")
+    }
+
     /// Random puts (new and replacing), removals, evictions of the oldest, and clock moves that
     /// the table is brought to (the writer) or not (a read running ahead of it); after each step,
     /// every page at the table's instant and at later ones against the walk.

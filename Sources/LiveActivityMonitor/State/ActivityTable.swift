@@ -77,8 +77,10 @@ struct ActivityTable: Sendable {
     /// Builds every index from `storage`, as `put` keeps them: a new index adds its line here.
     /// Spread over the processors: the gauges are counted on a thread of their own while this one
     /// makes the positions, and once those show the ids distinct (the search index and the phone
-    /// order hold each once), those two are made one after the other on a thread of their own,
-    /// and the triage sets on another, while this one files the subscriptions.
+    /// order hold each once), the search index is made on a thread of its own and the triage sets
+    /// on another, while this one files the subscriptions and makes the phone order. The two
+    /// sorts sort in place and the search index's holds no string (`ByteRadixSort`), so the two
+    /// at once peak lower than one after the other did with a merge sort's buffers.
     private mutating func buildIndexes(gaugesFrom now: Double) {
         // Interned first: the one change made to the records. From here on they are only read,
         // shared with the other threads (a change now would copy them all).
@@ -100,19 +102,17 @@ struct ActivityTable: Sendable {
             return buildIndexes(gaugesFrom: now)
         }
         let records = storage
-        // One after the other: each sorts a temporary array of a record's size or more, and at
-        // once the two raised start-up's peak memory.
-        let searchThenOrder = Background(named: "store-index") { [self] in
-            (IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) },
-             builtPhoneOrder(at: now))
+        let search = Background(named: "store-index") {
+            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
         }
         let triage = Background(named: "store-triage") { [self] in builtTriage(at: now, budget: budget) }
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
         rebuildDeadlines()
+        phoneOrder = builtPhoneOrder(at: now)
         (gauges, gaugeTime, gaugeChanges) = counted.wait()
         self.triage = triage.wait()
-        (searchIndex, phoneOrder) = searchThenOrder.wait()
+        searchIndex = search.wait()
     }
 
     /// Where an id came more than once (`positions` holds its last place): its last record, in

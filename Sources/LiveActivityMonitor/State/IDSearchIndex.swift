@@ -60,62 +60,87 @@ struct IDSearchIndex: Sendable {
     init() {}
 
     /// The index of `count` activities (distinct ids) at positions `0..<count`, activity `i`'s
-    /// ids given by `ids(i)`, made at once: every entry made, sorted in one go and cut into
-    /// chunks, instead of an insertion (a binary search and a move) per entry.
+    /// ids given by `ids(i)`, made at once: every entry's place sorted in one go and the entries
+    /// made into chunks in that order, instead of an insertion (a binary search and a move) per
+    /// entry.
     ///
-    /// Start-up's peak memory is set here (a million live activities: two million entries), so
-    /// the sort's numbers are cut to the entries' places before the chunks are made, and each
-    /// entry is moved into its chunk, not copied (no reference counted string retained).
+    /// Start-up's peak memory is set here (a million live activities: two million entries): the
+    /// sort holds numbers alone (`SortKey`, no string), cut to the entries' places before the
+    /// chunks are made, and each entry is made once, in its chunk.
     init(count: Int, ids: (Int) -> (activityID: String, bookingID: String?)) {
-        let entries = UnsafeMutableBufferPointer<Entry>.allocate(capacity: 2 * count)
-        // Every entry is moved into a chunk before this.
-        defer { entries.deallocate() }
-        var made = 0
-        func make(_ entry: Entry) {
-            (entries.baseAddress! + made).initialize(to: entry)
-            made += 1
+        // Entry `n`: the own id (`n` even) or the booking id (odd) of activity `n / 2`.
+        func text(_ n: Int32) -> String {
+            let (id, booking) = ids(Int(n >> 1))
+            return n & 1 == 0 ? id : booking!
         }
+        var order: [SortKey] = []
+        order.reserveCapacity(2 * count)
         for i in 0..<count {
             let (id, booking) = ids(i)
-            make(Entry(key: Self.key(id), position: Int32(i), isBooking: false))
-            if let booking { make(Entry(key: Self.key(booking), position: Int32(i), isBooking: true)) }
+            order.append(SortKey(id, Int32(truncatingIfNeeded: 2 * i)))
+            if let booking { order.append(SortKey(booking, Int32(truncatingIfNeeded: 2 * i + 1))) }
         }
-        func id(_ i: Int) -> String { ids(i).activityID }
-        // Sorted by the keys' first 16 bytes as two numbers (one comparison of integers, no
-        // string touched), by the whole entry only where those are equal.
-        var order = (0..<made).map { SortKey(entries[$0].key, Int32(truncatingIfNeeded: $0)) }
-        order.sort { a, b in
-            a.head != b.head ? a.head < b.head : a.tail != b.tail ? a.tail < b.tail
-                : Self.order(entries[Int(a.entry)], Self.mark(entries[Int(b.entry)], id), id) < 0
+        // By the keys' first 16 bytes (numbers), by the whole entry (`less`) only where those
+        // are equal.
+        order.withUnsafeMutableBufferPointer { order in
+            ByteRadixSort.sort(order) { a, b in
+                if a.head != b.head { return a.head < b.head }
+                if a.tail != b.tail { return a.tail < b.tail }
+                let k = Self.withKeyBytes(text(a.entry)) { x in Self.withKeyBytes(text(b.entry)) { y in Self.compare(x, y) } }
+                if k != 0 { return k < 0 }
+                let i = Self.compare(ids(Int(a.entry >> 1)).activityID, ids(Int(b.entry >> 1)).activityID)
+                return i != 0 ? i < 0 : a.entry & 1 < b.entry & 1
+            }
         }
         let places = order.map(\.entry)
         order = []
-        sorted = SortedChunks(count: made) { (entries.baseAddress! + Int(places[$0])).move() }
-        assert(isInOrder(id), "in order, each once")
+        sorted = SortedChunks(count: places.count) { k in
+            Entry(key: Self.key(text(places[k])), position: places[k] >> 1, isBooking: places[k] & 1 == 1)
+        }
+        assert(isInOrder { ids($0).activityID }, "in order, each once")
     }
 
     /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the
     /// numbers order as the bytes do; a shorter key is padded with zeros, and ties are broken
-    /// by the whole entry), and where it is.
-    private struct SortKey {
+    /// by the whole entry), and which entry it is.
+    private struct SortKey: ByteKeyed {
         var head: UInt64 = 0
         var tail: UInt64 = 0
         var entry: Int32
 
-        init(_ key: String, _ entry: Int32) {
+        init(_ id: String, _ entry: Int32) {
             self.entry = entry
-            var key = key
-            key.withUTF8 { bytes in
+            (head, tail) = IDSearchIndex.withKeyBytes(id) { bytes in
                 // Eight bytes a number, zeros past the key's end.
                 func word(_ from: Int) -> UInt64 {
                     var word: UInt64 = 0
                     for i in from..<from + 8 { word = word << 8 | (i < bytes.count ? UInt64(bytes[i]) : 0) }
                     return word
                 }
-                head = word(0)
-                tail = word(8)
+                return (word(0), word(8))
             }
         }
+
+        static var keyLength: Int { 16 }
+
+        func keyByte(_ i: Int) -> UInt8 {
+            UInt8(truncatingIfNeeded: (i < 8 ? head : tail) >> (56 - 8 * (i % 8)))
+        }
+    }
+
+    /// The bytes of `key(id)`, without making it where `id` is ASCII (lowered into a buffer on
+    /// the stack): the bulk sort reads two million keys and keeps none.
+    private static func withKeyBytes<R>(_ id: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var id = id
+        let ascii = id.withUTF8 { bytes in
+            bytes.contains { $0 >= 0x80 } ? nil : withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lowered in
+                for i in bytes.indices { lowered[i] = bytes[i] &- UInt8(ascii: "A") < 26 ? bytes[i] | 0x20 : bytes[i] }
+                return body(UnsafeBufferPointer(lowered))
+            }
+        }
+        if let ascii { return ascii }
+        var key = key(id)
+        return key.withUTF8(body)
     }
 
     /// Adds the entries of the activity at `position`.
@@ -213,16 +238,16 @@ struct IDSearchIndex: Sendable {
     /// Byte order (memcmp), which keeps every key with a given byte prefix together.
     static func compare(_ a: String, _ b: String) -> Int {
         var a = a, b = b
-        return a.withUTF8 { pa in
-            b.withUTF8 { pb in
-                let n = Swift.min(pa.count, pb.count)
-                if n > 0 {
-                    let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
-                    if c != 0 { return c < 0 ? -1 : 1 }
-                }
-                return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
-            }
+        return a.withUTF8 { pa in b.withUTF8 { pb in compare(pa, pb) } }
+    }
+
+    private static func compare(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = Swift.min(pa.count, pb.count)
+        if n > 0 {
+            let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
+            if c != 0 { return c < 0 ? -1 : 1 }
         }
+        return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
     }
 
     static func hasPrefix(_ s: String, _ prefix: String) -> Bool {

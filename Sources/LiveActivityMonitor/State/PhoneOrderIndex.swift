@@ -37,19 +37,38 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
     init() {}
 
-    /// The cells of `records` as of `time`, built in bulk: one sort, O(n log n). Start-up builds
-    /// it for every live record: the sort moves `Member`s (three numbers and the record's place,
-    /// nothing reference counted) rather than keys holding their ids; keys are made once sorted.
+    /// The cells of `records` as of `time`, built in bulk: one sort, in place (`ByteRadixSort`).
+    /// Start-up builds it for every live record: the sort moves `Member`s (three numbers and the
+    /// record's place, nothing reference counted) rather than keys holding their ids; keys are
+    /// made once sorted.
     /// All cells are sorted as one array made at its size (by cell first), so that start-up's
     /// peak memory holds one member per record beside the chunks, not per-cell arrays grown by
     /// doubling and their sorted copies.
     init(_ records: UnsafeBufferPointer<ActivityRecord>, at time: Double) {
-        struct Member {
+        struct Member: ByteKeyed {
             var relevance: Double
             var startedAt: Double
             /// Where its cell is in `found`.
             var cell: Int32
             var record: Int32
+
+            /// The cell, then relevance and start time, each highest first (`PhoneOrderKey.ordered`).
+            static var keyLength: Int { 20 }
+
+            func keyByte(_ i: Int) -> UInt8 {
+                let word = switch i {
+                case 0..<4: UInt64(UInt32(cell))
+                case 4..<12: ~Self.ascending(relevance)
+                default: ~Self.ascending(startedAt)
+                }
+                return UInt8(truncatingIfNeeded: word >> (56 - 8 * ((i + 4) % 8)))
+            }
+
+            /// A number whose unsigned order is `x`'s (0 and -0 equal, as `==` has them).
+            static func ascending(_ x: Double) -> UInt64 {
+                let bits = (x == 0 ? 0 : x).bitPattern
+                return bits >> 63 == 1 ? ~bits : bits | 1 << 63
+            }
         }
         var found: [Cell] = []
         var numbered: [Cell: Int32] = [:]
@@ -68,13 +87,15 @@ struct PhoneOrderIndex: Sendable, Equatable {
         }
         func key(_ m: Member) -> PhoneOrderKey { PhoneOrderKey(records[Int(m.record)]) }
         // By cell, then `PhoneOrderKey.ordered`; an id is read only where the numbers tie.
-        members.sort { a, b in
-            if a.cell != b.cell { return a.cell < b.cell }
-            guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
-                return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
-                                             PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
+        members.withUnsafeMutableBufferPointer { members in
+            ByteRadixSort.sort(members) { a, b in
+                if a.cell != b.cell { return a.cell < b.cell }
+                guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
+                    return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
+                                                 PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
+                }
+                return PhoneOrderKey.ordered(key(a), key(b))
             }
-            return PhoneOrderKey.ordered(key(a), key(b))
         }
         var start = 0
         while start < members.count {
