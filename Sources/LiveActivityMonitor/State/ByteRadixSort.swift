@@ -3,10 +3,10 @@
 ///
 /// Most significant byte first (an American flag sort): a range is split into buckets by one
 /// key byte, in place, and each bucket by the next byte; a short range, or one whose elements
-/// are equal in every key byte, is sorted by `less`. So most elements are placed by a few
-/// passes over bytes, not by a comparison sort's twenty-odd levels of unpredictable branches,
-/// and it takes no room beyond the elements (a merge sort's buffer would raise start-up's peak
-/// memory).
+/// are equal in every key byte, is sorted by `less`. It is here for memory: it takes no room
+/// beyond the elements, where `sort`'s merge buffer (half the elements) set start-up's peak.
+/// In time it is a little ahead of `sort` (each pass over the elements waits on memory; decimal
+/// ids take six or seven byte levels): PERFORMANCE.md, session 24.
 enum ByteRadixSort {
     /// Sorts `elements` by `less`. Its order must begin with the key: an element whose key bytes
     /// come first (as unsigned bytes, from the first) comes first by `less` too.

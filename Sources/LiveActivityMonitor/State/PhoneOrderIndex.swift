@@ -61,6 +61,7 @@ struct PhoneOrderIndex: Sendable, Equatable {
                 case 4..<12: ~Self.ascending(relevance)
                 default: ~Self.ascending(startedAt)
                 }
+                // Highest byte first: the cell's 4 are its word's low half, then 8 of each number.
                 return UInt8(truncatingIfNeeded: word >> (56 - 8 * ((i + 4) % 8)))
             }
 
