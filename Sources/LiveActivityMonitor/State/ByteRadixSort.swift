@@ -81,6 +81,7 @@ enum ByteRadixSort {
     /// Sorts a few elements by `less` in place (`sort(by:)` takes a buffer past 20).
     private static func insertionSort<Element>(_ elements: UnsafeMutableBufferPointer<Element>,
                                                by less: (Element, Element) -> Bool) {
+        guard elements.count > 1 else { return }
         let base = elements.baseAddress!
         for i in elements.indices.dropFirst() {
             let moving = (base + i).move()
