@@ -135,7 +135,9 @@ import Testing
             measure("positions (IDPositions, loaded)") { IDPositions(count: n, id: id) },
             measure("IDSearchIndex") {
                 var index = IDSearchIndex()
-                for (i, booking) in bookings.enumerated() { index.insert(at: i, activityID: ids[i], bookingID: booking, ids: id) }
+                for (i, booking) in bookings.enumerated() {
+                    index.insert(at: i, activityID: ids[i], bookingID: booking) { (ids[$0], bookings[$0]) }
+                }
                 return index
             },
             measure("DeadlineQueue before (one entry, by id)") {
@@ -217,7 +219,7 @@ import Testing
         print("""
             record cost (\(Self.activities) live activities, a start and \(Self.pushes) pushes each), bytes:
               ActivityRecord: size \(MemoryLayout<ActivityRecord>.size), stride \(MemoryLayout<ActivityRecord>.stride); \
-            LastPush? \(MemoryLayout<ActivityRecord.LastPush?>.size), Priority10Minutes \(MemoryLayout<Priority10Minutes>.size), \
+            last push \(MemoryLayout<ActivityRecord.LastPush.Stored>.size), Priority10Minutes \(MemoryLayout<Priority10Minutes>.size), \
             DeliveryEvidence \(MemoryLayout<DeliveryEvidence>.size) (Known stride \(MemoryLayout<DeliveryEvidence.Known>.stride)), \
             Undecodable? \(MemoryLayout<ActivityRecord.Undecodable?>.size)
               table per record, all in: served before the flush \(served.total), \
@@ -230,15 +232,15 @@ import Testing
         // The allocator's figures above are printed, not checked: other suites allocate in the
         // same process at the same time. What this change bought is checked by construction:
         // a known content in 32 bytes and at most `maxKnown` of them in one block, a record
-        // within 208 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
+        // within 192 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
         // priority-10 window in 12 (its minutes packed).
         #expect(MemoryLayout<DeliveryEvidence.Known>.stride == 32)
-        #expect(MemoryLayout<ActivityRecord>.stride <= 208)
+        #expect(MemoryLayout<ActivityRecord>.stride <= 192)
         // The type and app in one block the records share: a reference, not two strings.
         #expect(MemoryLayout<TypeAndApp>.size == 8)
         #expect(MemoryLayout<Priority10Minutes>.size == 12)
         // The indexes name a record by its 4-byte position, not its id.
-        #expect(MemoryLayout<IDSearchIndex.Entry>.stride == 24)
+        #expect(MemoryLayout<IDSearchIndex.Entry>.stride == 4)
         #expect(MemoryLayout<(at: Double, id: Int32)>.stride == 16)
         let ids = (0..<Self.activities).map { "ga\($0)" }
         let loaded = IDPositions(count: ids.count) { ids[$0] }
@@ -275,6 +277,14 @@ import Testing
         #expect(copy.channelID == "c" && r.channelID == nil && r != plain)
         r.startDate = nil; r.dismissalDate = nil; r.dismissedAt = nil; r.tokenInvalidReason = nil; r.undecodable = nil
         #expect(r == plain)
+        // The last push: its reason among them, the rest in the record; no push is none at all.
+        let refused = ActivityRecord.LastPush(status: 410, reason: "Unregistered", latencyMs: 12.5, priority: 10, at: 60)
+        r.lastPush = refused
+        #expect(r.lastPush == refused && r != plain)
+        r.lastPush = .init(status: 200, reason: nil, latencyMs: 3, priority: 5, at: 70)
+        #expect(r.lastPush == .init(status: 200, reason: nil, latencyMs: 3, priority: 5, at: 70))
+        r.lastPush = nil
+        #expect(r.lastPush == nil && r == plain)
         r.relevanceScore = 0; r.staleDate = -0.5
         #expect(r.relevanceScore == 0 && r.staleDate == -0.5 && r.endedAt == nil && r != plain)
     }

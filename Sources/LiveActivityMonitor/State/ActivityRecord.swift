@@ -100,7 +100,7 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 
     /// The fields most live activities never set (a scheduled start, a channel, a dismissal, an
-    /// invalidated token, undecodable content), in a block of their own made only for those
+    /// invalidated token, undecodable content, a refused push's reason), in a block of their own made only for those
     /// that set one: 8 bytes a record instead of 80. An array of none or one, so that the
     /// record keeps its value semantics (copy on write); never one of empty fields, so that
     /// equal records compare equal.
@@ -109,6 +109,8 @@ public struct ActivityRecord: Sendable, Equatable {
     private struct Uncommon: Sendable, Equatable {
         var channelID: String?
         var tokenInvalidReason: String?
+        /// The last push's APNs reason (`lastPush`).
+        var lastPushReason: String?
         var undecodable: Undecodable?
         @OptionalTime var startDate: Double? = nil
         @OptionalTime var dismissalDate: Double? = nil
@@ -126,38 +128,58 @@ public struct ActivityRecord: Sendable, Equatable {
         }
     }
 
-    /// 36 bytes (`LastPush`, below).
-    public var lastPush: LastPush?
+    /// The last push result. Kept without its APNs reason in 20 bytes (`LastPush.Stored`, no
+    /// optional's tag: `none` stands for nil): a reason comes with a refused push, so it is kept
+    /// among the uncommon fields.
+    public var lastPush: LastPush? {
+        get { storedPush == .none ? nil : LastPush(storedPush, reason: uncommon.first?.lastPushReason) }
+        set {
+            storedPush = newValue?.stored ?? .none
+            if newValue?.reason != uncommon.first?.lastPushReason { updateUncommon { $0.lastPushReason = newValue?.reason } }
+        }
+    }
+    private var storedPush = LastPush.Stored.none
     public var endedBy: EndedBy?
     public var dismissalPolicy: DismissalPolicy?
     /// The texts its row holds and memory let go (after the commit that wrote the row): set
     /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
     public private(set) var textsInRow: RecordTexts = []
 
-    /// 40 bytes, not 48: the status (0–599) and the priority (1, 5 or 10) are validated at
-    /// ingest, so two bytes each hold them.
     public struct LastPush: Sendable, Equatable {
+        public var status: Int
         public var reason: String?
         public var latencyMs: Double
+        public var priority: Int
         public var at: Double
-        private var storedStatus: Int16
-        private var storedPriority: Int16
-
-        public var status: Int {
-            get { Int(storedStatus) }
-            set { storedStatus = Int16(clamping: newValue) }
-        }
-        public var priority: Int {
-            get { Int(storedPriority) }
-            set { storedPriority = Int16(clamping: newValue) }
-        }
 
         public init(status: Int, reason: String?, latencyMs: Double, priority: Int, at: Double) {
+            self.status = status
             self.reason = reason
             self.latencyMs = latencyMs
+            self.priority = priority
             self.at = at
-            storedStatus = Int16(clamping: status)
-            storedPriority = Int16(clamping: priority)
+        }
+
+        /// As the record keeps it, less the reason: the status (0–599) and the priority (1, 5
+        /// or 10) are validated at ingest, so two bytes each hold them.
+        struct Stored: Sendable, Equatable {
+            var latencyMs: Double
+            var at: Double
+            var status: Int16
+            var priority: Int16
+
+            /// No push: a status no push has (a damaged row's is clamped above it).
+            static let none = Stored(latencyMs: 0, at: 0, status: .min, priority: 0)
+        }
+
+        var stored: Stored {
+            Stored(latencyMs: latencyMs, at: at, status: Int16(clamping: Swift.max(status, Int(Int16.min) + 1)),
+                   priority: Int16(clamping: priority))
+        }
+
+        init(_ stored: Stored, reason: String?) {
+            self.init(status: Int(stored.status), reason: reason, latencyMs: stored.latencyMs,
+                      priority: Int(stored.priority), at: stored.at)
         }
     }
 

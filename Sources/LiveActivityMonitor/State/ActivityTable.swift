@@ -109,10 +109,10 @@ struct ActivityTable: Sendable {
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
         rebuildDeadlines()
+        searchIndex = search.wait()
         phoneOrder = builtPhoneOrder(at: now)
         (gauges, gaugeTime, gaugeChanges) = counted.wait()
         self.triage = triage.wait()
-        searchIndex = search.wait()
     }
 
     /// Where an id came more than once (`positions` holds its last place): its last record, in
@@ -208,8 +208,8 @@ struct ActivityTable: Sendable {
             if storage[i].bookingID != record.bookingID {
                 let booking = record.bookingID
                 storage.withUnsafeBufferPointer { records in
-                    searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { records[$0].activityID }
-                    searchIndex.insert(at: i, activityID: id, bookingID: booking) { records[$0].activityID }
+                    searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { (records[$0].activityID, records[$0].bookingID) }
+                    searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].activityID, records[$0].bookingID) }
                 }
             }
             if storage[i].channelID != record.channelID {
@@ -233,7 +233,7 @@ struct ActivityTable: Sendable {
             storage.append(consume record)
             storage.withUnsafeBufferPointer { records in
                 positions.set(id, to: i) { records[$0].activityID }
-                searchIndex.insert(at: i, activityID: id, bookingID: booking) { records[$0].activityID }
+                searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].activityID, records[$0].bookingID) }
             }
             if let next { deadlines.push(next, Int32(i)) }
         }
@@ -253,7 +253,7 @@ struct ActivityTable: Sendable {
         // Out of the indexes while every record is where they say.
         storage.withUnsafeBufferPointer { records in
             positions.remove(id, at: i) { records[$0].activityID }
-            searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { records[$0].activityID }
+            searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { (records[$0].activityID, records[$0].bookingID) }
         }
         unsubscribe(id, from: storage[i].channelID)
         uncountGauges(at: i)
@@ -262,7 +262,10 @@ struct ActivityTable: Sendable {
             storage.withUnsafeBufferPointer { records in
                 let moved = records[last].activityID
                 positions.move(moved, from: last, to: i)
-                searchIndex.move(activityID: moved, bookingID: records[last].bookingID, from: last, to: i) { records[$0].activityID }
+                searchIndex.move(activityID: moved, bookingID: records[last].bookingID, from: last, to: i) { (records[$0].activityID, records[$0].bookingID) }
+                phoneOrder?.repoint(PhoneOrderIndex.Place(records[last], at: gaugeTime), from: last, to: i) {
+                    PhoneOrderKey(records[Int($0)])
+                }
             }
             storage.swapAt(i, last)
             // Its queue entries name `last`: new ones name `i` (those left are outdated).
@@ -301,17 +304,17 @@ struct ActivityTable: Sendable {
     /// which holds only until the table next changes (read the records under the same lock).
     func searchEntries(withPrefix q: String, after: IDSearchIndex.Mark?, max: Int) -> [IDSearchIndex.Entry] {
         storage.withUnsafeBufferPointer { records in
-            searchIndex.entries(withPrefix: q, after: after, max: max) { records[$0].activityID }
+            searchIndex.entries(withPrefix: q, after: after, max: max) { (records[$0].activityID, records[$0].bookingID) }
         }
     }
 
     /// Where a walk of the id search that stopped at `entry` resumes (by ids, which stay put).
     func searchMark(_ entry: IDSearchIndex.Entry) -> IDSearchIndex.Mark {
-        IDSearchIndex.mark(entry) { storage[$0].activityID }
+        IDSearchIndex.mark(entry) { (storage[$0].activityID, storage[$0].bookingID) }
     }
 
     /// Every entry of the id search by its activity's id, in order (tests).
-    var searchMarks: [IDSearchIndex.Mark] { searchIndex.all { storage[$0].activityID } }
+    var searchMarks: [IDSearchIndex.Mark] { searchIndex.all { (storage[$0].activityID, storage[$0].bookingID) } }
 
     /// The records subscribed to `channel`, in id order (a broadcast's receivers are filed so).
     func subscriberRecords(of channel: String) -> [(id: String, record: ActivityRecord)] {
@@ -358,8 +361,8 @@ struct ActivityTable: Sendable {
             let samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement)
                 && ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
             if phoneOrder != nil, !samePlace {
-                phoneOrder?.move(from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
-                                 to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
+                movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
+                               to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
             }
             if triage != nil {
                 triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
@@ -367,7 +370,7 @@ struct ActivityTable: Sendable {
             }
             before = uncount(old, at: position)
         } else {
-            phoneOrder?.move(from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
+            if phoneOrder != nil { movePhoneOrder(place, from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime)) }
             if triage != nil { triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget)) }
         }
         gauges.count(new, type: replacement.attributesType, 1)
@@ -376,10 +379,18 @@ struct ActivityTable: Sendable {
         if let next, next != before { gaugeChanges.push(next, Int32(place)) }
     }
 
+    /// The phone order's change for the record at `position` (`PhoneOrderIndex.move`), the
+    /// order's keys read from the records as they are (before the change is stored).
+    private mutating func movePhoneOrder(_ position: Int, from old: PhoneOrderIndex.Place?, to new: PhoneOrderIndex.Place?) {
+        storage.withUnsafeBufferPointer { records in
+            phoneOrder?.move(position, from: old, to: new) { PhoneOrderKey(records[Int($0)]) }
+        }
+    }
+
     /// Takes the record at `position` out of the gauges and the phone order (it is removed).
     private mutating func uncountGauges(at position: Int) {
         let budget = gauges.priority10Budget
-        phoneOrder?.move(from: PhoneOrderIndex.Place(storage[position], at: gaugeTime), to: nil)
+        if phoneOrder != nil { movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime), to: nil) }
         if triage != nil { triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil) }
         _ = uncount(ActivityGauges.contribution(of: storage[position], at: gaugeTime, budget: budget), at: position)
     }
@@ -403,8 +414,9 @@ struct ActivityTable: Sendable {
         for i in positions(of: due) {
             gauges.count(storage[i], at: gaugeTime, -1)
             gauges.count(storage[i], at: now, 1)
-            phoneOrder?.move(from: PhoneOrderIndex.Place(storage[i], at: gaugeTime),
-                             to: PhoneOrderIndex.Place(storage[i], at: now))
+            if phoneOrder != nil {
+                movePhoneOrder(i, from: PhoneOrderIndex.Place(storage[i], at: gaugeTime), to: PhoneOrderIndex.Place(storage[i], at: now))
+            }
             if triage != nil {
                 triage?.move(from: TriageIndex.Place(storage[i], at: gaugeTime, budget: budget),
                              to: TriageIndex.Place(storage[i], at: now, budget: budget))
@@ -481,7 +493,9 @@ struct ActivityTable: Sendable {
             let key = PhoneOrderKey(storage[i])
             if after.map({ PhoneOrderKey.ordered($0, key) }) ?? true { keys.append(key) }
         }
-        keys += phoneOrder.first(limit, state: state, type: type, after: after, skipping: moved)
+        keys += storage.withUnsafeBufferPointer { records in
+            phoneOrder.first(limit, state: state, type: type, after: after, skipping: moved) { PhoneOrderKey(records[Int($0)]) }
+        }
         keys.sort(by: PhoneOrderKey.ordered)
         let records = keys.prefix(limit).compactMap { position(of: $0.activityID).map { storage[$0] } }
         var counts = SIMD4<Int>(repeating: 0)
@@ -528,8 +542,11 @@ struct ActivityTable: Sendable {
     /// Where the queue of gauge changes keeps its entries (tests: `DeadlineQueue.storageAddress`).
     var gaugeChangesStorage: UInt { gaugeChanges.storageAddress }
 
-    /// The kept phone order (tests compare it with one built afresh: `PhoneOrderIndex(_:at:)`).
-    var keptPhoneOrder: PhoneOrderIndex? { phoneOrder }
+    /// The kept phone order's cells, by key (tests compare them with cells built afresh:
+    /// `PhoneOrderIndex(_:at:)`).
+    var keptPhoneOrder: [PhoneOrderIndex.Cell: [PhoneOrderKey]]? {
+        storage.withUnsafeBufferPointer { records in phoneOrder?.contents { PhoneOrderKey(records[Int($0)]) } }
+    }
 
     /// When time alone next changes the gauges (at the latest).
     var nextGaugeChange: Double? { gaugeChanges.earliest }

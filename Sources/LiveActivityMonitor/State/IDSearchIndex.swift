@@ -9,19 +9,29 @@ import Glibc
 /// it in bounded slices (`entries(withPrefix:after:max:)`), each under the state lock for a few
 /// hundred entries, so that no search holds the writer or a scrape for its whole length
 /// (ARCHITECTURE.md, "Search").
-/// Entries hold their activity's position in the table's storage, not its id (24 bytes an
-/// entry): the table re-points an activity's entries when a removal moves it
+/// An entry is its activity's position in the table's storage and which of its two ids it
+/// stands for, in 4 bytes: its key is read from the record (`IDs`) when it is compared, not
+/// kept (two million entries at a million live activities: 8 MB, where entries holding their
+/// key took 48). The table re-points an activity's entries when a removal moves it
 /// (`move(activityID:bookingID:from:to:ids:)`). Their order is by key, then by the activity's
-/// id, read through the table (`IDs`): an activity's place in it never changes while it stays,
-/// so that a reader's walk resumes after an id (`Mark`) and meets each match once.
+/// id: an activity's place in it never changes while it stays, so that a reader's walk resumes
+/// after an id (`Mark`) and meets each match once.
 struct IDSearchIndex: Sendable {
-    struct Entry: Sendable {
-        /// The lowercased activity id or booking id.
-        var key: String
+    struct Entry: Sendable, Hashable {
+        /// The position times two, plus one for the booking id: start-up's sort numbers its
+        /// entries so (`SortKey`).
+        fileprivate var number: UInt32
+
+        init(position: Int, isBooking: Bool) {
+            number = UInt32(truncatingIfNeeded: position) << 1 | (isBooking ? 1 : 0)
+        }
+
+        fileprivate init(number: UInt32) { self.number = number }
+
         /// Where the activity it leads to is in the table's storage.
-        var position: Int32
-        /// Whether `key` is the activity's booking id (otherwise its own id).
-        var isBooking: Bool
+        var position: Int32 { Int32(bitPattern: number >> 1) }
+        /// Whether it stands for the activity's booking id (otherwise its own id).
+        var isBooking: Bool { number & 1 == 1 }
     }
 
     /// An entry by its activity's id: where a reader's walk stopped (positions move as records
@@ -32,8 +42,8 @@ struct IDSearchIndex: Sendable {
         var isBooking: Bool
     }
 
-    /// The id of the activity at a position (the table's records).
-    typealias IDs = (Int) -> String
+    /// The ids of the activity at a position (the table's records).
+    typealias IDs = (Int) -> (activityID: String, bookingID: String?)
 
     private var sorted = SortedChunks<Entry>()
     var count: Int { sorted.count }
@@ -60,71 +70,57 @@ struct IDSearchIndex: Sendable {
     init() {}
 
     /// The index of `count` activities (distinct ids) at positions `0..<count`, activity `i`'s
-    /// ids given by `ids(i)`, made at once: every entry's place sorted in one go and the entries
-    /// made into chunks in that order, instead of an insertion (a binary search and a move) per
-    /// entry.
+    /// ids given by `ids(i)`, made at once: every entry sorted in one go and the entries put into
+    /// chunks in that order, instead of an insertion (a binary search and a move) per entry.
     ///
     /// Start-up's peak memory is set here (a million live activities: two million entries): the
-    /// sort holds numbers alone (`SortKey`, no string), cut to the entries' places before the
-    /// chunks are made, and each entry is made once, in its chunk.
-    init(count: Int, ids: (Int) -> (activityID: String, bookingID: String?)) {
-        // Entry `n`: the own id (`n` even) or the booking id (odd) of activity `n / 2`.
-        func text(_ n: Int32) -> String {
-            let (id, booking) = ids(Int(n >> 1))
-            return n & 1 == 0 ? id : booking!
-        }
+    /// sort holds 16-byte numbers, no string, and each entry is read off them into its chunk.
+    init(count: Int, ids: IDs) {
         var order: [SortKey] = []
         order.reserveCapacity(2 * count)
         for i in 0..<count {
             let (id, booking) = ids(i)
-            order.append(SortKey(id, Int32(truncatingIfNeeded: 2 * i)))
-            if let booking { order.append(SortKey(booking, Int32(truncatingIfNeeded: 2 * i + 1))) }
+            order.append(SortKey(id, Entry(position: i, isBooking: false)))
+            if let booking { order.append(SortKey(booking, Entry(position: i, isBooking: true))) }
         }
-        // By the keys' first 16 bytes (numbers), by the whole entry (`less`) only where those
+        // By the keys' first 12 bytes (numbers), by the whole entry (`less`) only where those
         // are equal.
         order.withUnsafeMutableBufferPointer { order in
             ByteRadixSort.sort(order) { a, b in
                 if a.head != b.head { return a.head < b.head }
                 if a.tail != b.tail { return a.tail < b.tail }
-                let k = Self.withKeyBytes(text(a.entry)) { x in Self.withKeyBytes(text(b.entry)) { y in Self.compare(x, y) } }
-                if k != 0 { return k < 0 }
-                let i = Self.compare(ids(Int(a.entry >> 1)).activityID, ids(Int(b.entry >> 1)).activityID)
-                return i != 0 ? i < 0 : a.entry & 1 < b.entry & 1
+                return Self.order(a.entry, Self.mark(b.entry, ids), ids) < 0
             }
         }
-        let places = order.map(\.entry)
-        order = []
-        sorted = SortedChunks(count: places.count) { k in
-            Entry(key: Self.key(text(places[k])), position: places[k] >> 1, isBooking: places[k] & 1 == 1)
-        }
-        assert(isInOrder { ids($0).activityID }, "in order, each once")
+        sorted = SortedChunks(count: order.count) { order[$0].entry }
+        assert(isInOrder(ids), "in order, each once")
     }
 
-    /// An entry's place in the bulk sort: its key's first 16 bytes, big-endian (so that the
+    /// An entry's place in the bulk sort: its key's first 12 bytes, big-endian (so that the
     /// numbers order as the bytes do; a shorter key is padded with zeros, and ties are broken
-    /// by the whole entry), and which entry it is.
+    /// by the whole entry), and the entry.
     private struct SortKey: ByteKeyed {
         var head: UInt64 = 0
-        var tail: UInt64 = 0
-        var entry: Int32
+        var tail: UInt32 = 0
+        var entry: Entry
 
-        init(_ id: String, _ entry: Int32) {
+        init(_ id: String, _ entry: Entry) {
             self.entry = entry
             (head, tail) = IDSearchIndex.withKeyBytes(id) { bytes in
-                // Eight bytes a number, zeros past the key's end.
-                func word(_ from: Int) -> UInt64 {
+                // Big-endian, zeros past the key's end.
+                func word(_ from: Int, _ length: Int) -> UInt64 {
                     var word: UInt64 = 0
-                    for i in from..<from + 8 { word = word << 8 | (i < bytes.count ? UInt64(bytes[i]) : 0) }
+                    for i in from..<from + length { word = word << 8 | (i < bytes.count ? UInt64(bytes[i]) : 0) }
                     return word
                 }
-                return (word(0), word(8))
+                return (word(0, 8), UInt32(word(8, 4)))
             }
         }
 
-        static var keyLength: Int { 16 }
+        static var keyLength: Int { 12 }
 
         func keyByte(_ i: Int) -> UInt8 {
-            UInt8(truncatingIfNeeded: (i < 8 ? head : tail) >> (56 - 8 * (i % 8)))
+            i < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * i)) : UInt8(truncatingIfNeeded: tail >> (24 - 8 * (i - 8)))
         }
     }
 
@@ -163,9 +159,8 @@ struct IDSearchIndex: Sendable {
     mutating func move(activityID: String, bookingID: String?, from old: Int, to new: Int, ids: IDs) {
         let places = Self.marks(activityID, bookingID).map { place(of: $0, ids) }
         for p in places {
-            guard var entry = sorted[p], Int(entry.position) == old else { continue }
-            entry.position = Int32(new)
-            sorted.replace(at: p, with: entry)
+            guard let entry = sorted[p], Int(entry.position) == old else { continue }
+            sorted.replace(at: p, with: Entry(position: new, isBooking: entry.isBooking))
         }
     }
 
@@ -179,7 +174,11 @@ struct IDSearchIndex: Sendable {
             place(of: Mark(key: q, activityID: "", isBooking: false), ids)
         }
         var out: [Entry] = []
-        while out.count < max, let e = sorted[p], Self.hasPrefix(e.key, q) {
+        var q = q
+        func matches(_ e: Entry) -> Bool {
+            Self.withKeyBytes(Self.text(e, ids)) { key in q.withUTF8 { Self.compare(key, $0, prefix: true) == 0 } }
+        }
+        while out.count < max, let e = sorted[p], matches(e) {
             out.append(e)
             p = sorted.position(after: p)
         }
@@ -188,7 +187,13 @@ struct IDSearchIndex: Sendable {
 
     /// `e` by its activity's id.
     static func mark(_ e: Entry, _ ids: IDs) -> Mark {
-        Mark(key: e.key, activityID: ids(Int(e.position)), isBooking: e.isBooking)
+        Mark(key: key(text(e, ids)), activityID: ids(Int(e.position)).activityID, isBooking: e.isBooking)
+    }
+
+    /// The id `e` stands for, read from its record.
+    private static func text(_ e: Entry, _ ids: IDs) -> String {
+        let (id, booking) = ids(Int(e.position))
+        return e.isBooking ? booking ?? "" : id
     }
 
     /// Every entry by its activity's id, in order (tests).
@@ -203,7 +208,7 @@ struct IDSearchIndex: Sendable {
     private mutating func insert(_ mark: Mark, at position: Int, _ ids: IDs) {
         let p = place(of: mark, ids)
         if let found = sorted[p], Self.order(found, mark, ids) == 0 { return }
-        sorted.insert(Entry(key: mark.key, position: Int32(position), isBooking: mark.isBooking), at: p)
+        sorted.insert(Entry(position: position, isBooking: mark.isBooking), at: p)
     }
 
     /// Where `mark`'s entry is, or would be.
@@ -225,12 +230,14 @@ struct IDSearchIndex: Sendable {
         return !a.isBooking && b.isBooking
     }
 
-    /// `less` of an entry and a mark as a comparison (-1, 0, 1): the entry's activity id is read
-    /// (`ids`) only where the keys are equal.
+    /// `less` of an entry and a mark as a comparison (-1, 0, 1), the entry's key read from its
+    /// record without making it where the id is ASCII.
     private static func order(_ e: Entry, _ m: Mark, _ ids: IDs) -> Int {
-        let k = compare(e.key, m.key)
+        let (id, booking) = ids(Int(e.position))
+        var mark = m.key
+        let k = withKeyBytes(e.isBooking ? booking ?? "" : id) { key in mark.withUTF8 { compare(key, $0) } }
         if k != 0 { return k }
-        let i = compare(ids(Int(e.position)), m.activityID)
+        let i = compare(id, m.activityID)
         if i != 0 { return i }
         return e.isBooking == m.isBooking ? 0 : (e.isBooking ? 1 : -1)
     }
@@ -241,21 +248,21 @@ struct IDSearchIndex: Sendable {
         return a.withUTF8 { pa in b.withUTF8 { pb in compare(pa, pb) } }
     }
 
-    private static func compare(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>) -> Int {
+    /// Byte order of `pa` and `pb`; with `prefix`, of `pa`'s first `pb.count` bytes and `pb`
+    /// (0: `pb` is a prefix of `pa`).
+    private static func compare(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>,
+                                prefix: Bool = false) -> Int {
         let n = Swift.min(pa.count, pb.count)
         if n > 0 {
             let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
             if c != 0 { return c < 0 ? -1 : 1 }
         }
+        if prefix, pa.count >= pb.count { return 0 }
         return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
     }
 
     static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
         var s = s, prefix = prefix
-        return s.withUTF8 { ps in
-            prefix.withUTF8 { pp in
-                pp.count <= ps.count && (pp.count == 0 || memcmp(ps.baseAddress!, pp.baseAddress!, pp.count) == 0)
-            }
-        }
+        return s.withUTF8 { ps in prefix.withUTF8 { compare(ps, $0, prefix: true) == 0 } }
     }
 }

@@ -1,22 +1,29 @@
 import Prometheus
 
-/// The live activities' phone-order keys (`PhoneOrderKey`), kept sorted in one cell per state
-/// and attributes type, so that a page of the list (`ActivityTable.livePage`) is read from the
+/// The live activities in phone order (`PhoneOrderKey`), kept sorted in one cell per state and
+/// attributes type, so that a page of the list (`ActivityTable.livePage`) is read from the
 /// front of the cells its filters choose, from the cursor on, instead of walking every record.
+///
+/// A cell holds its records' positions in the table's storage (4 bytes each; a key held its
+/// id and two numbers, 32), and the order reads each record's key there (`Keys`) as it
+/// compares: the table re-points a record's entry when a removal moves it (`repoint`).
 ///
 /// A record's cell is its state as of the table's `gaugeTime`: `ActivityTable` moves a record
 /// between cells on the same paths that count it in the gauges (its put and removal, and the
 /// gauges brought forward by time), and a read at a later instant corrects for the records whose
 /// state the gauge queue says may have changed since (`first(_:…skipping:)` leaves them out;
 /// the table adds them back by their state at that instant). Dismissed records are in no cell.
-struct PhoneOrderIndex: Sendable, Equatable {
+struct PhoneOrderIndex: Sendable {
     /// A state the list counts (never `dismissed`) and an attributes type, by its bytes.
     struct Cell: Hashable, Sendable {
         var state: ActivityState
         var type: ExactString
     }
 
-    private var cells: [Cell: SortedChunks<PhoneOrderKey>] = [:]
+    private var cells: [Cell: SortedChunks<Int32>] = [:]
+
+    /// The key of the record at a position (the table's records).
+    typealias Keys = (Int32) -> PhoneOrderKey
 
     /// Where a record is kept at an instant: its key, in its cell (none once it is dismissed).
     struct Place: Equatable {
@@ -39,8 +46,7 @@ struct PhoneOrderIndex: Sendable, Equatable {
 
     /// The cells of `records` as of `time`, built in bulk: one sort, in place (`ByteRadixSort`).
     /// Start-up builds it for every live record: the sort moves `Member`s (three numbers and the
-    /// record's place, nothing reference counted) rather than keys holding their ids; keys are
-    /// made once sorted.
+    /// record's place, nothing reference counted), and the cells keep the places.
     /// All cells are sorted as one array made at its size (by cell first), so that start-up's
     /// peak memory holds one member per record beside the chunks, not per-cell arrays grown by
     /// doubling and their sorted copies.
@@ -102,21 +108,33 @@ struct PhoneOrderIndex: Sendable, Equatable {
         while start < members.count {
             let cell = members[start].cell
             let end = members[start...].firstIndex { $0.cell != cell } ?? members.endIndex
-            cells[found[Int(cell)]] = SortedChunks(count: end - start) { [start] in key(members[start + $0]) }
+            cells[found[Int(cell)]] = SortedChunks(count: end - start) { [start] in members[start + $0].record }
             start = end
         }
-        assert(cells.values.allSatisfy(\.isInOrder), "in order, each once")
+        assert(isInOrder { PhoneOrderKey(records[Int($0)]) }, "in order, each once")
     }
 
-    /// A record's change, the one way the cells change after a build: its key out of `old`'s
-    /// place and into `new`'s (nil: it was not kept, or is no longer). Most changes (an update)
-    /// keep the key and the cell: then nothing moves.
-    mutating func move(from old: Place?, to new: Place?) {
+    /// A record's change, the one way the cells change after a build: the record at `position`
+    /// out of `old`'s place and into `new`'s (nil: it was not kept, or is no longer). Most
+    /// changes (an update) keep the key and the cell: then nothing moves. `keys` reads the
+    /// records as they were before the change (the one at `position` is not read for `new`).
+    mutating func move(_ position: Int, from old: Place?, to new: Place?, keys: Keys) {
         guard old != new else { return }
-        if let old, let cell = old.cell, cells[cell]?.remove(old.key) == true, cells[cell]?.isEmpty == true {
-            cells[cell] = nil
+        if let old, let cell = old.cell, let p = cells[cell]?.place(of: old.key, keys), cells[cell]?[p] == Int32(position) {
+            cells[cell]?.remove(at: p)
+            if cells[cell]?.isEmpty == true { cells[cell] = nil }
         }
-        if let new, let cell = new.cell { cells[cell, default: SortedChunks()].insert(new.key) }
+        if let new, let cell = new.cell {
+            let p = cells[cell, default: SortedChunks()].place(of: new.key, keys)
+            cells[cell, default: SortedChunks()].insert(Int32(position), at: p)
+        }
+    }
+
+    /// The record at `old`, kept at `place`, is at `new` now (a removal moved it): its entry
+    /// re-pointed, its order unchanged. Called while `keys` still reads it at `old`.
+    mutating func repoint(_ place: Place, from old: Int, to new: Int, keys: Keys) {
+        guard let cell = place.cell, let p = cells[cell]?.place(of: place.key, keys), cells[cell]?[p] == Int32(old) else { return }
+        cells[cell]?.replace(at: p, with: Int32(new))
     }
 
     /// Up to `limit` keys in phone order, after `after` when given, from the cells of `state`
@@ -125,45 +143,55 @@ struct PhoneOrderIndex: Sendable, Equatable {
     /// of those cells from a binary search in each, so it costs the page and the cells, not
     /// the records.
     func first(_ limit: Int, state: ActivityState?, type: String?, after: PhoneOrderKey?,
-               skipping: Set<String>) -> [PhoneOrderKey] {
+               skipping: Set<String>, keys: Keys) -> [PhoneOrderKey] {
         var merge = Merge()
-        for (cell, keys) in cells where state.map({ $0 == cell.state }) ?? true && type.map({ $0 == cell.type.text }) ?? true {
-            let start = after.map { after in keys.firstPosition { !PhoneOrderKey.ordered(after, $0) } }
+        for (cell, members) in cells where state.map({ $0 == cell.state }) ?? true && type.map({ $0 == cell.type.text }) ?? true {
+            let start = after.map { after in members.firstPosition { !PhoneOrderKey.ordered(after, keys($0)) } }
                 ?? SortedChunks.Position(chunk: 0, index: 0)
-            merge.add(keys, from: start)
+            merge.add(members, from: start, keys)
         }
         var out: [PhoneOrderKey] = []
-        while out.count < limit, let key = merge.next() {
+        while out.count < limit, let key = merge.next(keys) {
             if !skipping.contains(key.activityID) { out.append(key) }
         }
         return out
     }
 
     /// Every cell's keys, in order (tests compare a kept index with one built in bulk).
-    var contents: [Cell: [PhoneOrderKey]] { cells.mapValues(\.all) }
+    func contents(_ keys: Keys) -> [Cell: [PhoneOrderKey]] { cells.mapValues { $0.all.map(keys) } }
 
-    static func == (a: PhoneOrderIndex, b: PhoneOrderIndex) -> Bool { a.contents == b.contents }
+    /// Whether every cell is in phone order, each record once (a bulk build's check, in debug builds).
+    private func isInOrder(_ keys: Keys) -> Bool {
+        contents(keys).values.allSatisfy { zip($0, $0.dropFirst()).allSatisfy { PhoneOrderKey.ordered($0, $1) } }
+    }
 
     /// A k-way merge of sorted cells: a heap of each cell's next key, the first in phone order on top.
     private struct Merge {
-        private typealias Head = (key: PhoneOrderKey, keys: SortedChunks<PhoneOrderKey>, at: SortedChunks<PhoneOrderKey>.Position)
+        private typealias Head = (key: PhoneOrderKey, members: SortedChunks<Int32>, at: SortedChunks<Int32>.Position)
         private var heads = BinaryHeap<Head> { PhoneOrderKey.ordered($0.key, $1.key) }
 
-        mutating func add(_ keys: SortedChunks<PhoneOrderKey>, from start: SortedChunks<PhoneOrderKey>.Position) {
-            guard let key = keys[start] else { return }
-            heads.push((key, keys, start))
+        mutating func add(_ members: SortedChunks<Int32>, from start: SortedChunks<Int32>.Position, _ keys: Keys) {
+            guard let position = members[start] else { return }
+            heads.push((keys(position), members, start))
         }
 
         /// The next key in phone order, nil when every cell is done.
-        mutating func next() -> PhoneOrderKey? {
+        mutating func next(_ keys: Keys) -> PhoneOrderKey? {
             guard let top = heads.top else { return nil }
-            let at = top.keys.position(after: top.at)
-            if let key = top.keys[at] {
-                heads.replaceTop(with: (key, top.keys, at))
+            let at = top.members.position(after: top.at)
+            if let position = top.members[at] {
+                heads.replaceTop(with: (keys(position), top.members, at))
             } else {
                 heads.removeTop()
             }
             return top.key
         }
+    }
+}
+
+extension SortedChunks<Int32> {
+    /// Where the record keyed `key` is, or would be, among positions in phone order.
+    fileprivate func place(of key: PhoneOrderKey, _ keys: PhoneOrderIndex.Keys) -> Position {
+        firstPosition { PhoneOrderKey.ordered(keys($0), key) }
     }
 }
