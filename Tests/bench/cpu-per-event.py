@@ -11,26 +11,10 @@ usage: cpu-per-event.py BIN SECONDS [--unstarted] [--close] [--batch N] [--perf 
   --perf OUT  perf record -g the server meanwhile
 """
 import json, os, socket, subprocess, sys, tempfile, time, urllib.request, glob, re
+from proctools import free_port, threads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-
-def threads(pid):
-    out = {}
-    for d in glob.glob(f"/proc/{pid}/task/*"):
-        try:
-            st = open(d + "/stat").read()
-        except OSError:
-            continue
-        name = st[st.index("(") + 1:st.rindex(")")]
-        f = st[st.rindex(")") + 2:].split()
-        out[d] = (re.sub(r"[-_]?\d+$", "", name), (int(f[11]) + int(f[12])) / TICK)
-    return out
 
 
 def proc_cpu(pid):

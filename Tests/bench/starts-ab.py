@@ -6,18 +6,11 @@ threads, ids new to each run), and print the rate and the server's CPU per event
 the writer at the fleet size of DB (its indexes' insertions). The file grows by N live activities
 per run: give it a copy (PERFORMANCE.md, session 25)."""
 import os, signal, socket, subprocess, sys, time, urllib.request, glob, threading, http.client, statistics, json
+from proctools import free_port, threads
 db, rounds, n, bins = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-TICK = os.sysconf("SC_CLK_TCK")
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-def threads(pid):
+def by_name(pid):
     out = {}
-    for d in glob.glob(f"/proc/{pid}/task/*"):
-        try: st = open(d + "/stat").read()
-        except OSError: continue
-        name = st[st.index("(") + 1:st.rindex(")")]
-        f = st[st.rindex(")") + 2:].split()
-        out[name] = out.get(name, 0) + (int(f[11]) + int(f[12])) / TICK
+    for name, cpu in threads(pid).values(): out[name] = out.get(name, 0) + cpu
     return out
 def start(prefix, i, t):
     return json.dumps({"id": f"{prefix}s{i}", "type": "activity.started", "activity_id": f"{prefix}a{i}",
@@ -38,7 +31,7 @@ for r in range(rounds):
         prefix = f"n{int(time.time())}r{r}b{bins.index(b)}-"  # new to this file in every run
         now = time.time()
         bodies = ["\n".join(start(prefix, i, now - 60) for i in range(k, min(k + 500, n))) for k in range(0, n, 500)]
-        before = threads(p.pid); t0 = time.monotonic()
+        before = by_name(p.pid); t0 = time.monotonic()
         def client(part):
             c = http.client.HTTPConnection("127.0.0.1", port)
             for body in part:
@@ -47,7 +40,7 @@ for r in range(rounds):
                 assert resp.status in (200, 202), resp.status
         ts = [threading.Thread(target=client, args=(bodies[j::2],)) for j in range(2)]
         [t.start() for t in ts]; [t.join() for t in ts]
-        wall = time.monotonic() - t0; after = threads(p.pid)
+        wall = time.monotonic() - t0; after = by_name(p.pid)
         cpu = {k: (after.get(k, 0) - before.get(k, 0)) / n * 1e6 for k in after}
         top = sorted(cpu.items(), key=lambda x: -x[1])[:4]
         total = sum(cpu.values())

@@ -5,14 +5,11 @@ alternating per round), time launch -> GET /-/ready 200, and read at that moment
 round, then per binary the medians and, against the first binary, the medians of the
 per-round ratios. A server writes to DB as it opens it: give it a copy."""
 import os, signal, socket, statistics, subprocess, sys, time, urllib.request
+from proctools import free_port
 
 db, rounds, bins = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 tck = os.sysconf("SC_CLK_TCK")
 fields = ("wall", "cpu", "rss", "hwm", "load")
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 
 def status_mb(pid, key):
