@@ -100,8 +100,8 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 
     /// The fields most live activities never set (a scheduled start, a channel, a dismissal, an
-    /// invalidated token, undecodable content, a refused push's reason), in a block of their own made only for those
-    /// that set one: 8 bytes a record instead of 80. An array of none or one, so that the
+    /// invalidated token, undecodable content, a refused push's reason), in a block of their own
+    /// made only for those that set one: 8 bytes a record instead of 96. An array of none or one, so that the
     /// record keeps its value semantics (copy on write); never one of empty fields, so that
     /// equal records compare equal.
     private var uncommon: [Uncommon] = []
@@ -145,6 +145,7 @@ public struct ActivityRecord: Sendable, Equatable {
     /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
     public private(set) var textsInRow: RecordTexts = []
 
+    /// The latest push result (the read API's `last_push`, triage's "last push failed").
     public struct LastPush: Sendable, Equatable {
         public var status: Int
         public var reason: String?

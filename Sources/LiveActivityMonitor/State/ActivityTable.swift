@@ -78,9 +78,9 @@ struct ActivityTable: Sendable {
     /// Spread over the processors: the gauges are counted on a thread of their own while this one
     /// makes the positions, and once those show the ids distinct (the search index and the phone
     /// order hold each once), the search index is made on a thread of its own and the triage sets
-    /// on another, while this one files the subscriptions and makes the phone order. Both sort
-    /// in place (`ByteRadixSort`) and the search index's sort holds no string, so the two at once
-    /// peak lower than they did one after the other with `sort`'s buffers.
+    /// on another, while this one files the subscriptions and the deadlines, then makes the phone
+    /// order once the search index is made: the two sorts' arrays at once were start-up's peak
+    /// memory (ARCHITECTURE.md, "Loading a million live activities").
     private mutating func buildIndexes(gaugesFrom now: Double) {
         // Interned first: the one change made to the records. From here on they are only read,
         // shared with the other threads (a change now would copy them all).

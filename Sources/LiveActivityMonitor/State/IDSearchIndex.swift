@@ -26,8 +26,6 @@ struct IDSearchIndex: Sendable {
             number = UInt32(truncatingIfNeeded: position) << 1 | (isBooking ? 1 : 0)
         }
 
-        fileprivate init(number: UInt32) { self.number = number }
-
         /// Where the activity it leads to is in the table's storage.
         var position: Int32 { Int32(bitPattern: number >> 1) }
         /// Whether it stands for the activity's booking id (otherwise its own id).
@@ -73,8 +71,8 @@ struct IDSearchIndex: Sendable {
     /// ids given by `ids(i)`, made at once: every entry sorted in one go and the entries put into
     /// chunks in that order, instead of an insertion (a binary search and a move) per entry.
     ///
-    /// Start-up's peak memory is set here (a million live activities: two million entries): the
-    /// sort holds 16-byte numbers, no string, and each entry is read off them into its chunk.
+    /// A million live activities make two million entries here: the sort holds 16-byte numbers,
+    /// no string, and each entry is read off them into its chunk.
     init(count: Int, ids: IDs) {
         var order: [SortKey] = []
         order.reserveCapacity(2 * count)
