@@ -1,13 +1,12 @@
 import CSQLite3
 import Foundation
 import LiveActivityMonitor
-import Synchronization
 
 /// "SQLite itself": start-up's live rows read by SQLite alone, the floor of its load. The same
-/// SELECT over the same row ranges (`LiveRowRanges`) on as many threads as start-up's readers,
-/// part 0 on the calling thread as there; every row stepped and every column read by its
-/// storage class with the plain C calls (int64, double, a blob's pointer and length), no Swift
-/// object per row.
+/// SELECT over the same row ranges, dealt to as many threads as start-up's readers in the same
+/// way (`LiveRowRanges.readParts`: the calling thread among them, a connection each); every
+/// row stepped and every column read by its storage class with the plain C calls (int64,
+/// double, a blob's pointer and length), no Swift object per row.
 enum SQLiteFloor {
     struct Reading {
         /// From opening the file (the count and the ranges included) until every part is read.
@@ -23,44 +22,46 @@ enum SQLiteFloor {
         let cpuBefore = ThreadCPU.process(getpid())
         let start = Stopwatch.now()
         let ranges = try given ?? LiveRowRanges.of(path: path)
-        let counts = Mutex([Result<Int, any Error>?](repeating: nil, count: ranges.parts.count))
-        let done = DispatchGroup()
-        for k in ranges.parts.indices.dropFirst() {
-            done.enter()
-            Thread {
-                let rows = Result { try readPart(ranges.parts[k], path: path) }
-                counts.withLock { $0[k] = rows }
-                done.leave()
-            }.start()
+        let read = ranges.readParts(threadName: "floor-load") {
+            let reader = try PartReader(path: path)
+            return { k in try reader.read(ranges.parts[k]) }
         }
-        let first = Result { try readPart(ranges.parts[0], path: path) }
-        counts.withLock { $0[0] = first }
-        done.wait()
         let elapsed = Stopwatch.now() - start
         let cpu = ThreadCPU.process(getpid()) - cpuBefore
-        // Every part has its result once `done` is passed: a part's error is thrown as it came.
-        let total = try counts.withLock { $0 }.reduce(0) { try $0 + $1!.get() }
+        if let error = read.error { throw error }
+        let total = read.byPart.reduce(0) { $0 + ($1 ?? 0) }
         guard total == ranges.live else { throw BenchError("SQLite itself: read \(total) rows of \(ranges.live) live") }
         return Reading(wallSeconds: elapsed, cpuSeconds: cpu, rows: total)
     }
+}
 
-    /// The rows of `part`, each column read: how many.
-    private static func readPart(_ part: LiveRowRanges.Part, path: String) throws -> Int {
-        var db: OpaquePointer?
-        defer { sqlite3_close_v2(db) }
+/// One thread's connection and statement, kept for every part it is dealt.
+private final class PartReader {
+    private var db: OpaquePointer?
+    private var statement: OpaquePointer?
+
+    init(path: String) throws {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw BenchError("SQLite itself: cannot open \(path)")
         }
         // As the store's connections (SQLiteDB's `Database`): a reader that meets another
         // connection's lock on the log waits for it instead of failing ("database is locked").
         sqlite3_busy_timeout(db, 5_000)
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(db, LiveRowRanges.selectSQL, -1, &statement, nil) == SQLITE_OK,
-              sqlite3_bind_int64(statement, 1, part.firstRowid) == SQLITE_OK,
-              sqlite3_bind_int64(statement, 2, part.lastRowid) == SQLITE_OK else {
-            throw BenchError("SQLite itself: " + String(cString: sqlite3_errmsg(db)))
-        }
+        guard sqlite3_prepare_v2(db, LiveRowRanges.selectSQL, -1, &statement, nil) == SQLITE_OK else { throw failure() }
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+        sqlite3_close_v2(db)
+    }
+
+    private func failure() -> BenchError { BenchError("SQLite itself: " + String(cString: sqlite3_errmsg(db))) }
+
+    /// The rows of `part`, each column read: how many.
+    func read(_ part: LiveRowRanges.Part) throws -> Int {
+        sqlite3_reset(statement)
+        guard sqlite3_bind_int64(statement, 1, part.firstRowid) == SQLITE_OK,
+              sqlite3_bind_int64(statement, 2, part.lastRowid) == SQLITE_OK else { throw failure() }
         let columns = sqlite3_column_count(statement)
         var rows = 0, sum: UInt64 = 0
         var stepped = sqlite3_step(statement)
@@ -79,7 +80,7 @@ enum SQLiteFloor {
             }
             stepped = sqlite3_step(statement)
         }
-        guard stepped == SQLITE_DONE else { throw BenchError("SQLite itself: " + String(cString: sqlite3_errmsg(db))) }
+        guard stepped == SQLITE_DONE else { throw failure() }
         // Kept, so that no read can be dropped as unused.
         withExtendedLifetime(sum) {}
         return rows

@@ -35,7 +35,8 @@ import Testing
         defer { remove() }
         let ranges = try LiveRowRanges.of(path: path)
         #expect(ranges.live == 45_000)
-        #expect(ranges.parts.count == min(4, ProcessInfo.processInfo.activeProcessorCount), "split as start-up splits them")
+        #expect(ranges.readers == min(4, ProcessInfo.processInfo.activeProcessorCount), "read as start-up reads them")
+        #expect(ranges.parts.count == ranges.readers * 8)
         #expect(try SQLiteFloor.read(path: path, ranges: ranges).rows == 45_000)
     }
 

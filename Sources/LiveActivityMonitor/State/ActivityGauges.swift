@@ -78,26 +78,37 @@ struct ActivityGauges: Sendable, Equatable {
     /// record of attributes type `type`.
     mutating func count(_ c: Contribution, type: String, _ sign: Int) {
         // Subscribed and heavy activities are counted by state too: nothing else to add.
-        guard let state = c.state else { return }
-        if c.heavy { heavy += sign }
+        guard c.state != nil else { return }
         let key = ExactString(type)
         var counts = byType.removeValue(forKey: key) ?? Counts()
+        count(c, in: &counts, sign)
+        if counts != Counts() { byType[key] = counts }
+    }
+
+    /// The same, given its type's counts.
+    private mutating func count(_ c: Contribution, in counts: inout Counts, _ sign: Int) {
+        guard let state = c.state else { return }
+        if c.heavy { heavy += sign }
         counts.states[state] += sign
         if c.subscribed { counts.subscribed += sign }
-        if counts != Counts() { byType[key] = counts }
     }
 
     /// Every record's contribution at `now`, counted afresh.
     static func recount(_ table: ActivityTable, at now: Double, budget: Int) -> ActivityGauges {
         var gauges = ActivityGauges(priority10Budget: budget)
+        // Counted by type number first (`RecordTypes`: no type made or hashed per record).
+        var types = RecordTypes(), byNumber: [Counts] = []
         table.withRecords { records in
             for i in records.indices {
                 // Read before the counts change: a record borrowed across that change (as
                 // `count(_:at:_:)` borrows it) is first copied whole, its references retained.
                 let c = contribution(of: records[i], at: now, budget: budget)
-                gauges.count(c, type: records[i].attributesType, 1)
+                let type = types.number(of: records, i)
+                if type == byNumber.count { byNumber.append(Counts()) }
+                gauges.count(c, in: &byNumber[type], 1)
             }
         }
+        for (type, counts) in zip(types.types, byNumber) where counts != Counts() { gauges.byType[type] = counts }
         return gauges
     }
 }

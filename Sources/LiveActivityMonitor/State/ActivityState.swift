@@ -9,8 +9,9 @@ public enum ActivityState: String, Sendable, CaseIterable {
     /// start-up's CPU, in the bulk builds of the gauges, the phone order and the triage sets).
     public static func == (a: ActivityState, b: ActivityState) -> Bool { a.ordinal == b.ordinal }
 
-    /// The case's place, for `==` (a `switch`: a case added is a compile error here).
-    private var ordinal: Int {
+    /// The case's place, for `==` and for tables by state (a `switch`: a case added is a
+    /// compile error here).
+    var ordinal: Int {
         switch self {
         case .active: 0
         case .stale: 1

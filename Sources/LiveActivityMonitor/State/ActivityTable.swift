@@ -140,7 +140,7 @@ struct ActivityTable: Sendable {
         var met: [(block: UInt, pooled: TypeAndApp?)] = []
         records.withUnsafeMutableBufferPointer { records in
             for i in records.indices {
-                let block = Self.blockAddress(UnsafeBufferPointer(records), i)
+                let block = RecordTypes.blockAddress(UnsafeBufferPointer(records), i)
                 let pooled: TypeAndApp?
                 if let k = met.firstIndex(where: { $0.block == block }) {
                     pooled = met[k].pooled
@@ -148,7 +148,7 @@ struct ActivityTable: Sendable {
                     let kept = intern(records[i].typeAndApp)
                     pooled = kept === records[i].typeAndApp ? nil : kept
                     // Free text beyond a handful: each looked up (never more than the pool's bound).
-                    if met.count < Self.blocksTold { met.append((block, pooled)) }
+                    if met.count < RecordTypes.blocksTold { met.append((block, pooled)) }
                 }
                 if let pooled { records[i].typeAndApp = pooled }
             }
@@ -156,34 +156,16 @@ struct ActivityTable: Sendable {
         storage = records
     }
 
-    /// The address of the `TypeAndApp` block of the record at `i`, read in place (no retain).
-    private static func blockAddress(_ records: UnsafeBufferPointer<ActivityRecord>, _ i: Int) -> UInt {
-        UnsafeRawPointer(records.baseAddress! + i).load(fromByteOffset: typeAndAppOffset, as: UInt.self)
-    }
-
-    private static let typeAndAppOffset = MemoryLayout<ActivityRecord>.offset(of: \.typeAndApp)!
-    /// How many blocks the passes over every record tell apart by address: types and apps are a
-    /// handful; free text beyond this many is looked up record by record.
-    private static let blocksTold = 16
-
-    /// How many records there are of each attributes type (by its bytes): told apart by their
-    /// block first (interned, records share a few), a dictionary entry each.
+    /// How many records there are of each attributes type (by its bytes).
     func countByType() -> [ExactString: Int] {
         storage.withUnsafeBufferPointer { records in
-            var counts: [ExactString: Int] = [:]
-            var runs: [(block: UInt, position: Int, count: Int)] = []
+            var types = RecordTypes(), counts: [Int] = []
             for i in records.indices {
-                let block = Self.blockAddress(records, i)
-                if let k = runs.firstIndex(where: { $0.block == block }) {
-                    runs[k].count += 1
-                } else if runs.count < Self.blocksTold {
-                    runs.append((block, i, 1))
-                } else {
-                    counts[ExactString(records[i].attributesType), default: 0] += 1
-                }
+                let type = types.number(of: records, i)
+                if type == counts.count { counts.append(0) }
+                counts[type] += 1
             }
-            for run in runs { counts[ExactString(records[run.position].attributesType), default: 0] += run.count }
-            return counts
+            return Dictionary(uniqueKeysWithValues: zip(types.types, counts))
         }
     }
 

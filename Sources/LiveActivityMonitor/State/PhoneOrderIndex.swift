@@ -37,8 +37,13 @@ struct PhoneOrderIndex: Sendable {
 
         /// The cell of `record` at `time`: none once it is dismissed.
         static func cell(of record: borrowing ActivityRecord, at time: Double) -> Cell? {
+            cellState(of: record, at: time).map { Cell(state: $0, type: ExactString(record.attributesType)) }
+        }
+
+        /// The state of that cell.
+        static func cellState(of record: borrowing ActivityRecord, at time: Double) -> ActivityState? {
             let state = record.state(at: time)
-            return state == .dismissed ? nil : Cell(state: state, type: ExactString(record.attributesType))
+            return state == .dismissed ? nil : state
         }
     }
 
@@ -78,19 +83,23 @@ struct PhoneOrderIndex: Sendable {
             }
         }
         var found: [Cell] = []
-        var numbered: [Cell: Int32] = [:]
+        // A cell's number in `found` by its state and its type's number (`RecordTypes`: no
+        // type made or hashed per record); -1 for none yet.
+        var types = RecordTypes(), numbered: [Int32] = []
+        let states = ActivityState.allCases.count
         var members: [Member] = []
         members.reserveCapacity(records.count)
         for i in records.indices {
             // A `Place` of each record, its key's numbers alone: the id is read once sorted.
-            guard let cell = Place.cell(of: records[i], at: time) else { continue }
-            let number = numbered[cell] ?? {
-                found.append(cell)
-                numbered[cell] = Int32(found.count - 1)
-                return Int32(found.count - 1)
-            }()
+            guard let state = Place.cellState(of: records[i], at: time) else { continue }
+            let slot = types.number(of: records, i) * states + state.ordinal
+            if slot >= numbered.count { numbered += repeatElement(-1, count: slot + 1 - numbered.count) }
+            if numbered[slot] < 0 {
+                numbered[slot] = Int32(found.count)
+                found.append(Cell(state: state, type: ExactString(records[i].attributesType)))
+            }
             members.append(Member(relevance: PhoneOrderKey.relevance(of: records[i]), startedAt: records[i].startedAt,
-                                  cell: number, record: Int32(i)))
+                                  cell: numbered[slot], record: Int32(i)))
         }
         func key(_ m: Member) -> PhoneOrderKey { PhoneOrderKey(records[Int(m.record)]) }
         // By cell, then `PhoneOrderKey.ordered`; an id is read only where the numbers tie.

@@ -34,8 +34,8 @@ extension EventStore {
         return s
     }
 
-    /// The live rows as records, in rowid order, read over `readers` connections at once (each
-    /// a range of rowids, `LiveRowRanges`), from their `held_record` column: without their texts
+    /// The live rows as records, in rowid order, read over `readers` connections at once (the
+    /// ranges of rowids `LiveRowRanges` deals them), from their `held_record` column: without their texts
     /// (left to the rows: `ActivityRecord.textsInRow`).
     static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
         let live = try LiveRowRanges.liveCount(db)
@@ -48,11 +48,15 @@ extension EventStore {
         guard ranges.parts.count > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
         let path = db.path, parts = ranges.parts
         // Each part made in place in one array, in a slice of its own: no part is copied.
-        let read = try RecordSlices.make(count: live, ranges: parts.map(\.positions), threadName: "store-load") { k in
+        let read = try RecordSlices.make(ranges, threadName: "store-load") {
             let reader = try Database(path: path, mode: .readOnly)
             let rows = try reader.prepare(LiveRowRanges.selectSQL)
-            try rows.bind([.integer(parts[k].firstRowid), .integer(parts[k].lastRowid)])
-            return try recordReader(rows, columnsOn: reader)
+            let next = try recordReader(rows, columnsOn: reader)
+            return { k in
+                rows.reset()
+                try rows.bind([.integer(parts[k].firstRowid), .integer(parts[k].lastRowid)])
+                return next
+            }
         }
         // The rows moved between counting and reading (another process wrote despite the lock):
         // read them again on one connection.
@@ -82,10 +86,14 @@ extension EventStore {
         let byColumns = try db.prepare(ActivityRecord.selectHeldSQL + " WHERE rowid = ?")
         return { slot in
             guard try rows.step() else { return false }
-            if let record = rows.withBytes(1, { $0.flatMap { ActivityRecord(heldRecord: $0, sharing: &recent) } }) {
+            // Made in the slot inside the closure: a record returned through `withBytes`
+            // (generic, in another module) was copied once more, its references retained.
+            let made = rows.withBytes(1) { bytes in
+                guard let bytes, let record = ActivityRecord(heldRecord: bytes, sharing: &recent) else { return false }
                 slot.initialize(to: record)
                 return true
             }
+            if made { return true }
             let rowid = rows.int64(0)
             try byColumns.bind([.integer(rowid)])
             defer { byColumns.reset() }

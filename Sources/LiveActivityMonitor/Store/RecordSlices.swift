@@ -1,5 +1,5 @@
-/// An array of records made in place by several threads at once, each in a slice of its own,
-/// for start-up's parallel load (`EventStore.liveRecords`): no part is made apart and then
+/// An array of records made in place by several threads at once, each part in a slice of its
+/// own, for start-up's parallel load (`EventStore.liveRecords`): no part is made apart and then
 /// copied into the whole.
 ///
 /// `@unchecked Sendable`: the threads share the buffer, but each initializes only its own slice
@@ -16,27 +16,24 @@ final class RecordSlices: @unchecked Sendable {
     /// its strings retained and released, once more per row.
     typealias Reader = (UnsafeMutablePointer<ActivityRecord>) throws -> Bool
 
-    /// The records of `ranges` (which cover `0..<count` once), slice `k` made on a thread of its
-    /// own (`inParallel`) by the reader `part(k)` gives until it is false. Nil when a slice
-    /// got more or fewer records than its range holds; then, and on an error, nothing is kept.
-    static func make(count: Int, ranges: [Range<Int>], threadName: String,
-                     _ part: @escaping @Sendable (Int) throws -> Reader) throws -> [ActivityRecord]? {
+    /// The records of `ranges`' live rows, made by `ranges.readParts` on threads named
+    /// `threadName`: each thread opens its reader once (`open`, which returns the reader of part
+    /// `k`, called until it is false). Nil when a part got more or fewer records than it holds;
+    /// then, and on an error, nothing is kept.
+    static func make(_ ranges: LiveRowRanges, threadName: String,
+                     open: @escaping @Sendable () throws -> (Int) throws -> Reader) throws -> [ActivityRecord]? {
         var failure: (any Error)?
         var complete = false
-        let records = [ActivityRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let records = [ActivityRecord](unsafeUninitializedCapacity: ranges.live) { buffer, initialized in
             let slices = RecordSlices(buffer)
-            let outcomes = inParallel(named: threadName, ranges.indices.map { k in
-                { @Sendable in Result { try slices.fill(ranges[k], part(k)) } }
-            })
-            complete = outcomes.allSatisfy { if case .success(true) = $0 { true } else { false } }
-            guard !complete else { return initialized = count }
-            for (k, outcome) in outcomes.enumerated() {
-                switch outcome {
-                case .success(true): slices.clear(ranges[k])
-                case .success(false): break
-                case .failure(let error): failure = failure ?? error
-                }
+            let read = ranges.readParts(threadName: threadName) {
+                let reader = try open()
+                return { k in try slices.fill(ranges.parts[k].positions, reader(k)) }
             }
+            complete = read.error == nil && read.byPart.allSatisfy { $0 == true }
+            guard !complete else { return initialized = ranges.live }
+            for (k, filled) in read.byPart.enumerated() where filled == true { slices.clear(ranges.parts[k].positions) }
+            failure = read.error
             initialized = 0
         }
         if let failure { throw failure }
