@@ -75,21 +75,21 @@ struct ActivityTable: Sendable {
     }
 
     /// Builds every index from `storage`, as `put` keeps them: a new index adds its line here.
-    /// Spread over the processors: the gauges are counted on a thread of their own while this one
-    /// makes the positions, and once those show the ids distinct (the search index and the phone
-    /// order hold each once), the search index is made on a thread of its own and the triage sets
-    /// on another, while this one files the subscriptions and the deadlines, then makes the phone
-    /// order once the search index is made: the two sorts' arrays at once were start-up's peak
-    /// memory (ARCHITECTURE.md, "Loading a million live activities").
+    /// Spread over the processors: the search index, the longest, on a thread of its own from
+    /// the start, while this one makes the others one after the other (the gauges, the triage
+    /// sets and the search index on three threads at once slowed the search index, which the
+    /// phone order waits for), then the phone order once the search index is made: the two
+    /// sorts' arrays at once were start-up's peak memory (ARCHITECTURE.md, "Loading a million
+    /// live activities").
     private mutating func buildIndexes(gaugesFrom now: Double) {
         // Interned first: the one change made to the records. From here on they are only read,
-        // shared with the other threads (a change now would copy them all).
+        // shared with the other thread (a change now would copy them all).
         internStrings()
-        let budget = gauges.priority10Budget
-        let counted = Background(named: "store-gauges") { [self] in
-            var table = self
-            table.recountGauges(priority10Budget: budget, from: now)
-            return (table.gauges, table.gaugeTime, table.gaugeChanges)
+        let records = storage
+        // Begun before the positions show every id once (so always from a store, whose rows
+        // are keyed by id); when they do not, it is dropped and made again with the rest.
+        let search = Background(named: "store-index") {
+            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
         }
         positions = storage.withUnsafeBufferPointer { records in
             IDPositions(count: records.count) { records[$0].activityID }
@@ -97,22 +97,18 @@ struct ActivityTable: Sendable {
         guard positions.count == storage.count else {
             // An id more than once (never from a store: its rows are keyed by id): the last
             // record of each kept, and every index made again from those.
-            _ = counted.wait()
+            _ = search.wait()
             keepLastOfEachID()
             return buildIndexes(gaugesFrom: now)
         }
-        let records = storage
-        let search = Background(named: "store-index") {
-            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
-        }
-        let triage = Background(named: "store-triage") { [self] in builtTriage(at: now, budget: budget) }
+        recountGauges(priority10Budget: gauges.priority10Budget, from: now)
         subscribed = [:]
         for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
         rebuildDeadlines()
+        triage = builtTriage(at: now, budget: gauges.priority10Budget)
         searchIndex = search.wait()
+        assert(searchIndex.isInOrder { (records[$0].activityID, records[$0].bookingID) }, "in order, each once")
         phoneOrder = builtPhoneOrder(at: now)
-        (gauges, gaugeTime, gaugeChanges) = counted.wait()
-        self.triage = triage.wait()
     }
 
     /// Where an id came more than once (`positions` holds its last place): its last record, in

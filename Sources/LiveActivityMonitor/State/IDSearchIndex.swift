@@ -67,9 +67,10 @@ struct IDSearchIndex: Sendable {
 
     init() {}
 
-    /// The index of `count` activities (distinct ids) at positions `0..<count`, activity `i`'s
-    /// ids given by `ids(i)`, made at once: every entry sorted in one go and the entries put into
-    /// chunks in that order, instead of an insertion (a binary search and a move) per entry.
+    /// The index of `count` activities at positions `0..<count`, activity `i`'s ids given by
+    /// `ids(i)`, made at once: every entry sorted in one go and the entries put into chunks in
+    /// that order, instead of an insertion (a binary search and a move) per entry. It holds only
+    /// when the ids are distinct, which start-up finds out meanwhile (then `isInOrder`).
     ///
     /// A million live activities make two million entries here: the sort holds 16-byte numbers,
     /// no string, and each entry is read off them into its chunk.
@@ -91,7 +92,6 @@ struct IDSearchIndex: Sendable {
             }
         }
         sorted = SortedChunks(count: order.count) { order[$0].entry }
-        assert(isInOrder(ids), "in order, each once")
     }
 
     /// An entry's place in the bulk sort: its key's first 12 bytes, big-endian (so that the
@@ -214,7 +214,8 @@ struct IDSearchIndex: Sendable {
         sorted.firstPosition { Self.order($0, mark, ids) < 0 }
     }
 
-    private func isInOrder(_ ids: IDs) -> Bool {
+    /// Whether its entries are in order, each once (start-up's check of the bulk build).
+    func isInOrder(_ ids: IDs) -> Bool {
         let all = all(ids)
         return zip(all, all.dropFirst()).allSatisfy { Self.less($0, $1) }
     }
