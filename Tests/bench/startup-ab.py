@@ -22,6 +22,7 @@ def start_up(binary):
     p = subprocess.Popen([binary, "serve", "--db", db, "--port", str(port)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
+        if p.poll() is not None: sys.exit(f"{binary} exited ({p.returncode}) before it was ready")
         try:
             if urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=1).status == 200: break
         except Exception: pass
