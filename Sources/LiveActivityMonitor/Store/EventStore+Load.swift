@@ -35,8 +35,8 @@ extension EventStore {
     }
 
     /// The live rows as records, in rowid order, read over `readers` connections at once (the
-    /// ranges of rowids `LiveRowRanges` deals them), from their `held_record` column: without their texts
-    /// (left to the rows: `ActivityRecord.textsInRow`).
+    /// ranges of rowids `LiveRowRanges` deals them), from their `held_record` column: without
+    /// their texts (left to the rows: `ActivityRecord.textsInRow`).
     static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
         let live = try LiveRowRanges.liveCount(db)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
