@@ -51,7 +51,7 @@ public struct LiveRowRanges: Sendable {
         let nextStart = try db.prepare("SELECT rowid FROM activities WHERE dismissed_at IS NULL AND rowid >= ?"
             + " ORDER BY rowid LIMIT 1 OFFSET ?")
         var starts: [Int64] = [Int64.min]
-        for k in 1..<max(count, 1) {
+        for k in 1..<count {
             guard starts[k - 1] != Int64.max else { starts.append(Int64.max); continue }
             try nextStart.bind([.integer(starts[k - 1]), .integer(Int64(firsts[k] - firsts[k - 1]))])
             starts.append(try nextStart.step() ? nextStart.int64(0) : Int64.max)
