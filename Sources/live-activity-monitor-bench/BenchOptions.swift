@@ -55,6 +55,8 @@ struct BenchOptions {
 
     /// Live activities at the three growth checkpoints; each has a start and `pushesPerActivity` updates.
     var liveCheckpoints = [1_000, 10_000, 100_000]
+    /// The growth phase's size that ingest at its largest is compared with (issue 24: 10,000).
+    var comparedLive: Int { liveCheckpoints.contains(10_000) ? 10_000 : liveCheckpoints[0] }
     var pushesPerActivity = 9
     /// The events-only check: the same live activities, with history up to each total.
     var ratioLive = 500

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityMonitor
+import SQLiteDB
 
 /// The phases of one run. Every server is a child process on a free port with its own
 /// database in a temporary directory; each phase stops its servers before the next starts.
@@ -342,21 +343,22 @@ final class Benchmark {
     // MARK: Growth
 
     /// Loads live activities (a start and 9 pushes each) up to each checkpoint, measuring the
-    /// reads there; then restarts on the largest database for start-up, reads and peak memory.
+    /// reads there; then restarts on the largest database for start-up, reads and peak memory;
+    /// then compares ingest there with ingest at the comparison size (`ingestByFleetSize`).
     private func growth() throws {
         var server = try monitor("monitor", database: "growth.sqlite")
         let data = Dataset(prefix: "g", now: unixNow)
         let pushes = options.pushesPerActivity
-        let perBatch = 1000 / (1 + pushes)
+        let checkpoints = options.liveCheckpoints
+        let comparedLive = options.comparedLive
         var loaded = 0
-        for live in options.liveCheckpoints {
-            let from = loaded
-            let batches = (live - from + perBatch - 1) / perBatch
-            let rate = try Populator(port: server.port).post(batches: batches) { j in
-                let lo = from + j * perBatch
-                return (lo..<min(lo + perBatch, live)).flatMap { data.activity($0, pushes: pushes, age: 7200 - Double($0) * 0.01) }
-            }
+        for live in checkpoints {
+            let rate = try load(data, activities: loaded..<live, port: server.port) { 7200 - Double($0) * 0.01 }
             loaded = live
+            if live == comparedLive, live != checkpoints.last {
+                try Database(path: directory + "/growth.sqlite", mode: .readOnly)
+                    .run("VACUUM INTO ?", [.text(directory + "/growth-compared.sqlite")])
+            }
             let reads = try probeReads(server, data: data, live: live)
             results.growth.append(.init(events: live * (1 + pushes), liveActivities: live, ingestEventsPerSecond: rate,
                                         scrapeMs: reads.scrape * 1000, bookingMs: reads.booking * 1000,
@@ -380,6 +382,51 @@ final class Benchmark {
         results.add("triage", "/api/triage, \(loaded) live", "ms", [reads.triage * 1000])
         results.add("peak_rss", "peak RSS after restart, start-up + reads", "MB", [peak])
         results.add("peak_rss_loading", "peak RSS of the process that ingested them", "MB", [loadingPeak])
+        if loaded != comparedLive { try ingestByFleetSize(data, largest: loaded, compared: comparedLive) }
+    }
+
+    /// Posts `activities` of `data` (a start and the pushes each, NDJSON, 4 clients) to the
+    /// server on `port`, activity `i` started `age(i)` seconds ago; events per second.
+    private func load(_ data: Dataset, activities: Range<Int>, port: Int,
+                      age: @escaping @Sendable (Int) -> Double) throws -> Double {
+        let pushes = options.pushesPerActivity
+        let perBatch = 1000 / (1 + pushes)
+        return try Populator(port: port).post(batches: (activities.count + perBatch - 1) / perBatch) { j in
+            let lo = activities.lowerBound + j * perBatch
+            return (lo..<min(lo + perBatch, activities.upperBound)).flatMap {
+                data.activity($0, pushes: pushes, age: age($0))
+            }
+        }
+    }
+
+    /// Ingest at the largest fleet against ingest at `compared` live, round by round in
+    /// alternating order: each round starts a server on each file and posts the same number of
+    /// new activities to both. The loading rates of the growth table are minutes apart on a
+    /// shared host (their ratio swung 0.77–1.12 × between runs of one build). The compared
+    /// file is copied afresh each round, so it stays at its size; the largest grows by about 1 %
+    /// a round. The ids continue the growth's, so every round's are new to both files.
+    private func ingestByFleetSize(_ data: Dataset, largest: Int, compared: Int) throws {
+        let perRound = options.quick ? 300 : 10_000
+        log("ingest at \(largest) live against \(compared) live: \(options.rounds) rounds of \(perRound) new activities each")
+        var rates: [Bool: [Double]] = [true: [], false: []]
+        var next = largest
+        for round in 0..<options.rounds {
+            let copy = directory + "/growth-compared-round.sqlite"
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: directory + "/growth-compared.sqlite", toPath: copy)
+            for atLargest in round % 2 == 0 ? [true, false] : [false, true] {
+                let server = try monitor("monitor", database: atLargest ? "growth.sqlite" : copy)
+                defer { stop(server) }
+                let first = next
+                let rate = try load(data, activities: next..<next + perRound, port: server.port) { 3600 - Double($0 - first) * 0.01 }
+                next += perRound
+                rates[atLargest]!.append(rate)
+                log("round \(round + 1), \(atLargest ? largest : compared) live: ingest \(Int(rate)) ev/s")
+            }
+        }
+        let what = "new activities, a start and \(options.pushesPerActivity) pushes each, a new server each round"
+        results.add("ingest_largest", "ingest at \(largest) live (\(what))", "events/s", rates[true]!)
+        results.add("ingest_compared", "ingest at \(compared) live (\(what))", "events/s", rates[false]!)
     }
 
     private func probeReads(_ server: ChildProcess, data: Dataset, live: Int)
@@ -490,6 +537,8 @@ final class Benchmark {
                   detail: "VmRSS of the server that ingested them"),
             .init(label: "/metrics at 1M live / at 10k live", measured: scrapeGrowth, limit: 1.5, atLeast: false,
                   detail: "the growth phase's scrapes"),
+            .init(label: "ingest at \(Self.short(options.liveCheckpoints.last!)) live / at \(Self.short(options.comparedLive)) live", measured: r.pairedRatio("ingest_largest", "ingest_compared"),
+                  limit: 1, atLeast: true, detail: against("ingest_largest", "ingest_compared", ("ev/s", "ev/s"))),
             .init(label: "start-up until /-/ready, s", measured: startUp.seconds, limit: 2, atLeast: false,
                   detail: "process launch to first 200, " + startUp.detail),
             .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",
@@ -499,5 +548,10 @@ final class Benchmark {
         ]
         if options.quick { r.notes.append("quick mode: small sizes, so the targets' sizes are not met; it proves the bench runs") }
         r.notes.append("wrk (2 threads) and the server under test share the machine's \(r.machine.processors) CPUs")
+    }
+
+    /// 1000 as "1k", 1,000,000 as "1M".
+    private static func short(_ n: Int) -> String {
+        n >= 1_000_000 ? "\(n / 1_000_000)M" : n >= 1_000 ? "\(n / 1_000)k" : String(n)
     }
 }
