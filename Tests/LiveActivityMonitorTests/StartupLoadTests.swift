@@ -157,7 +157,7 @@ import Testing
             again.bookingID = "again-\(i)"
             repeated.append(again)
         }
-        let bulk = ActivityTable(loading: repeated, priority10Budget: Self.budget, gaugesFrom: TestServer.base)
+        let bulk = ActivityTable(loading: RecordStorage(repeated), priority10Budget: Self.budget, gaugesFrom: TestServer.base)
         var oneByOne = ActivityTable(priority10Budget: Self.budget)
         for record in repeated { oneByOne.put(record) }
         oneByOne.keepGauges(priority10Budget: Self.budget, from: TestServer.base)
@@ -180,7 +180,7 @@ import Testing
             records[i].attributesType = String(decoding: Array(texts[i % 2].utf8), as: UTF8.self)
             records[i].app = i % 3 == 0 ? nil : String(decoding: Array(texts[2].utf8), as: UTF8.self)
         }
-        let table = ActivityTable(loading: records, priority10Budget: Self.budget, gaugesFrom: TestServer.base)
+        let table = ActivityTable(loading: RecordStorage(records), priority10Budget: Self.budget, gaugesFrom: TestServer.base)
         let blocks = table.withRecords { r in Set(r.indices.map { ObjectIdentifier(r[$0].typeAndApp) }) }
         #expect(blocks.count == 4, "a block for each of the 4 pairs")
         #expect(table.countByType() == [ExactString(texts[0]): 150, ExactString(texts[1]): 150])

@@ -12,7 +12,7 @@ import Prometheus
 /// its hash table's room. A removal moves the last record into the gap (`remove`), and re-points
 /// those indexes at its new place.
 struct ActivityTable: Sendable {
-    private var storage: [ActivityRecord] = []
+    private var storage = RecordStorage()
     private var positions = IDPositions()
     /// One block of each attributes type and app (`TypeAndApp`): thousands of records share a
     /// handful of them, and equal strings that share storage compare by identity (the scrape
@@ -66,7 +66,7 @@ struct ActivityTable: Sendable {
     /// last), with the gauges counted from `now` (`keepGauges`): the records kept as they are,
     /// then each index built once from them (`buildIndexes`), instead of a million insertions
     /// into each. Start-up's load.
-    init(loading records: consuming [ActivityRecord], priority10Budget: Int, gaugesFrom now: Double) {
+    init(loading records: consuming RecordStorage, priority10Budget: Int, gaugesFrom now: Double) {
         gauges = ActivityGauges(priority10Budget: priority10Budget)
         // Moved, not copied: `buildIndexes` changes the records in place (a copy would be the
         // whole fleet again).
@@ -115,7 +115,7 @@ struct ActivityTable: Sendable {
     /// the place of its first, as `put` replaces a record in place. The indexes are made again
     /// from these.
     private mutating func keepLastOfEachID() {
-        var kept: [ActivityRecord] = []
+        var kept = RecordStorage()
         kept.reserveCapacity(positions.count)
         var placed = Set<String>()
         for i in storage.indices where placed.insert(storage[i].activityID).inserted {
@@ -132,7 +132,7 @@ struct ActivityTable: Sendable {
     private mutating func internStrings() {
         // Moved out while they change, so that `intern` may change the pool (`self`) meanwhile.
         var records = storage
-        storage = []
+        storage = RecordStorage()
         var met: [(block: UInt, pooled: TypeAndApp?)] = []
         records.withUnsafeMutableBufferPointer { records in
             for i in records.indices {

@@ -37,7 +37,7 @@ extension EventStore {
     /// The live rows as records, in rowid order, read over `readers` connections at once (the
     /// ranges of rowids `LiveRowRanges` deals them), from their `held_record` column: without
     /// their texts (left to the rows: `ActivityRecord.textsInRow`).
-    static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> [ActivityRecord] {
+    static func liveRecords(_ db: Database, maxLiveActivities: Int, readers: Int?) throws -> RecordStorage {
         let live = try LiveRowRanges.liveCount(db)
         // More than memory holds (`evictOverflow`): the newest-started (a sort, so only then).
         guard live <= maxLiveActivities else {
@@ -65,10 +65,10 @@ extension EventStore {
 
     /// The rows of `activities` that `condition` selects, as records, with room for `expected`.
     private static func records(_ db: Database, _ condition: String, _ bindings: [SQLiteValue] = [],
-                                expected: Int) throws -> [ActivityRecord] {
+                                expected: Int) throws -> RecordStorage {
         let rows = try db.prepare(LiveRowRanges.selectHeldRecordsSQL + condition)
         try rows.bind(bindings)
-        var records: [ActivityRecord] = []
+        var records = RecordStorage()
         records.reserveCapacity(expected)
         let next = try recordReader(rows, columnsOn: db)
         try withUnsafeTemporaryAllocation(of: ActivityRecord.self, capacity: 1) { slot in

@@ -16,7 +16,7 @@ extension MonitorState {
 
     /// Makes `records` (the live rows, read back) what memory holds, with the gauges counted
     /// from `now`: the table built at once, its deadline queue with it (`ActivityTable(loading:)`).
-    mutating func load(records: consuming [ActivityRecord], priority10Budget: Int, gaugesFrom now: Double) {
+    mutating func load(records: consuming RecordStorage, priority10Budget: Int, gaugesFrom now: Double) {
         self.records = ActivityTable(loading: consume records, priority10Budget: priority10Budget, gaugesFrom: now)
         // The bulk build's sort buffers, freed, stay resident in glibc's heap (a million live
         // activities: about 25 MB) until a pass gives their pages back.

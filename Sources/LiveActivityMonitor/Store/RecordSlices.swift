@@ -1,9 +1,9 @@
-/// An array of records made in place by several threads at once, each part in a slice of its
+/// The records made in place by several threads at once, each part in a slice of its
 /// own, for start-up's parallel load (`EventStore.liveRecords`): no part is made apart and then
 /// copied into the whole.
 ///
 /// `@unchecked Sendable`: the threads share the buffer, but each initializes only its own slice
-/// (the ranges are disjoint), and the array is read only once every thread has finished.
+/// (the ranges are disjoint), and the records are read only once every thread has finished.
 final class RecordSlices: @unchecked Sendable {
     private let buffer: UnsafeMutableBufferPointer<ActivityRecord>
 
@@ -21,10 +21,10 @@ final class RecordSlices: @unchecked Sendable {
     /// `k`, called until it is false). Nil when a part got more or fewer records than it holds;
     /// then, and on an error, nothing is kept.
     static func make(_ ranges: LiveRowRanges, threadName: String,
-                     open: @escaping @Sendable () throws -> (Int) throws -> Reader) throws -> [ActivityRecord]? {
+                     open: @escaping @Sendable () throws -> (Int) throws -> Reader) throws -> RecordStorage? {
         var failure: (any Error)?
         var complete = false
-        let records = [ActivityRecord](unsafeUninitializedCapacity: ranges.live) { buffer, initialized in
+        let records = RecordStorage(unsafeUninitializedCapacity: ranges.live) { buffer, initialized in
             let slices = RecordSlices(buffer)
             let read = ranges.readParts(threadName: threadName) {
                 let reader = try open()

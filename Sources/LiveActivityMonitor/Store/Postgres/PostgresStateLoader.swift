@@ -21,7 +21,7 @@ enum PostgresStateLoader {
         let live = try db.query(ActivityRecord.postgresSelectSQL
                                 + " WHERE dismissed_at IS NULL ORDER BY started_at DESC, activity_id LIMIT $1::bigint",
                                 [.integer(Int64(maxLiveActivities))])
-        s.load(records: live.rows.map(ActivityRecord.init(postgresRow:)), priority10Budget: priority10Budget, gaugesFrom: now)
+        s.load(records: RecordStorage(live.rows.lazy.map(ActivityRecord.init(postgresRow:))), priority10Budget: priority10Budget, gaugesFrom: now)
         var appStarts: [ExactString: Double] = [:]
         for row in try db.query("SELECT key, value, histogram FROM counters").rows {
             s.loadCounter(key: row[0].textValue ?? "", value: row[1].doubleValue ?? 0, histogram: row[2].textValue,
