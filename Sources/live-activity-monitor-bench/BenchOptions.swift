@@ -20,7 +20,9 @@ struct BenchOptions {
           --no-full-durability  skip the extra single-event run with --durability full
           --keep                keep the databases (printed), e.g. to profile a server on them
           --only PHASES         run only these phases: throughput,connections,growth,broadcast,scrape
-                                (comma-separated; connections: 10,000 idle connections beside the load), or
+                                (comma-separated; connections: 10,000 idle connections beside the load;
+                                growth ends with ingest at its largest size against 10,000 live,
+                                round by round on new servers), or
                                 stages: the ingest stages without HTTP and the storage limit, or
                                 decode: single-object decoding alone (quick to profile),
                                 broadcast: a 200 broadcast to 10,000 subscribers,
@@ -53,7 +55,8 @@ struct BenchOptions {
     /// Idle keep-alive connections held open beside the posting clients (`connections`).
     var idleConnections = 10_000
 
-    /// Live activities at the three growth checkpoints; each has a start and `pushesPerActivity` updates.
+    /// Live activities at the growth checkpoints (a fourth with `--million`); each has a start
+    /// and `pushesPerActivity` updates.
     var liveCheckpoints = [1_000, 10_000, 100_000]
     /// The growth phase's size that ingest at its largest is compared with (issue 24: 10,000).
     var comparedLive: Int { liveCheckpoints.contains(10_000) ? 10_000 : liveCheckpoints[0] }
