@@ -82,8 +82,8 @@ import Testing
         let storageGrowth = try Self.peakGrowth { storage.append(record) }
         #expect(storage.count == n + 1 && storage[n] == record)
 
+        // Filled to its capacity, so that the next append grows it.
         var array = [ActivityRecord](repeating: record, count: n)
-        array.reserveCapacity(array.capacity)
         for _ in array.count..<array.capacity { array.append(record) }
         let arrayGrowth = try Self.peakGrowth { array.append(record) }
 

@@ -73,7 +73,6 @@ struct RecordStorage: RandomAccessCollection, MutableCollection, Sendable {
     var startIndex: Int { 0 }
     var endIndex: Int { block.count }
     var indices: Range<Int> { 0..<block.count }
-    var capacity: Int { block.capacity }
 
     subscript(i: Int) -> ActivityRecord {
         _read {
@@ -126,9 +125,6 @@ struct RecordStorage: RandomAccessCollection, MutableCollection, Sendable {
         makeUnique()
         return try body(UnsafeMutableBufferPointer(start: block.base, count: block.count))
     }
-
-    /// Where the records are (tests: a growth does not copy what it can move).
-    var baseAddress: UInt { UInt(bitPattern: block.base) }
 
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&block) { block = block.copy() }
