@@ -69,6 +69,23 @@ import Testing
         #expect(kept == nil, "released with the storage")
     }
 
+    /// Records made in place before the maker throws are released with the storage.
+    @Test func releasesWhatAFailedMakerMade() {
+        struct Failed: Error {}
+        weak var made: TypeAndApp?
+        #expect(throws: Failed.self) {
+            _ = try RecordStorage(unsafeUninitializedCapacity: 4) { buffer, initialized in
+                var record = ActivityTableTests.records(1, seed: 2)[0]
+                record.attributesType = "MadeBeforeTheFailure"  // a block of its own
+                made = record.typeAndApp
+                buffer.baseAddress!.initialize(to: record)
+                initialized = 1
+                throw Failed()
+            }
+        }
+        #expect(made == nil)
+    }
+
     /// Growing past its block does not hold two blocks at once (the restart's peak memory):
     /// the resident peak is reset, then a block of about 77 MB grows. An array of the same
     /// records, grown the same way, copies them into a new block, which the same measure sees

@@ -11,10 +11,6 @@ import Glibc
 /// bytes, so growth costs neither. Records are moved as bytes, which Swift allows for them
 /// (bitwise-takable: strong references and strings, no weak reference).
 struct RecordStorage: RandomAccessCollection, MutableCollection, Sendable {
-    typealias Element = ActivityRecord
-    typealias Index = Int
-    typealias Indices = Range<Int>
-
     /// `@unchecked Sendable`: one owner mutates it (a shared block is copied first), as an
     /// array's buffer.
     private final class Block: @unchecked Sendable {
@@ -56,13 +52,14 @@ struct RecordStorage: RandomAccessCollection, MutableCollection, Sendable {
     init() { block = Block(capacity: 0) }
 
     /// `count` records made in place by `initialize`, which sets how many it made (the first
-    /// ones of the buffer, in order).
+    /// ones of the buffer, in order; kept, and released with the block, if it throws).
     init(unsafeUninitializedCapacity count: Int,
          initializingWith initialize: (UnsafeMutableBufferPointer<ActivityRecord>, inout Int) throws -> Void) rethrows {
-        block = Block(capacity: count)
+        let block = Block(capacity: count)
+        self.block = block
         var made = 0
+        defer { block.count = made }
         try initialize(UnsafeMutableBufferPointer(start: block.base, count: count), &made)
-        block.count = made
     }
 
     init<Records: Sequence<ActivityRecord>>(_ records: Records) {
@@ -72,7 +69,6 @@ struct RecordStorage: RandomAccessCollection, MutableCollection, Sendable {
 
     var startIndex: Int { 0 }
     var endIndex: Int { block.count }
-    var indices: Range<Int> { 0..<block.count }
 
     subscript(i: Int) -> ActivityRecord {
         _read {

@@ -47,7 +47,7 @@ extension EventStore {
         let ranges = try LiveRowRanges(db, live: live, readers: readers)
         guard ranges.parts.count > 1 else { return try records(db, " WHERE dismissed_at IS NULL", expected: live) }
         let path = db.path, parts = ranges.parts
-        // Each part made in place in one array, in a slice of its own: no part is copied.
+        // Each part made in place in one block, in a slice of its own: no part is copied.
         let read = try RecordSlices.make(ranges, threadName: "store-load") {
             let reader = try Database(path: path, mode: .readOnly)
             let rows = try reader.prepare(LiveRowRanges.selectSQL)
