@@ -56,8 +56,17 @@ public struct JSONParser {
     /// `firstLine` numbers the input's first line: a part of a larger file keeps the file's numbers.
     public static func parseLines(_ bytes: UnsafeRawBufferPointer, limits: Limits = .init(),
                                   firstLine: Int = 1) -> [(line: Int, result: Result<JSONValue, JSONError>)] {
+        parseLines(bytes, limits: limits, firstLine: firstLine, unlessTaken: { _ in false }).map { ($0.line, $0.result!) }
+    }
+
+    /// Parses NDJSON as `parseLines` does, but first offers each non-blank line to `take`: its
+    /// bytes' range in `bytes`, without the line feed and a carriage return before it. A line
+    /// that `take` takes (true) is not parsed: its result is nil. This lets a caller read the
+    /// lines it knows in a way of its own and leave the rest, errors included, to the parser.
+    public static func parseLines(_ bytes: UnsafeRawBufferPointer, limits: Limits = .init(), firstLine: Int = 1,
+                                  unlessTaken take: (Range<Int>) -> Bool) -> [(line: Int, result: Result<JSONValue, JSONError>?)] {
         var reader = JSONReader(buffer: bytes, limits: limits)
-        var results: [(line: Int, result: Result<JSONValue, JSONError>)] = []
+        var results: [(line: Int, result: Result<JSONValue, JSONError>?)] = []
         var lineStart = 0
         var lineNumber = firstLine
         let count = bytes.count
@@ -66,10 +75,14 @@ public struct JSONParser {
             var contentEnd = lineEnd
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             if !JSONReader.isBlank(bytes, from: lineStart, to: contentEnd) {
-                let result = Result { () throws(JSONError) -> JSONValue in
-                    try reader.readDocument(from: lineStart, to: contentEnd, line: lineNumber)
+                if take(lineStart..<contentEnd) {
+                    results.append((line: lineNumber, result: nil))
+                } else {
+                    let result = Result { () throws(JSONError) -> JSONValue in
+                        try reader.readDocument(from: lineStart, to: contentEnd, line: lineNumber)
+                    }
+                    results.append((line: lineNumber, result: result))
                 }
-                results.append((line: lineNumber, result: result))
             }
             lineStart = lineEnd + 1
             lineNumber += 1

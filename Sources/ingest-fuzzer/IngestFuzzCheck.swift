@@ -13,7 +13,8 @@ import LiveActivityWire
 ///   RFC 3339 that parses again, and keeps no raw `push_token` in its stored document;
 /// - whenever the one-object `push.sent` fast path takes a body, the parser and validator take
 ///   it too and make exactly the same event (every field, the stored body byte for byte), with
-///   the default limits and with tight ones;
+///   the default limits and with tight ones; an NDJSON body, whose push lines it reads, decodes
+///   to the same events or the same error as without it;
 /// - the same bytes as a stored series key reach `/metrics` without a trap (`SeriesFuzzCheck`).
 enum IngestFuzzCheck {
     static let decoder = IngestDecoder()
@@ -57,6 +58,8 @@ enum IngestFuzzCheck {
     static func run(_ bytes: [UInt8]) -> Int {
         var taken = compareFastPath(bytes)
         for (prefix, suffix) in embeddings { taken += compareFastPath(prefix + bytes + suffix) }
+        // One batch: the input as a line of its own, then spliced into each valid body.
+        compareBatch(Array(([bytes] + embeddings.map { $0.prefix + bytes + $0.suffix }).joined(separator: [UInt8(ascii: "\n")])))
         // The pre-parse event count must agree with the parser on valid input, or a valid
         // request could be refused (413) or a too-large one parsed.
         if let value = try? JSONParser.parse(bytes) {
@@ -101,6 +104,25 @@ enum IngestFuzzCheck {
             check(fast)
         }
         return taken
+    }
+
+    /// The fast path reads an NDJSON body's push lines too: the whole body must decode exactly
+    /// as the tree decoder decodes it, to the same events or the same error. (Each line's own
+    /// reading is `compareFastPath`'s, under both limits; this checks the batch around it.)
+    static func compareBatch(_ bytes: [UInt8]) {
+        for (fastDecoder, treeDecoder) in pairs.prefix(1) {
+            let fast = Result { () throws(APIError) -> [Event] in try fastDecoder.decode(bytes, format: .ndjson) }
+            let tree = Result { () throws(APIError) -> [Event] in try treeDecoder.decode(bytes, format: .ndjson) }
+            switch (fast, tree) {
+            case (.success(let a), .success(let b)):
+                require(a.count == b.count && zip(a, b).allSatisfy { $0.differences(from: $1).isEmpty },
+                        "an NDJSON body decodes otherwise with the fast path: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            case (.failure(let a), .failure(let b)):
+                require(a == b, "an NDJSON body is answered \(a) with the fast path, \(b) without")
+            default:
+                fail("an NDJSON body is answered \(fast) with the fast path, \(tree) without")
+            }
+        }
     }
 
     static func roundTrip(_ value: JSONValue) {

@@ -356,48 +356,151 @@ import Testing
         "ABCDEF", "abcdef0123456789", String(repeating: "x", count: 130),
     ]
 
+    /// `body` with one to three random mutations: bytes deleted, repeated, replaced, pieces
+    /// inserted, values swapped.
+    static func mutated(_ body: [UInt8], using random: inout Seeded) -> [UInt8] {
+        var body = body
+        for _ in 0..<[1, 1, 1, 2, 3].randomElement(using: &random)! {
+            let at = Int.random(in: 0..<body.count, using: &random)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                body.removeSubrange(at..<min(body.count, at + Int.random(in: 1...4, using: &random)))
+            case 1:
+                body.insert(contentsOf: body[at..<min(body.count, at + Int.random(in: 1...12, using: &random))], at: at)
+            case 2:
+                body[at] = Self.pieces.randomElement(using: &random)!.utf8.first!
+            case 3:
+                body.insert(contentsOf: Array(Self.pieces.randomElement(using: &random)!.utf8), at: at)
+            case 4:
+                // Swap the values after two colons (up to the next comma or brace).
+                let colons = body.indices.filter { body[$0] == UInt8(ascii: ":") }
+                guard colons.count >= 2 else { continue }
+                let a = colons.randomElement(using: &random)!, b = colons.randomElement(using: &random)!
+                func valueEnd(_ from: Int) -> Int {
+                    body[(from + 1)...].firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") } ?? body.count
+                }
+                let (first, second) = (min(a, b), max(a, b))
+                let firstEnd = valueEnd(first), secondEnd = valueEnd(second)
+                guard firstEnd <= second else { continue }
+                let one = Array(body[(first + 1)..<firstEnd]), two = Array(body[(second + 1)..<secondEnd])
+                body.replaceSubrange((second + 1)..<secondEnd, with: one)
+                body.replaceSubrange((first + 1)..<firstEnd, with: two)
+            default:
+                body[at] = UInt8.random(in: 0...255, using: &random)
+            }
+            if body.isEmpty { break }
+        }
+        return body
+    }
+
     /// Mutations of valid push bodies (bytes deleted, repeated, replaced, pieces inserted,
     /// values swapped): whenever the fast path takes one, the general way makes the same event.
     @Test func randomMutationsAgreeWithTheGeneralWay() {
         var random = Seeded(state: 20_260_601)
         var taken = 0, total = 0
         for _ in 0..<10_000 {
-            var body = Array(Self.seeds.randomElement(using: &random)!.utf8)
-            for _ in 0..<[1, 1, 1, 2, 3].randomElement(using: &random)! {
-                let at = Int.random(in: 0..<body.count, using: &random)
-                switch Int.random(in: 0..<6, using: &random) {
-                case 0:
-                    body.removeSubrange(at..<min(body.count, at + Int.random(in: 1...4, using: &random)))
-                case 1:
-                    body.insert(contentsOf: body[at..<min(body.count, at + Int.random(in: 1...12, using: &random))], at: at)
-                case 2:
-                    body[at] = Self.pieces.randomElement(using: &random)!.utf8.first!
-                case 3:
-                    body.insert(contentsOf: Array(Self.pieces.randomElement(using: &random)!.utf8), at: at)
-                case 4:
-                    // Swap the values after two colons (up to the next comma or brace).
-                    let colons = body.indices.filter { body[$0] == UInt8(ascii: ":") }
-                    guard colons.count >= 2 else { continue }
-                    let a = colons.randomElement(using: &random)!, b = colons.randomElement(using: &random)!
-                    func valueEnd(_ from: Int) -> Int {
-                        body[(from + 1)...].firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") } ?? body.count
-                    }
-                    let (first, second) = (min(a, b), max(a, b))
-                    let firstEnd = valueEnd(first), secondEnd = valueEnd(second)
-                    guard firstEnd <= second else { continue }
-                    let one = Array(body[(first + 1)..<firstEnd]), two = Array(body[(second + 1)..<secondEnd])
-                    body.replaceSubrange((second + 1)..<secondEnd, with: one)
-                    body.replaceSubrange((first + 1)..<firstEnd, with: two)
-                default:
-                    body[at] = UInt8.random(in: 0...255, using: &random)
-                }
-                if body.isEmpty { break }
-            }
+            let body = Self.mutated(Array(Self.seeds.randomElement(using: &random)!.utf8), using: &random)
             let (fast, _) = Self.compare(body)
             if fast != nil { taken += 1 }
             total += 1
         }
         // Enough of them stay valid for the comparison to mean something.
         #expect(taken > total / 20, "\(taken) of \(total) taken")
+    }
+    // MARK: NDJSON lines
+
+    /// What both ways make of an NDJSON `body`: `decode` (each push line the fast path is sure
+    /// of read by it) must answer exactly as the general way does, events or errors. Returns
+    /// how many lines the fast path read.
+    @discardableResult
+    static func compareLines(_ body: [UInt8], firstLine: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        let decoded = Result { () throws(APIError) -> [Event] in try decoder.decode(body, format: .ndjson, firstLine: firstLine) }
+        let general = Result { () throws(APIError) -> [Event] in try tree.decode(body, format: .ndjson, firstLine: firstLine) }
+        let text = String(decoding: body.prefix(600), as: UTF8.self)
+        switch (decoded, general) {
+        case (.success(let a), .success(let b)):
+            #expect(a.count == b.count, "\(text)", sourceLocation: sourceLocation)
+            for (x, y) in zip(a, b) { #expect(x.differences(from: y) == [], "\(text)", sourceLocation: sourceLocation) }
+        case (.failure(let a), .failure(let b)):
+            #expect(a == b, "\(text)", sourceLocation: sourceLocation)
+        default:
+            Issue.record("decode answered \(decoded), the general way \(general): \(text)", sourceLocation: sourceLocation)
+        }
+        guard let items = try? decoder.items(of: body, format: .ndjson, firstLine: firstLine) else { return 0 }
+        return items.filter { if case .read = $0 { true } else { false } }.count
+    }
+
+    @discardableResult
+    static func compareLines(_ lines: [String], separator: String = "\n", sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        compareLines(Array(lines.joined(separator: separator).utf8), sourceLocation: sourceLocation)
+    }
+
+    static let start = #"{"id":"s1","type":"activity.started","activity_id":"a1","booking_id":"BK-1","attributes_type":"RideAttributes","app":"com.example.ride","occurred_at":1800000000,"attributes":{"name":"x"},"content_state":{"progress":0}}"#
+
+    /// A batch of APNs results (the benchmark's batched script, the reporter's flushes) is
+    /// read line by line by the fast path; other lines go the general way, in their places.
+    @Test func pushLinesOfABatchTakeTheFastPath() throws {
+        let pushes = (1...500).map(Self.benchBody)
+        #expect(Self.compareLines(pushes) == 500)
+        #expect(Self.compareLines(pushes, separator: "\r\n") == 500)
+        #expect(Self.compareLines(pushes.map { " \t\($0) " }, separator: "\n\n \r\n") == 500)
+        let mixed = [Self.start] + Array(pushes.prefix(9)) + [Self.start.replacingOccurrences(of: "\"s1\"", with: "\"s2\"")]
+        let items = try Self.decoder.items(of: Array(mixed.joined(separator: "\n").utf8), format: .ndjson)
+        #expect(items.map { if case .read = $0 { "read" } else { "parsed" } } == ["parsed"] + Array(repeating: "read", count: 9) + ["parsed"])
+        #expect(Self.compareLines(mixed) == 9)
+        // The general way alone reads none.
+        #expect(try Self.tree.items(of: Array(pushes.joined(separator: "\n").utf8), format: .ndjson)
+            .allSatisfy { if case .parsed = $0 { true } else { false } })
+    }
+
+    /// Errors are the general way's, line numbers and event indexes included, wherever the
+    /// lines the fast path read stand.
+    @Test func batchErrorsAreAnsweredAsBefore() {
+        let push = Self.benchBody(17)
+        let invalid = push.replacingOccurrences(of: #""status":200"#, with: #""status":"x""#)
+        let bodies: [[String]] = [
+            [push, push, "{", push],                                  // not JSON on line 3
+            [push, invalid, push, invalid],                          // invalid events 1 and 3
+            [push, "", invalid, "  ", push],                         // indexes count events, not lines
+            [push, "\u{FEFF}" + push],                               // a byte order mark
+            [push, "[\(push)]"],                                     // an array is not an event
+            [push, push + " x"],
+            [push, "{}", "[\(push)", push],
+            ["", " ", "\t"],                                         // no events
+            [push, Self.start.replacingOccurrences(of: #""attributes_type":"RideAttributes","#, with: "")],
+            Array(repeating: push, count: 1001),                     // too many
+        ]
+        for lines in bodies { Self.compareLines(lines) }
+        Self.compareLines(Array([push, "{"].joined(separator: "\n").utf8), firstLine: 41)
+        // Both ways share the code after the lines are read, so pin what they answer.
+        func answer(_ lines: [String], firstLine: Int = 1) -> APIError? {
+            do { _ = try Self.decoder.decode(Array(lines.joined(separator: "\n").utf8), format: .ndjson, firstLine: firstLine) } catch {
+                return error
+            }
+            return nil
+        }
+        guard case .badRequest(let message)? = answer([push, "", push, "{", push], firstLine: 41) else {
+            Issue.record("not a bad request")
+            return
+        }
+        #expect(message.hasPrefix("line 44 is not valid JSON: "), "\(message)")
+        guard case .invalidEvents(let errors)? = answer([push, invalid, "", push, invalid]) else {
+            Issue.record("not invalid events")
+            return
+        }
+        #expect(errors.map(\.index) == [1, 3] && errors.allSatisfy { $0.field == "status" }, "\(errors)")
+    }
+
+    /// Mutated lines among valid ones: the whole batch answers as the general way does.
+    @Test func randomMutationsInABatchAgreeWithTheGeneralWay() {
+        var random = Seeded(state: 20_261_206)
+        var read = 0
+        for _ in 0..<2_000 {
+            var lines: [[UInt8]] = (0..<Int.random(in: 1...6, using: &random)).map { _ in Array(Self.seeds.randomElement(using: &random)!.utf8) }
+            let at = Int.random(in: 0..<lines.count, using: &random)
+            lines[at] = Self.mutated(lines[at], using: &random)
+            read += Self.compareLines(Array(lines.joined(separator: [UInt8(ascii: "\n")])))
+        }
+        #expect(read > 2_000, "\(read) lines read by the fast path")
     }
 }
