@@ -9,11 +9,14 @@ import Synchronization
 /// (`MHD_resume_connection`), after which libmicrohttpd calls the access handler once more and
 /// the response is queued there, on the final call, so keep-alive is kept.
 ///
-/// The state sits behind one lock that is also held across the suspend and the resume: an answer
-/// can never reach a connection that is not suspended yet (libmicrohttpd 0.9.75 would take a
-/// resume before the suspend as cancelling it, and the request would hang), and `stop()` can
-/// never find a connection between the two. A connection suspended when the server stops is
-/// resumed by the server and closed unanswered (``abandon()``); a later `respond` does nothing.
+/// The state sits behind one lock that is also held across the suspend: an answer can never
+/// reach a connection that is not suspended yet (libmicrohttpd 0.9.75 would take a resume before
+/// the suspend as cancelling it, and the request would hang). An answer resumes the connection
+/// just after leaving the lock, so that the polling thread it wakes does not find the lock still
+/// held (it calls the access handler, `afterResume`, at once); `stop()` waits for such resumes
+/// (`ServerCore.resumesUnderWay`) before it stops the daemon. A connection suspended when the
+/// server stops is resumed by the server and closed unanswered (``abandon()``); a later `respond`
+/// does nothing.
 public final class HTTPResponder: InflightBudget {
     /// An answer: a response, or what builds it on the polling thread that sends it.
     enum Answer {
@@ -35,8 +38,8 @@ public final class HTTPResponder: InflightBudget {
         case answeredEarly(Answer)
         /// The connection is suspended, waiting for `respond`.
         case suspended
-        /// Answered after the suspend: the connection is resumed, the response waits for the
-        /// access handler's next call.
+        /// Answered after the suspend: the connection is resumed (or about to be, by the
+        /// answering thread), the response waits for the access handler's next call.
         case answered(Answer)
         /// The response has been taken for queuing.
         case done
@@ -110,13 +113,18 @@ public final class HTTPResponder: InflightBudget {
             case .suspended:
                 state = .answered(response)
                 releaseBody()
-                MHD_resume_connection(mhdConnection)
+                // Counted under the lock, before stop() can see the state answered.
+                core.resumesUnderWay.wrappingAdd(1, ordering: .relaxed)
                 return true
             case .answeredEarly, .answered, .done, .abandoned:
                 return false
             }
         }
-        if resumed { core.suspended.forget(self) }
+        guard resumed else { return }
+        core.beforeResume?()
+        MHD_resume_connection(mhdConnection)
+        core.resumesUnderWay.wrappingSubtract(1, ordering: .releasing)
+        core.suspended.forget(self)
     }
 
     /// On the polling thread, when the handler has returned: the response if it answered already;

@@ -72,6 +72,8 @@ extension HTTPServer {
         /// from any thread. `nil` discards them; start-up failures are reported in the thrown
         /// ``HTTPServerError`` either way.
         public var errorLog: (@Sendable (String) -> Void)? = nil
+        /// Tests: run by an answer between its request's lock and its `MHD_resume_connection`.
+        var beforeResume: (@Sendable () -> Void)? = nil
 
         /// The defaults: 127.0.0.1, a free port, 1 MiB bodies, 256 connections, 30 s timeout.
         public init() {}

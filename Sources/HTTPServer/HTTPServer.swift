@@ -192,9 +192,10 @@ public final class HTTPServer: Sendable {
                          + "closing \(unanswered) connection\(unanswered == 1 ? "" : "s") whose request was not answered")
             }
             // libmicrohttpd aborts the process if it is stopped with connections suspended: resume
-            // the ones still waiting for their answer, to be closed unanswered. Each resume is made
-            // under its request's lock, so none is still under way when the daemon goes.
+            // the ones still waiting for their answer, to be closed unanswered (under each one's
+            // lock), and wait for the resumes of answers given meanwhile to be made.
             for responder in core.suspended.close() { responder.abandon() }
+            while core.resumesUnderWay.load(ordering: .acquiring) > 0 { sched_yield() }
             MHD_stop_daemon(started)
         }
     }

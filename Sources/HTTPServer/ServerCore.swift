@@ -22,9 +22,13 @@ final class ServerCore: Sendable {
     let errorLog: (@Sendable (String) -> Void)?
     let serverAnswered: (@Sendable (_ path: String, _ status: Int) -> Void)?
     let checkBeforeContinue: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    let beforeResume: (@Sendable () -> Void)?
     /// Requests presented to the access handler whose completion has not been reported yet.
     /// An atomic, not a `Mutex`: every request changes it twice, on every polling thread.
     let inFlight = Atomic(0)
+    /// Answers between their request's lock and the end of their `MHD_resume_connection`
+    /// (`HTTPResponder`): `stop()` waits for none to be under way before stopping the daemon.
+    let resumesUnderWay = Atomic(0)
     /// Connections open (reported started and not yet closed), for `maxConnections`.
     let openConnections = Atomic(0)
     let maxConnections: Int
@@ -46,6 +50,7 @@ final class ServerCore: Sendable {
         self.errorLog = configuration.errorLog
         self.serverAnswered = configuration.serverAnswered
         self.checkBeforeContinue = configuration.checkBeforeContinue
+        self.beforeResume = configuration.beforeResume
         let errorLog = configuration.errorLog
         self.watchdog = ConnectionWatchdog(limitSeconds: configuration.connectionTimeoutSeconds) { errorLog?($0) }
     }

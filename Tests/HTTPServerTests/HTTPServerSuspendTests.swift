@@ -129,4 +129,32 @@ import Testing
         #expect(abandoned.readUntilClosed(seconds: 2) == ([], true), "the request never answered was not closed unanswered")
         second.respond(.text("after the stop"))
     }
+
+    /// An answer resumes its connection after leaving its request's lock: `stop()` must not stop
+    /// the daemon while such a resume is still to be made (libmicrohttpd aborts the process when
+    /// stopped with a connection suspended). Here the answer is held between the two.
+    @Test func stopWaitsForAResumeUnderWay() throws {
+        let entered = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let fixture = try Fixture {
+            $0.shutdownGracePeriodSeconds = 0.2
+            $0.beforeResume = {
+                entered.signal()
+                proceed.wait()
+            }
+        }
+        let connection = try RawConnection(port: fixture.server.port, receiveTimeout: 5)
+        try connection.send("GET /later-held HTTP/1.1\r\nHost: test\r\n\r\n")
+        let responder = try #require(fixture.responder("/later-held"))
+        let answered = Concurrently.start(threads: 1) { _ in responder.respond(.text("held")) }
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        let server = fixture.server
+        let stopped = Concurrently.start(threads: 1) { _ in server.stop() }
+        #expect(stopped.wait(timeout: .now() + 1) == .timedOut, "stop() returned with a resume still to be made")
+        proceed.signal()
+        #expect(answered.wait(timeout: .now() + 5) == .success)
+        #expect(stopped.wait(timeout: .now() + 5) == .success, "stop() did not return")
+        // Resumed before the daemon stopped: answered, or closed unanswered; never left hanging.
+        let response = connection.readResponse(seconds: 3)
+        #expect(response == nil || response?.text == "held")
+    }
 }
