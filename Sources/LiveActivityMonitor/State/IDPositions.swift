@@ -101,7 +101,7 @@ struct IDPositions: Sendable {
     /// Every entry again in `slotCount` slots. Taken in their positions' order, so that the
     /// records whose ids are hashed again are read as their storage holds them (a stream the
     /// processor prefetches), not in the slots' random order: at 1,200,000 entries 0.13 s
-    /// instead of 0.37 s on the writer (PERFORMANCE.md, session 28), for a transient 4 bytes
+    /// instead of 0.37 s, measured alone (PERFORMANCE.md, session 28), for a transient 4 bytes
     /// an entry.
     private mutating func rehash(slotCount: Int, id idAt: (Int) -> String) {
         var ends = 0
