@@ -409,24 +409,40 @@ final class Benchmark {
         let perRound = options.quick ? 300 : 10_000
         log("ingest at \(largest) live against \(compared) live: \(options.rounds) rounds of \(perRound) new activities each")
         var atLargest: [Double] = [], atCompared: [Double] = []
+        var storageAtLargest: [Double] = [], storageAtCompared: [Double] = []
         var next = largest
         for round in 0..<options.rounds {
-            let copy = directory + "/growth-compared-round.sqlite"
-            try? FileManager.default.removeItem(atPath: copy)
-            try FileManager.default.copyItem(atPath: directory + "/growth-compared.sqlite", toPath: copy)
+            let copy = "growth-compared-round.sqlite"
+            try? FileManager.default.removeItem(atPath: directory + "/" + copy)
+            try FileManager.default.copyItem(atPath: directory + "/growth-compared.sqlite", toPath: directory + "/" + copy)
             for onLargest in round % 2 == 0 ? [true, false] : [false, true] {
-                let server = try monitor("monitor", database: onLargest ? "growth.sqlite" : copy)
-                defer { stop(server) }
-                let first = next
-                let rate = try load(data, activities: next..<next + perRound, port: server.port) { 3600 - Double($0 - first) * 0.01 }
+                let file = onLargest ? "growth.sqlite" : copy
+                let rate = try ingest(data, activities: next..<next + perRound, into: file)
                 next += perRound
-                if onLargest { atLargest.append(rate) } else { atCompared.append(rate) }
-                log("round \(round + 1), \(onLargest ? largest : compared) live: ingest \(Int(rate)) ev/s")
+                // The physical limit on the same file, once the server has stopped: SQLite
+                // storing the same kind of rows (new activities' rows, events, their index).
+                let storage = try StorageBaseline(path: directory + "/" + file, durability: .normal,
+                                                  events: (next..<next + perRound).flatMap {
+                                                      data.activity($0, pushes: options.pushesPerActivity, age: 3600)
+                                                  }, newActivities: true).insertAll().rowsPerSecond
+                next += perRound
+                if onLargest { atLargest.append(rate); storageAtLargest.append(storage) } else { atCompared.append(rate); storageAtCompared.append(storage) }
+                log("round \(round + 1), \(onLargest ? largest : compared) live: ingest \(Int(rate)) ev/s, SQLite alone \(Int(storage)) rows/s")
             }
         }
         let what = "new activities, a start and \(options.pushesPerActivity) pushes each, a new server each round"
         results.add("ingest_largest", "ingest at \(largest) live (\(what))", "events/s", atLargest)
         results.add("ingest_compared", "ingest at \(compared) live (\(what))", "events/s", atCompared)
+        let sqlite = "SQLite alone: the same kind of rows on the same file, after the server"
+        results.add("storage_largest", "storage limit at \(largest) live (\(sqlite))", "rows/s", storageAtLargest)
+        results.add("storage_compared", "storage limit at \(compared) live (\(sqlite))", "rows/s", storageAtCompared)
+    }
+
+    /// Posts new `activities` to a new server on `file`; events per second.
+    private func ingest(_ data: Dataset, activities: Range<Int>, into file: String) throws -> Double {
+        let server = try monitor("monitor", database: file)
+        defer { stop(server) }
+        return try load(data, activities: activities, port: server.port) { 3600 - Double($0 - activities.lowerBound) * 0.01 }
     }
 
     private func probeReads(_ server: ChildProcess, data: Dataset, live: Int)
@@ -539,7 +555,8 @@ final class Benchmark {
                   detail: "the growth phase's scrapes"),
             .init(label: "ingest at \(Self.short(options.liveCheckpoints.last!)) live / at \(Self.short(options.comparedLive)) live",
                   measured: r.pairedRatio("ingest_largest", "ingest_compared"), limit: 1, atLeast: true,
-                  detail: against("ingest_largest", "ingest_compared", ("ev/s", "ev/s"))),
+                  detail: against("ingest_largest", "ingest_compared", ("ev/s", "ev/s"))
+                    + "; SQLite alone on the same files \(Results.format(r.pairedRatio("storage_largest", "storage_compared"))) ×"),
             .init(label: "start-up until /-/ready, s", measured: startUp.seconds, limit: 2, atLeast: false,
                   detail: "process launch to first 200, " + startUp.detail),
             .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",

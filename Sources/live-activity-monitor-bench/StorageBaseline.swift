@@ -1,12 +1,14 @@
 import Foundation
 import JSON
 import LiveActivityMonitor
+import LiveActivityWire
 import SQLiteDB
 
 /// The storage limit: the rows the batched ingest stores (same events, same table, same
 /// indexes, same `journal_mode=WAL`, `synchronous`, cache, checkpoint interval and background
 /// checkpointer), inserted through one prepared statement in large transactions, with no
-/// HTTP, no parsing and no state.
+/// HTTP, no parsing and no state. With `newActivities`, each start also inserts its activity's
+/// row, as the store does for an activity new to it.
 final class StorageBaseline {
     struct Row {
         var key: String?
@@ -15,19 +17,26 @@ final class StorageBaseline {
         var bookingID: String?
         var occurredAt: Double
         var body: String
+        /// A start's (for its activity's row, `newActivities`).
+        var attributesType: String?
     }
 
     static let rowsPerTransaction = 10_000
     private let path: String
     private let db: Database
     private let rows: [Row]
+    private let newActivities: Bool
     private var round = 0
 
-    /// Creates the schema by opening (and closing) an `EventStore` at `path`: the real migrations.
-    /// `events` are decoded and normalised by the real decoder before any timing.
-    init(path: String, durability: Durability, events lines: [String]) throws {
-        try EventStore(path: path, durability: durability).close()
+    /// Creates the schema by opening (and closing) an `EventStore` at `path` when the file is new:
+    /// the real migrations. `events` are decoded and normalised by the real decoder before any
+    /// timing. `newActivities`: each `activity.started` row also inserts a row into `activities`,
+    /// a copy of a live one of its attributes type already in the file under the event's ids
+    /// (the activities must be new to the file).
+    init(path: String, durability: Durability, events lines: [String], newActivities: Bool = false) throws {
+        if !FileManager.default.fileExists(atPath: path) { try EventStore(path: path, durability: durability).close() }
         self.path = path
+        self.newActivities = newActivities
         db = try Database(path: path)
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
@@ -41,15 +50,19 @@ final class StorageBaseline {
         var rows: [Row] = []
         rows.reserveCapacity(lines.count)
         let decoder = IngestDecoder()
+        var bookings: [String: String] = [:]
         for chunk in stride(from: 0, to: lines.count, by: 1000) {
             let body = Array(lines[chunk..<min(chunk + 1000, lines.count)].joined(separator: "\n").utf8)
             for event in try decoder.decode(body, format: .ndjson) {
                 // The server inherits the booking from the activity into the stored body (the
-                // column keeps only a booking the client gave); store the same here.
-                let booking = "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
+                // column keeps only a booking the client gave); store the same here: the start's
+                // among these lines, else the throughput set's ("w" + "BK" + the activity's number).
+                if let id = event.activityID, let booking = event.bookingID { bookings[id] = booking }
+                let booking = event.activityID.flatMap { bookings[$0] }
+                    ?? "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
                 rows.append(Row(key: event.key, type: event.type.rawValue, activityID: event.activityID,
                                 bookingID: event.bookingID, occurredAt: event.occurredAt,
-                                body: EventStore.body(event.body, inheriting: booking)))
+                                body: EventStore.body(event.body, inheriting: booking), attributesType: event.attributesType))
             }
         }
         return rows
@@ -85,6 +98,7 @@ final class StorageBaseline {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         let now = Date().timeIntervalSince1970
+        let activityRow = newActivities ? try ActivityRowCopier(db) : nil
         let checkpointersBefore = ThreadCPU.threads(of: getpid(), named: "checkpointer")
         // The monitor's store copies its log into the file on another thread: so does this.
         let checkpointer = try Checkpointer(path: path)
@@ -104,6 +118,9 @@ final class StorageBaseline {
                         try insert.bind(row.body, at: 7)
                         _ = try insert.step()
                         insert.reset()
+                        if let activityRow, row.type == EventType.activityStarted.rawValue, let id = row.activityID {
+                            try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
+                        }
                     }
                     // The events' index by activity, as the store files it (`activity_events`).
                     try EventStore.advanceAppliedSeq(db)
@@ -122,5 +139,44 @@ final class StorageBaseline {
     /// Rows in the events table (counted outside the timed loop, which stays the same).
     private func storedRows() throws -> Int {
         Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? 0)
+    }
+}
+
+/// Inserts activity rows as copies of a live row of the same attributes type already in the
+/// file (the first of each type, read once), under new ids: a row as wide as the store writes,
+/// less `held_record`, whose copy would name the other row's booking (without it, start-up
+/// reads the row from its columns, as it reads an older version's).
+private final class ActivityRowCopier {
+    private let db: Database
+    private let columns: [String]
+    private var templates: [String: [SQLiteValue]] = [:]
+    private let insert: Statement
+
+    init(_ db: Database) throws {
+        self.db = db
+        columns = try db.query("SELECT name FROM pragma_table_info('activities') ORDER BY cid").compactMap { $0[0].textValue }
+        insert = try db.prepare("INSERT INTO activities (\(columns.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
+    }
+
+    func insert(_ id: String, booking: String?, like attributesType: String?) throws {
+        let type = attributesType ?? ""
+        if templates[type] == nil {
+            let row = try db.query("SELECT * FROM activities WHERE attributes_type = ? AND dismissed_at IS NULL LIMIT 1", [.text(type)]).first
+                ?? db.query("SELECT * FROM activities WHERE dismissed_at IS NULL LIMIT 1").first
+            guard let row else { throw BenchError("storage limit: no live activity in the file to copy a row from") }
+            templates[type] = row
+        }
+        for (i, (column, value)) in zip(columns, templates[type]!).enumerated() {
+            let at = Int32(i + 1)
+            switch column {
+            case "activity_id": try insert.bind(id, at: at)
+            case "booking_id": try insert.bind(booking, at: at)
+            case "held_record": try insert.bindNull(at: at)
+            default: try insert.bind(value, at: at)
+            }
+        }
+        _ = try insert.step()
+        insert.reset()
     }
 }
