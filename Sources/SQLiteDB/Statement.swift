@@ -89,6 +89,21 @@ public final class Statement {
         try check(resultCode, index)
     }
 
+    /// Binds `utf8` as text (copied, as a String's) to the parameter at `index` (1-based): for
+    /// text built in a reused buffer rather than a String.
+    public func bind(utf8: [UInt8], at index: Int32) throws(SQLiteError) {
+        let resultCode = utf8.withUnsafeBufferPointer { bytes -> Int32 in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                // A nil pointer would bind NULL, but empty text must stay empty text.
+                guard let base = chars.baseAddress else {
+                    return sqlite3_bind_text64(handle, index, "", 0, CSQLite3_transient(), UInt8(SQLITE_UTF8))
+                }
+                return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), CSQLite3_transient(), UInt8(SQLITE_UTF8))
+            }
+        }
+        try check(resultCode, index)
+    }
+
     /// Binds a blob, or NULL when `value` is nil, to the parameter at `index` (1-based).
     /// The bytes are copied (`SQLITE_TRANSIENT`), as for text.
     public func bind(_ value: [UInt8]?, at index: Int32) throws(SQLiteError) {

@@ -72,6 +72,24 @@ import SQLiteDB
         #expect(try select.step() == false)
     }
 
+    /// Text bound from UTF-8 bytes is text, as the String it spells would be, empty included.
+    @Test func utf8BytesBindAsText() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path("utf8.sqlite"))
+        try db.execute("CREATE TABLE t(s)")
+        let insert = try db.prepare("INSERT INTO t(s) VALUES (?)")
+        let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
+        for text in texts {
+            try insert.bind(utf8: Array(text.utf8), at: 1)
+            #expect(try insert.step() == false)
+            insert.reset()
+        }
+        let rows = try db.query("SELECT s, typeof(s) FROM t ORDER BY rowid")
+        #expect(rows.map { $0[0] } == texts.map { .text($0) })
+        #expect(rows.allSatisfy { $0[1] == .text("text") })
+    }
+
     @Test func literalsAndAccessors() {
         let values: [SQLiteValue] = [.null, 42, 2.5, "x"]
         #expect(values == [.null, .integer(42), .real(2.5), .text("x")])

@@ -69,6 +69,14 @@ struct CommitChanges {
         self.load = load
     }
 
+    /// The booking of an activity as this commit knows it, read in place (`record` returns a
+    /// copy of the whole record); loaded as `record` loads it.
+    mutating func bookingID(of id: String) throws -> String? {
+        if let i = working.index(forKey: id) { return Self.inPlace(&working.values[i]) { $0.bookingID } }
+        if originals.index(forKey: id) == nil { originals[id] = try load(id) }
+        return Self.inPlace(&originals.values[originals.index(forKey: id)!]) { $0?.bookingID }
+    }
+
     /// The activity as this commit knows it so far, or nil if never started.
     mutating func record(_ id: String) throws -> ActivityRecord? {
         if let r = working[id] { return r }

@@ -276,28 +276,34 @@ public final class EventStore: Sendable {
                     INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
+                // The stored text of an event that inherits its booking, written in place: one
+                // buffer for the commit instead of a String an event.
+                var inherited: [UInt8] = []
                 for (j, job) in jobs.enumerated() {
                     guard case .ingest(let events) = job.kind else { continue }
                     for event in events {
-                        var body = event.body
                         // An inherited booking goes into the stored document only: the column
                         // (and its index) holds bookings the client gave. A lookup by booking
                         // finds the rest through the booking's activities (EventStore+Reads).
-                        if event.bookingID == nil, let id = event.activityID, let booking = try changes.record(id)?.bookingID {
-                            body = Self.body(body, inheriting: booking)
-                        }
+                        let booking = event.bookingID == nil ? try event.activityID.flatMap { try changes.bookingID(of: $0) } : nil
                         try insert.bind(event.key, at: 1)
                         try insert.bind(event.type.rawValue, at: 2)
                         try insert.bind(event.activityID, at: 3)
                         try insert.bind(event.bookingID, at: 4)
                         try insert.bind(event.occurredAt, at: 5)
                         try insert.bind(now, at: 6)
-                        try insert.bind(body, at: 7)
+                        if let booking {
+                            Self.write(event.body, inheriting: booking, into: &inherited)
+                            try insert.bind(utf8: inherited, at: 7)
+                        } else {
+                            try insert.bind(event.body, at: 7)
+                        }
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
                             changes.duplicate(event)
+                            let body = booking == nil ? event.body : String(decoding: inherited, as: UTF8.self)
                             if try Self.conflicts(event.key, body, db) {
                                 summaries[j].conflicts += 1
                                 changes.counters.inc(MonitorMetrics.ingestConflicts)
@@ -468,16 +474,33 @@ public final class EventStore: Sendable {
     /// The stored text once `booking_id` is inherited: the member appended at the object's end
     /// (the text has none: `EventValidator.storedBody` leaves a null one out).
     public static func body(_ body: String, inheriting booking: String) -> String {
-        var text = body
-        text.reserveCapacity(body.utf8.count + booking.utf8.count + 20)
-        // `removeLast` steps back one character; `dropLast()` counted the whole string from its start.
-        text.removeLast()
-        if text.utf8.count > 1 { text += "," }
-        text += "\"booking_id\":"
+        var bytes: [UInt8] = []
+        write(body, inheriting: booking, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `body(_:inheriting:)` as UTF-8 in `bytes`, which it empties first and whose capacity it
+    /// keeps: the writer's, one buffer for a commit's events.
+    static func write(_ body: String, inheriting booking: String, into bytes: inout [UInt8]) {
+        // Copied a run at a time (a string's UTF-8 view is appended byte by byte).
+        func append(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        bytes.removeAll(keepingCapacity: true)
+        append(body)
+        bytes.removeLast()  // its closing brace
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        append("\"booking_id\":")
         // Most ids need no escaping; the JSON writer (an allocation per event) only for those that do.
-        text += JSONWriter.isVerbatim(booking) ? "\"" + booking + "\"" : JSONValue.string(booking).jsonString
-        text += "}"
-        return text
+        if JSONWriter.isVerbatim(booking) {
+            bytes.append(UInt8(ascii: "\""))
+            append(booking)
+            bytes.append(UInt8(ascii: "\""))
+        } else {
+            append(JSONValue.string(booking).jsonString)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 
     static func unavailable(_ error: any Error) -> APIError {

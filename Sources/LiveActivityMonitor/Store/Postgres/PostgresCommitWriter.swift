@@ -44,7 +44,7 @@ struct PostgresCommitWriter {
                     defer { i += 1 }
                     var body = event.body
                     // As in the SQLite store: an inherited booking goes into the document only.
-                    if event.bookingID == nil, let id = event.activityID, let booking = try changes.record(id)?.bookingID {
+                    if event.bookingID == nil, let id = event.activityID, let booking = try changes.bookingID(of: id) {
                         body = EventStore.body(body, inheriting: booking)
                     }
                     guard event.key == nil || fresh.contains(seqs[i]) else {
