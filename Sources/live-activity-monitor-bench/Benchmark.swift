@@ -401,15 +401,17 @@ final class Benchmark {
 
     /// Ingest at the largest fleet against ingest at `compared` live, round by round in
     /// alternating order: each round starts a server on each file and posts the same number of
-    /// new activities to both. The loading rates of the growth table are minutes apart on a
-    /// shared host (their ratio swung 0.77–1.12 × between runs of one build). The compared
-    /// file is copied afresh each round, so it stays at its size; the largest grows by about 1 %
+    /// new activities to both, then SQLite alone stores as many more on the same file (the
+    /// storage limit, `newActivities`). The loading rates of the growth table are minutes apart
+    /// on a shared host (their ratio swung 0.77–1.12 × between runs of one build). The compared
+    /// file is copied afresh each round, so it stays at its size; the largest grows by about 2 %
     /// a round. The ids continue the growth's, so every round's are new to both files.
     private func ingestByFleetSize(_ data: Dataset, largest: Int, compared: Int) throws {
         let perRound = options.quick ? 300 : 10_000
         log("ingest at \(largest) live against \(compared) live: \(options.rounds) rounds of \(perRound) new activities each")
-        var atLargest: [Double] = [], atCompared: [Double] = []
-        var storageAtLargest: [Double] = [], storageAtCompared: [Double] = []
+        // Each figure's rounds by its results key ("ingest_largest", …); CPU per event and per
+        // row as well as rates: steadier on a shared host.
+        var figures: [String: [Double]] = [:]
         var next = largest
         for round in 0..<options.rounds {
             let copy = "growth-compared-round.sqlite"
@@ -417,32 +419,44 @@ final class Benchmark {
             try FileManager.default.copyItem(atPath: directory + "/growth-compared.sqlite", toPath: directory + "/" + copy)
             for onLargest in round % 2 == 0 ? [true, false] : [false, true] {
                 let file = onLargest ? "growth.sqlite" : copy
-                let rate = try ingest(data, activities: next..<next + perRound, into: file)
+                let (rate, writerCPU) = try ingest(data, activities: next..<next + perRound, into: file)
                 next += perRound
                 // The physical limit on the same file, once the server has stopped: SQLite
                 // storing the same kind of rows (new activities' rows, events, their index).
                 let storage = try StorageBaseline(path: directory + "/" + file, durability: .normal,
                                                   events: (next..<next + perRound).flatMap {
                                                       data.activity($0, pushes: options.pushesPerActivity, age: 3600)
-                                                  }, newActivities: true).insertAll().rowsPerSecond
+                                                  }, newActivities: true).insertAll()
                 next += perRound
-                if onLargest { atLargest.append(rate); storageAtLargest.append(storage) } else { atCompared.append(rate); storageAtCompared.append(storage) }
-                log("round \(round + 1), \(onLargest ? largest : compared) live: ingest \(Int(rate)) ev/s, SQLite alone \(Int(storage)) rows/s")
+                let side = onLargest ? "largest" : "compared"
+                figures["ingest_" + side, default: []].append(rate)
+                figures["cpu_writer_" + side, default: []].append(writerCPU)
+                figures["storage_" + side, default: []].append(storage.rowsPerSecond)
+                figures["cpu_storage_" + side, default: []].append(storage.cpuMicrosecondsPerRow)
+                log("round \(round + 1), \(onLargest ? largest : compared) live: ingest \(Int(rate)) ev/s, writer "
+                    + "\(Results.format(writerCPU)) µs an event; SQLite alone \(Int(storage.rowsPerSecond)) rows/s, "
+                    + "\(Results.format(storage.cpuMicrosecondsPerRow)) µs a row")
             }
         }
         let what = "new activities, a start and \(options.pushesPerActivity) pushes each, a new server each round"
-        results.add("ingest_largest", "ingest at \(largest) live (\(what))", "events/s", atLargest)
-        results.add("ingest_compared", "ingest at \(compared) live (\(what))", "events/s", atCompared)
-        let sqlite = "SQLite alone: the same kind of rows on the same file, after the server"
-        results.add("storage_largest", "storage limit at \(largest) live (\(sqlite))", "rows/s", storageAtLargest)
-        results.add("storage_compared", "storage limit at \(compared) live (\(sqlite))", "rows/s", storageAtCompared)
+        for (side, live) in [("largest", largest), ("compared", compared)] {
+            results.add("ingest_" + side, "ingest at \(live) live (\(what))", "events/s", figures["ingest_" + side]!)
+            results.add("cpu_writer_" + side, "store writer CPU per event at \(live) live (the same rounds)", "µs", figures["cpu_writer_" + side]!)
+            results.add("storage_" + side, "storage limit at \(live) live (SQLite alone: the same kind of rows on the same file, "
+                        + "after the server)", "rows/s", figures["storage_" + side]!)
+            results.add("cpu_storage_" + side, "storage limit CPU per row at \(live) live", "µs", figures["cpu_storage_" + side]!)
+        }
     }
 
-    /// Posts new `activities` to a new server on `file`; events per second.
-    private func ingest(_ data: Dataset, activities: Range<Int>, into file: String) throws -> Double {
+    /// Posts new `activities` to a new server on `file`: events per second, and the store
+    /// writer's CPU per event.
+    private func ingest(_ data: Dataset, activities: Range<Int>, into file: String) throws -> (rate: Double, writerCPU: Double) {
         let server = try monitor("monitor", database: file)
         defer { stop(server) }
-        return try load(data, activities: activities, port: server.port) { 3600 - Double($0 - activities.lowerBound) * 0.01 }
+        let writerBefore = server.threadCPUSeconds(named: "store-writer")
+        let rate = try load(data, activities: activities, port: server.port) { 3600 - Double($0 - activities.lowerBound) * 0.01 }
+        let events = Double(activities.count * (1 + options.pushesPerActivity))
+        return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6)
     }
 
     private func probeReads(_ server: ChildProcess, data: Dataset, live: Int)
@@ -556,7 +570,9 @@ final class Benchmark {
             .init(label: "ingest at \(Self.short(options.liveCheckpoints.last!)) live / at \(Self.short(options.comparedLive)) live",
                   measured: r.pairedRatio("ingest_largest", "ingest_compared"), limit: 1, atLeast: true,
                   detail: against("ingest_largest", "ingest_compared", ("ev/s", "ev/s"))
-                    + "; SQLite alone on the same files \(Results.format(r.pairedRatio("storage_largest", "storage_compared"))) ×"),
+                    + "; SQLite alone on the same files \(Results.format(r.pairedRatio("storage_largest", "storage_compared"))) ×; "
+                    + "CPU, the same ratio: writer per event \(Results.format(r.pairedRatio("cpu_writer_largest", "cpu_writer_compared"))) ×, "
+                    + "SQLite alone per row \(Results.format(r.pairedRatio("cpu_storage_largest", "cpu_storage_compared"))) ×"),
             .init(label: "start-up until /-/ready, s", measured: startUp.seconds, limit: 2, atLeast: false,
                   detail: "process launch to first 200, " + startUp.detail),
             .init(label: "a 200 broadcast to \(options.broadcastSubscribers) subscribers, answered, ms",
