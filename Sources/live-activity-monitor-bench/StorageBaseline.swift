@@ -54,15 +54,21 @@ final class StorageBaseline {
         for chunk in stride(from: 0, to: lines.count, by: 1000) {
             let body = Array(lines[chunk..<min(chunk + 1000, lines.count)].joined(separator: "\n").utf8)
             for event in try decoder.decode(body, format: .ndjson) {
-                // The server inherits the booking from the activity into the stored body (the
-                // column keeps only a booking the client gave); store the same here: the start's
-                // among these lines, else the throughput set's ("w" + "BK" + the activity's number).
-                if let id = event.activityID, let booking = event.bookingID { bookings[id] = booking }
-                let booking = event.activityID.flatMap { bookings[$0] }
-                    ?? "w" + "BK" + (event.activityID ?? "").drop(while: { !$0.isNumber })
+                // The server inherits the booking from the activity into the stored body of an
+                // event that names none (the column keeps only a booking the client gave); store
+                // the same here: the start's among these lines, else the throughput set's ("w" +
+                // "BK" + the activity's number).
+                var body = event.body
+                if let id = event.activityID {
+                    if let booking = event.bookingID {
+                        bookings[id] = booking
+                    } else {
+                        body = EventStore.body(body, inheriting: bookings[id] ?? "w" + "BK" + id.drop(while: { !$0.isNumber }))
+                    }
+                }
                 rows.append(Row(key: event.key, type: event.type.rawValue, activityID: event.activityID,
-                                bookingID: event.bookingID, occurredAt: event.occurredAt,
-                                body: EventStore.body(event.body, inheriting: booking), attributesType: event.attributesType))
+                                bookingID: event.bookingID, occurredAt: event.occurredAt, body: body,
+                                attributesType: event.attributesType))
             }
         }
         return rows
