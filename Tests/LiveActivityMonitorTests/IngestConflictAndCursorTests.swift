@@ -24,6 +24,23 @@ import Testing
         #expect(try server.metric("liveactivity_ingest_conflicts_total") == 2)
     }
 
+    /// A push stores its activity's booking in its document; a retry of it is compared with that
+    /// document, so it is a duplicate, not a conflict, whether it comes in the same request or
+    /// in a later one; other content under its id is a conflict all the same.
+    @Test func aRetriedPushThatInheritsItsBookingIsNoConflict() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [IngestTests.started("c1")]).text == #"{"accepted":1,"duplicates":0}"#)
+        let push = ContentShapeTests.push("c1", "push-1", at: TestServer.base - 30, ["startedAt": 1])
+        #expect(try server.post(events: [push, push]).text == #"{"accepted":1,"duplicates":1}"#)
+        #expect(try server.post(events: [push]).text == #"{"accepted":0,"duplicates":1}"#)
+        let other = ContentShapeTests.push("c1", "push-1", at: TestServer.base - 30, ["startedAt": 2])
+        #expect(try server.post(events: [other]).text == #"{"accepted":0,"duplicates":1,"conflicts":1}"#)
+        #expect(try server.metric("liveactivity_ingest_conflicts_total") == 1)
+        let events = try server.json("/api/bookings/BK-c1")["events"]?.arrayValue ?? []
+        #expect(events.count == 2, "the start and the push, found by the booking the push inherited")
+    }
+
     @Test(arguments: ["nan~nan~x", "inf~0~x", "0~-inf~x", "0~0~", "0~0", "0~0~a\u{1}b", "x~0~a",
                       "0~0~" + String(repeating: "a", count: 129)])
     func aCursorTheServerNeverGaveIsA400(_ cursor: String) throws {
