@@ -77,31 +77,24 @@ public final class Statement {
     /// `SQLITE_STATIC` would need bind and step inside one closure, which this API does not have.
     public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         guard var value else { return try bindNull(at: index) }
-        let resultCode = value.withUTF8 { utf8 -> Int32 in
-            // A nil pointer would bind NULL, but an empty string must stay empty text.
-            guard let base = utf8.baseAddress else {
-                return sqlite3_bind_text64(handle, index, "", 0, CSQLite3_transient(), UInt8(SQLITE_UTF8))
-            }
-            return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) { chars in
-                sqlite3_bind_text64(handle, index, chars, UInt64(utf8.count), CSQLite3_transient(), UInt8(SQLITE_UTF8))
-            }
-        }
-        try check(resultCode, index)
+        try check(value.withUTF8 { bindText($0, at: index) }, index)
     }
 
     /// Binds `utf8` as text (copied, as a String's) to the parameter at `index` (1-based): for
     /// text built in a reused buffer rather than a String.
     public func bind(utf8: [UInt8], at index: Int32) throws(SQLiteError) {
-        let resultCode = utf8.withUnsafeBufferPointer { bytes -> Int32 in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                // A nil pointer would bind NULL, but empty text must stay empty text.
-                guard let base = chars.baseAddress else {
-                    return sqlite3_bind_text64(handle, index, "", 0, CSQLite3_transient(), UInt8(SQLITE_UTF8))
-                }
-                return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), CSQLite3_transient(), UInt8(SQLITE_UTF8))
+        try check(utf8.withUnsafeBufferPointer { bindText($0, at: index) }, index)
+    }
+
+    /// `sqlite3_bind_text64` of UTF-8 bytes, copied (`SQLITE_TRANSIENT`); its result code.
+    private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32) -> Int32 {
+        utf8.withMemoryRebound(to: CChar.self) { chars in
+            // A nil pointer would bind NULL, but empty text must stay empty text.
+            guard let base = chars.baseAddress else {
+                return sqlite3_bind_text64(handle, index, "", 0, CSQLite3_transient(), UInt8(SQLITE_UTF8))
             }
+            return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), CSQLite3_transient(), UInt8(SQLITE_UTF8))
         }
-        try check(resultCode, index)
     }
 
     /// Binds a blob, or NULL when `value` is nil, to the parameter at `index` (1-based).

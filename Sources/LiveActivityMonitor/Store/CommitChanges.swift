@@ -70,20 +70,26 @@ struct CommitChanges {
     }
 
     /// The booking of an activity as this commit knows it, read in place (`record` returns a
-    /// copy of the whole record); loaded as `record` loads it.
+    /// copy of the whole record).
     mutating func bookingID(of id: String) throws -> String? {
         if let i = working.index(forKey: id) { return Self.inPlace(&working.values[i]) { $0.bookingID } }
-        if originals.index(forKey: id) == nil { originals[id] = try load(id) }
-        return Self.inPlace(&originals.values[originals.index(forKey: id)!]) { $0?.bookingID }
+        let i = try original(id)
+        return Self.inPlace(&originals.values[i]) { $0?.bookingID }
     }
 
     /// The activity as this commit knows it so far, or nil if never started.
     mutating func record(_ id: String) throws -> ActivityRecord? {
         if let r = working[id] { return r }
-        if let known = originals[id] { return known }
-        let r = try load(id)
-        originals[id] = r
-        return r
+        let i = try original(id)
+        return originals.values[i]
+    }
+
+    /// Where `originals` holds the activity as the store knew it before this commit, read from
+    /// the store the first time.
+    private mutating func original(_ id: String) throws -> [String: ActivityRecord?].Index {
+        if let i = originals.index(forKey: id) { return i }
+        originals[id] = try load(id)
+        return originals.index(forKey: id)!
     }
 
     /// Applies an event just stored by the commit at `receivedAt` as `seq` (or replayed at
