@@ -37,7 +37,7 @@ import Testing
 
         for route in ["/api/bookings/BK-big", "/api/activities/big"] {
             let first = try server.json(route)
-            #expect(Self.events(first).count == EventPage.defaultLimit, "\(route)")
+            #expect(Self.events(first).count == EventPage.pageLimit.defaultValue, "\(route)")
             #expect(first["next_cursor"]?.stringValue != nil)
             let whole = Self.events(try server.json(route + "?limit=5000"))
             #expect(whole.count == 1_200)

@@ -5,21 +5,13 @@ import JSON
 /// booking can hold hundreds of thousands of events; an answer holds a page, and
 /// `next_cursor` (null on the last page) leads on.
 struct EventPage {
-    static let defaultLimit = 500
-    static let maxLimit = 5000
+    static let pageLimit = PageLimit(defaultValue: 500, most: 5000)
     let limit: Int
     /// The last event of the previous page: its `occurred_at` and `seq`.
     let after: (occurredAt: Double, seq: Int64)?
 
     init(_ query: [String: String]) throws(APIError) {
-        if let text = query["limit"] {
-            guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text), (1...Self.maxLimit).contains(n) else {
-                throw .badRequest("limit must be an integer from 1 to \(Self.maxLimit)")
-            }
-            limit = n
-        } else {
-            limit = Self.defaultLimit
-        }
+        limit = try Self.pageLimit.parse(query)
         guard let text = query["cursor"], !text.isEmpty else {
             after = nil
             return

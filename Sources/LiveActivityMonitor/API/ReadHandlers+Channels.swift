@@ -5,8 +5,7 @@ import JSON
 /// `GET /api/channels` and `GET /api/channels/{channel_id}` (DESIGN.md section 6): the broadcast
 /// channels the server knows, from the channel book and the live activities' subscriptions.
 extension ReadHandlers {
-    static let channelPageLimit = 100
-    static let maxChannelPageLimit = 1000
+    static let channelPageLimit = PageLimit(defaultValue: 100, most: 1000)
     /// A channel's answer lists at most this many subscribers (phone order) and events (newest).
     static let channelSubscribersShown = 100
     static let channelEventsShown = 50
@@ -51,13 +50,7 @@ extension ReadHandlers {
     /// a page at a time (`limit`, `cursor`: the last id of the previous page).
     func channels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = request.query
-        var limit = Self.channelPageLimit
-        if let text = query["limit"] {
-            guard let n = Int(text), (1...Self.maxChannelPageLimit).contains(n) else {
-                throw .badRequest("limit must be an integer from 1 to \(Self.maxChannelPageLimit)")
-            }
-            limit = n
-        }
+        let limit = try Self.channelPageLimit.parse(query)
         let after = query["cursor"].flatMap { $0.isEmpty ? nil : $0 }
         let now = store.clock.now()
         let (page, more, live, deleted) = store.withLiveState { s in

@@ -5,17 +5,10 @@ import LiveActivityWire
 /// `GET /api/triage`: what needs a look now, grouped by problem (`TriageProblem`), each group
 /// with its count and its newest-started activities, each linking to its booking.
 extension ReadHandlers {
-    static let triageDefaultLimit = 50
-    static let triageMaxLimit = 500
+    static let triageLimit = PageLimit(defaultValue: 50, most: 500)
 
     func triage(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        var limit = Self.triageDefaultLimit
-        if let text = request.query["limit"] {
-            guard let n = Int(text), (1...Self.triageMaxLimit).contains(n) else {
-                throw .badRequest("limit must be an integer from 1 to \(Self.triageMaxLimit)")
-            }
-            limit = n
-        }
+        let limit = try Self.triageLimit.parse(request.query)
         let now = store.clock.now()
         let budget = priority10Budget
         // Per problem: how many, and the newest `limit` rows (copied out of the lock), from the

@@ -15,15 +15,14 @@ struct ReadHandlers: Sendable {
     /// Bounds the memory of history reads (`historyRead`).
     let historyReads = ConcurrencyLimit.historyReads()
 
-    static let defaultLimit = 100
-    static let maxLimit = 1000
+    static let pageLimit = PageLimit(defaultValue: 100, most: 1000)
 
     /// The list query, parsed and checked.
     struct ListQuery {
         var state: ActivityState?
         var attributesType: String?
         var search: String?
-        var limit = ReadHandlers.defaultLimit
+        var limit: Int
         var after: Cursor?
 
         init(_ query: [String: String]) throws(APIError) {
@@ -39,12 +38,7 @@ struct ReadHandlers: Sendable {
                 // No id is longer: such a search could only cost a pass over every record.
                 throw .badRequest("q must be at most \(EventValidator.maxIDLength) bytes (the longest id)")
             }
-            if let l = query["limit"] {
-                guard let n = Int(l), (1...ReadHandlers.maxLimit).contains(n) else {
-                    throw .badRequest("limit must be an integer from 1 to \(ReadHandlers.maxLimit)")
-                }
-                limit = n
-            }
+            limit = try ReadHandlers.pageLimit.parse(query)
             if let c = query["cursor"], !c.isEmpty {
                 guard let cursor = Cursor(c) else { throw .badRequest("cursor is not one this server gave") }
                 after = cursor
