@@ -22,7 +22,8 @@ struct BenchOptions {
           --only PHASES         run only these phases: throughput,connections,growth,broadcast,scrape
                                 (comma-separated; connections: 10,000 idle connections beside the load;
                                 growth ends with ingest at its largest size against 10,000 live,
-                                round by round on new servers), or
+                                round by round on new servers, each round beside SQLite alone
+                                storing the same rows into the same two files), or
                                 stages: the ingest stages without HTTP and the storage limit, or
                                 decode: single-object decoding alone (quick to profile),
                                 broadcast: a 200 broadcast to 10,000 subscribers,
