@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["LiveActivityMonitor", "HTTPServer", "JSON", "PostgresDB", "LiveActivityWire"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "CSQLite3"]),
         .testTarget(name: "PostgresDBTests", dependencies: ["PostgresDB", "TestSupport"]),
         .testTarget(name: "PrometheusTests", dependencies: ["Prometheus", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),

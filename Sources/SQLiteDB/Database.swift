@@ -27,6 +27,12 @@ public final class Database {
     /// must not grow without bound because of it.
     private static let statementCacheLimit = 256
 
+    /// SQLite's memory statistics, which nothing here reads, take one process-wide mutex around
+    /// every allocation and free (Debian's build has no lookaside: a step allocates several times),
+    /// so every connection's thread queued on it. Off before the first connection opens: SQLite
+    /// takes the setting only before it starts (later it answers SQLITE_MISUSE, and keeps them).
+    private static let memoryStatisticsOff: Void = { _ = CSQLite3_disableMemoryStatistics() }()
+
     /// The path the database was opened with.
     public let path: String
 
@@ -35,6 +41,7 @@ public final class Database {
     /// - Parameter busyTimeoutMilliseconds: how long a statement waits for another connection's
     ///   lock before failing with `SQLiteError.isBusy`.
     public init(path: String, mode: Mode = .readWrite, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+        _ = Self.memoryStatisticsOff
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE

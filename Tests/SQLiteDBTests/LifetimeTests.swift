@@ -1,7 +1,19 @@
 import Testing
 import SQLiteDB
+import CSQLite3
 
 @Suite struct LifetimeTests {
+    /// `Database` turns SQLite's memory statistics off before its first connection: kept, they
+    /// take a process-wide mutex around every allocation. Had the setting come too late (SQLite
+    /// already started), the statistics would count this connection's memory.
+    @Test func sqliteKeepsNoMemoryStatistics() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path("m.sqlite"))
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (randomblob(100000))")
+        #expect(sqlite3_memory_used() == 0)
+    }
+
     @Test func statementOutlivesItsDatabase() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
