@@ -166,7 +166,7 @@ public struct StateEngine: Sendable {
         let t = event.occurredAt
         var passed: [TimeTransition] = []
         var verdicts: [Verdict] = []
-        if record != nil { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
+        if record.isPresent { passed = advance(&record!, to: t, counters: &counters, labels: labels) }
 
         var effect: EventEffect
         switch event.type {
@@ -459,16 +459,16 @@ public struct StateEngine: Sendable {
         pushes.count(push)
 
         // A push-to-start whose content the type would not decode starts nothing.
-        if record == nil, push.kind == .start, push.accepted, let type = event.attributesType,
+        if !record.isPresent, push.kind == .start, push.accepted, let type = event.attributesType,
            let detail = Self.undecodable(event, as: type, shapes) {
             return EventEffect(why: .undecodableContent, detail: detail)
         }
 
         // A push-to-start creates the activity, and is then its first push (last push, priority 10).
-        if record == nil, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
+        if !record.isPresent, push.kind == .start, push.accepted, event.activityID != nil, event.attributesType != nil {
             _ = start(event, source: .pushToStart, record: &record, counters: &counters, labels: &labels)
         }
-        guard record != nil else {
+        guard record.isPresent else {
             if push.invalidatesToken { counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason)) }
             if !push.accepted { return .noEffect(.failed) }
             // A push-to-start may name no activity (DESIGN.md section 3): the activity begins
