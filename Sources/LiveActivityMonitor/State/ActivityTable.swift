@@ -342,14 +342,14 @@ struct ActivityTable: Sendable {
                 movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
                                to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
             }
-            if triage != nil {
+            if triage.isPresent {
                 triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
                              to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
             }
             before = uncount(old, at: position)
         } else {
             if phoneOrder != nil { movePhoneOrder(place, from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime)) }
-            if triage != nil { triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget)) }
+            if triage.isPresent { triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget)) }
         }
         gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
@@ -369,7 +369,7 @@ struct ActivityTable: Sendable {
     private mutating func uncountGauges(at position: Int) {
         let budget = gauges.priority10Budget
         if phoneOrder != nil { movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime), to: nil) }
-        if triage != nil { triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil) }
+        if triage.isPresent { triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil) }
         _ = uncount(ActivityGauges.contribution(of: storage[position], at: gaugeTime, budget: budget), at: position)
     }
 
@@ -395,7 +395,7 @@ struct ActivityTable: Sendable {
             if phoneOrder != nil {
                 movePhoneOrder(i, from: PhoneOrderIndex.Place(storage[i], at: gaugeTime), to: PhoneOrderIndex.Place(storage[i], at: now))
             }
-            if triage != nil {
+            if triage.isPresent {
                 triage?.move(from: TriageIndex.Place(storage[i], at: gaugeTime, budget: budget),
                              to: TriageIndex.Place(storage[i], at: now, budget: budget))
             }

@@ -188,7 +188,7 @@ struct CommitChanges {
         acceptedByType = [:]
         pushes.add(to: &counters)
         pushes = PushTally()
-        for id in due where working[id] == nil {
+        for id in due where working.index(forKey: id) == nil {
             if let r = try record(id) { working[id] = r }
         }
         // Each record is reached through its index and changed in place: a loop over
