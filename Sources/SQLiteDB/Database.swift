@@ -28,9 +28,9 @@ public final class Database {
     private static let statementCacheLimit = 256
 
     /// SQLite's memory statistics, which nothing here reads, take one process-wide mutex around
-    /// every allocation and free (Debian's build has no lookaside: a step allocates several times),
-    /// so every connection's thread queued on it. Off before the first connection opens: SQLite
-    /// takes the setting only before it starts (later it answers SQLITE_MISUSE, and keeps them).
+    /// every allocation and free, on every connection's thread (Debian's build has no lookaside:
+    /// a step allocates several times). Off before the first connection opens: SQLite takes the
+    /// setting only before it starts (later it answers SQLITE_MISUSE, and keeps them).
     private static let memoryStatisticsOff: Void = { _ = CSQLite3_disableMemoryStatistics() }()
 
     /// The path the database was opened with.
