@@ -32,6 +32,29 @@ import Testing
         #expect(chosen.map(\.activityID) == expected.map(\.activityID))
     }
 
+    /// A channel's page (`subscribers(of:at:first:)`, one pass with a bounded heap) is the
+    /// subscribed records filtered and sorted whole, for any page size and at any time.
+    @Test(arguments: [0, 1, 7, 100, 2000])
+    func channelSubscribersEqualAFilterAndAFullSort(limit: Int) {
+        var random = PushEventScannerTests.Seeded(state: UInt64(limit) + 5)
+        let now = TestServer.base
+        let all = (0..<1500).map { i in
+            var r = KeptOrderTests.record("s\(i)", now: now, &random)
+            r.channelID = [nil, "c", "c", "d"][Int.random(in: 0..<4, using: &random)]
+            return r
+        }
+        var table = ActivityTable()
+        for r in all { table[r.activityID] = r }
+        for at in [now, now + 1800, now + 9 * 3600] {
+            let expected = all.filter { $0.channelID == "c" && $0.isSubscribed(at: at) }.sorted(by: ActivityRecord.phoneOrder)
+            let (count, first) = table.subscribers(of: "c", at: at, first: limit)
+            #expect(count == expected.count, "at +\(at - now) s")
+            #expect(first.map(\.activityID) == expected.prefix(limit).map(\.activityID), "at +\(at - now) s")
+            #expect(count == table.subscriberCount(of: "c", at: at))
+        }
+        #expect(table.subscribers(of: "none", at: now, first: limit).count == 0)
+    }
+
     @Test func tableMatchesADictionaryThroughInsertsReplacementsAndRemovals() {
         var table = ActivityTable()
         var reference: [String: ActivityRecord] = [:]

@@ -91,9 +91,8 @@ extension ReadHandlers {
     func channel(_ id: String) throws(APIError) -> HTTPResponse {
         let now = store.clock.now()
         var (summary, subscribers, book) = store.withLiveState { s in
-            let subscribers = Self.subscribers(of: id, in: s, at: now)
-            return (ChannelSummary(id: id, channel: s.channels[id], subscribers: subscribers.count),
-                    Array(subscribers.prefix(Self.channelSubscribersShown)), s.channels)
+            let (count, first) = s.records.subscribers(of: id, at: now, first: Self.channelSubscribersShown)
+            return (ChannelSummary(id: id, channel: s.channels[id], subscribers: count), first, s.channels)
         }
         let rows: [StoredEventRow]
         do {
@@ -121,12 +120,5 @@ extension ReadHandlers {
             w.key("priority10_budget"); w.number(Int64(priority10Budget))
             w.endObject()
         }
-    }
-
-    /// The live activities subscribed to `channel` at `now` (pending, active or stale), in phone order.
-    private static func subscribers(of channel: String, in s: LiveState, at now: Double) -> [ActivityRecord] {
-        s.records.subscriberRecords(of: channel).lazy.map(\.record)
-            .filter { $0.isSubscribed(at: now) }
-            .sorted(by: ActivityRecord.phoneOrder)
     }
 }
