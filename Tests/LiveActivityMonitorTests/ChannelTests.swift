@@ -89,6 +89,10 @@ import Testing
             let detail = try server.json("/api/channels/\(B.channel)")
             #expect(detail["state"] == "deleted")
             #expect(detail["subscribers"] == 2)
+            #expect((detail["activities"]?.arrayValue ?? []).map { $0["activity_id"]?.stringValue ?? "" } == ["s1", "s2"],
+                    "in phone order: started together, by id")
+            let listed = try server.json("/api/channels")["channels"]?.arrayValue ?? []
+            #expect(listed.first { $0["channel_id"]?.stringValue == B.channel }?["subscribers"] == 2)
             #expect(detail["last_broadcast"]?["result"] == "no_effect")
             #expect(detail["last_broadcast"]?["why"] == "unknown_channel")
             let events = (detail["events"]?.arrayValue ?? [])

@@ -306,27 +306,19 @@ struct ActivityTable: Sendable {
     /// The channels some record is subscribed to.
     var subscribedChannels: Dictionary<String, Set<String>>.Keys { subscribed.keys }
 
-    /// `channel`'s subscribers at `now` (pending, active or stale: `isSubscribed`): how many, and the first `limit` in phone order, read in
-    /// place. One pass over its ids, no id sorted and no other record copied: a channel a million
-    /// phones subscribe to holds the state's lock for that pass, not for two sorts of a million.
-    func subscribers(of channel: String, at now: Double, first limit: Int) -> (count: Int, first: [ActivityRecord]) {
-        var count = 0
-        var selection = FirstInOrder<(key: PhoneOrderKey, position: Int)>(limit: limit) { PhoneOrderKey.ordered($0.key, $1.key) }
-        for id in subscribed[channel] ?? [] {
-            guard let i = position(of: id), storage[i].isSubscribed(at: now) else { continue }
-            count += 1
-            selection.offer((PhoneOrderKey(storage[i]), i))
-        }
-        return (count, selection.sorted().map { storage[$0.position] })
-    }
+    /// The ids of the records subscribed to `channel` (whatever their state).
+    func subscriberIDs(of channel: String) -> Set<String> { subscribed[channel] ?? [] }
 
-    /// How many records subscribed to `channel` count as its subscribers at `now` (read in place).
-    func subscriberCount(of channel: String, at now: Double) -> Int {
-        var n = 0
-        for id in subscribed[channel] ?? [] {
-            if let i = position(of: id), storage[i].isSubscribed(at: now) { n += 1 }
+    /// Of `ids`, the records that are `channel`'s subscribers at `now` (pending, active or
+    /// stale: `isSubscribed`), read in place: counted into `count` and, when `selection` keeps
+    /// any, offered to it by phone order. Called a chunk of ids at a time (`ReadHandlers`).
+    func tally(_ ids: ArraySlice<String>, subscribedTo channel: String, at now: Double,
+               count: inout Int, into selection: inout FirstInOrder<PhoneOrderKey>) {
+        for id in ids {
+            guard let i = position(of: id), storage[i].channelID == channel, storage[i].isSubscribed(at: now) else { continue }
+            count += 1
+            if selection.limit > 0 { selection.offer(PhoneOrderKey(storage[i])) }
         }
-        return n
     }
 
     /// The records, in no particular order, as a buffer valid only inside `body`. Read fields as
