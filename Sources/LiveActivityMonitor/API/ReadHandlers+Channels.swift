@@ -53,18 +53,18 @@ extension ReadHandlers {
         let limit = try Self.channelPageLimit.parse(query)
         let after = query["cursor"].flatMap { $0.isEmpty ? nil : $0 }
         let now = store.clock.now()
-        let (chosen, more, live, deleted) = store.withLiveState { s in
-            var ids = Set(s.channels.channels.keys)
-            ids.formUnion(s.records.subscribedChannels)
-            let sorted = ids.filter { id in after.map { ExactText.precedes($0, id) } ?? true }
-                .sorted(by: ExactText.precedes)
-            let chosen = sorted.prefix(limit).map { ($0, s.channels[$0]) }
-            let live = s.channels.channels.values.filter(\.isLive).count
-            let deleted = s.channels.channels.values.filter { $0.deleted != nil }.count
-            return (chosen, sorted.count > limit, live, deleted)
-        }
-        let page = chosen.map { id, channel in
-            ChannelSummary(id: id, channel: channel, subscribers: subscribers(of: id, at: now, first: 0).count)
+        // The book as it is (shared, not copied) and the subscribed channels' ids: the sort and the
+        // counts run outside the state's lock, which the book's deleted channels would make long.
+        let (book, subscribedChannels) = store.withLiveState { s in (s.channels, Array(s.records.subscribedChannels)) }
+        var ids = Set(book.channels.keys)
+        ids.formUnion(subscribedChannels)
+        let sorted = ids.filter { id in after.map { ExactText.precedes($0, id) } ?? true }
+            .sorted(by: ExactText.precedes)
+        let more = sorted.count > limit
+        let live = book.liveByPolicy.values.reduce(0, +)
+        let deleted = book.channels.values.filter { $0.deleted != nil }.count
+        let page = sorted.prefix(limit).map { id in
+            ChannelSummary(id: id, channel: book[id], subscribers: subscribers(of: id, at: now, first: 0).count)
         }
         return .json { w in
             w.beginObject()

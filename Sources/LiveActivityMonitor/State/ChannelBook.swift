@@ -46,9 +46,24 @@ struct ChannelBook: Sendable, Equatable {
     private(set) var channels: [String: Channel] = [:]
     /// Channels changed since `takeChanged` (their rows are written with the commit).
     private var changed = Set<String>()
+    /// Live channels by storage policy (`liveactivity_channels`): "0", "1", or "unknown" when the
+    /// create did not say. Kept as requests change them: the book keeps deleted channels too, and
+    /// a scrape must not walk them all.
+    private(set) var liveByPolicy = ["0": 0, "1": 0]
 
     init(_ channels: [String: Channel] = [:]) {
         self.channels = channels
+        for c in channels.values { count(c, by: 1) }
+    }
+
+    private static func policyLabel(_ c: Channel) -> String { c.storagePolicy.map(String.init) ?? "unknown" }
+
+    private mutating func count(_ c: Channel, by n: Int) {
+        guard c.isLive else { return }
+        let label = Self.policyLabel(c)
+        liveByPolicy[label, default: 0] += n
+        // "unknown" is a series only while some live channel has it, as a recount would say.
+        if label == "unknown", liveByPolicy[label] == 0 { liveByPolicy[label] = nil }
     }
 
     subscript(id: String) -> Channel? { channels[id] }
@@ -66,7 +81,8 @@ struct ChannelBook: Sendable, Equatable {
     /// delete of the same channel changes nothing (the first stands).
     mutating func record(_ request: ChannelRequest, channel: String, seq: Int64, at t: Double) {
         guard request.succeeded else { return }
-        var c = channels[channel] ?? Channel()
+        let before = channels[channel] ?? Channel()
+        var c = before
         switch request.operation {
         case .create:
             guard c.created == nil else { return }
@@ -76,6 +92,8 @@ struct ChannelBook: Sendable, Equatable {
             guard c.deleted == nil else { return }
             c.deleted = Stamp(at: t, seq: seq)
         }
+        count(before, by: -1)
+        count(c, by: 1)
         channels[channel] = c
         changed.insert(channel)
     }
@@ -87,16 +105,6 @@ struct ChannelBook: Sendable, Equatable {
         c.lastBroadcast = broadcast
         channels[channel] = c
         changed.insert(channel)
-    }
-
-    /// Live channels by storage policy (`liveactivity_channels`): "0", "1", or "unknown" when the
-    /// create did not say.
-    var liveByPolicy: [String: Int] {
-        var counts = ["0": 0, "1": 0]
-        for c in channels.values where c.isLive {
-            counts[c.storagePolicy.map(String.init) ?? "unknown", default: 0] += 1
-        }
-        return counts
     }
 
     /// The channels changed since the last call, for their rows; forgets them.
