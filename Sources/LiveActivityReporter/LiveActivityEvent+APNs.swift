@@ -17,8 +17,9 @@ extension LiveActivityEvent {
     ///   - activityID: the activity the token belongs to; nil only for push-to-start.
     ///   - bookingID: required for push-to-start; otherwise inherited from the activity.
     ///   - occurredAt: when the request was sent.
-    ///   - id: the idempotency key; random by default. Pass your own when the same request may
-    ///     be reported twice (e.g. replayed from a log), so that it is counted once.
+    ///   - id: the idempotency key; `LiveActivityEvent.newID()` (time-ordered) by default. Pass
+    ///     your own when the same request may be reported twice (e.g. replayed from a log), so
+    ///     that it is counted once.
     /// - Throws: `APNsPayloadError` for a payload the monitor could not take: not a JSON object,
     ///   no `aps`, no valid `aps.event`, a field of the wrong type, or a push-to-start without
     ///   `bookingID`.
@@ -61,7 +62,7 @@ extension LiveActivityEvent {
     ///   - apnsUniqueID: the `apns-unique-id` response header (development environment).
     ///   - latencyMs: from sending the request to the answer (or to giving up).
     ///   - occurredAt: when the request was sent.
-    ///   - id: the idempotency key; random by default.
+    ///   - id: the idempotency key; `LiveActivityEvent.newID()` (time-ordered) by default.
     /// - Throws: `APNsPayloadError` for a payload the monitor could not take (as for a push to a
     ///   token), and `.startOnChannel` for `aps.event` `start`: a broadcast starts nothing.
     public static func pushSent(apnsPayload: Data, channelID: String, priority: PushSent.Priority? = nil,
@@ -96,7 +97,7 @@ extension LiveActivityEvent {
     ///   - reason: the `reason` of APNs' error body (`apnsReason(fromResponseBody:)`).
     ///   - latencyMs: from sending the request to the answer (or to giving up).
     ///   - occurredAt: when the request was sent.
-    ///   - id: the idempotency key; random by default.
+    ///   - id: the idempotency key; `LiveActivityEvent.newID()` (time-ordered) by default.
     /// - Throws: `.missingChannelID` for a 2xx answer without a channel id: the monitor refuses it.
     public static func channelCreated(requestBody: Data, status: Int, channelID: String?, reason: String? = nil,
                                       latencyMs: Double, occurredAt: Date = Date(), app: String? = nil,

@@ -48,7 +48,7 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
     }
 
     /// The idempotency key: the monitor stores and counts an event with a given id once, so
-    /// the reporter can resend a batch whose answer was lost. Random unless you choose one.
+    /// the reporter can resend a batch whose answer was lost. `newID()` unless you choose one.
     public var id: String
     /// ActivityKit's `Activity.id`. Required, except on a `push.sent` with event `start`, on a
     /// broadcast (a `push.sent` to a channel) and on `device.push_to_start_token`; never set on
@@ -80,8 +80,21 @@ public struct LiveActivityEvent: Sendable, Hashable, Encodable, Identifiable {
         self.app = app
     }
 
-    /// A fresh random idempotency key.
-    public static func newID() -> String { UUID().uuidString.lowercased() }
+    /// A fresh idempotency key: a version 7 UUID (RFC 9562), the Unix time in milliseconds in
+    /// its first 48 bits and the rest random. The monitor indexes event ids: a time-ordered key
+    /// is stored beside the last ones, where a random (version 4) one lands anywhere among
+    /// them, which costs SQLite over twice the work per event in a large store
+    /// (`Tests/bench/PERFORMANCE.md`, session 31).
+    public static func newID(at now: Date = Date()) -> String {
+        var id = UUID().uuid
+        let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+        withUnsafeMutableBytes(of: &id) { bytes in
+            for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * i)) }
+            bytes[6] = 0x70 | bytes[6] & 0x0F   // version 7
+            bytes[8] = 0x80 | bytes[8] & 0x3F   // the RFC's variant
+        }
+        return UUID(uuid: id).uuidString.lowercased()
+    }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, type

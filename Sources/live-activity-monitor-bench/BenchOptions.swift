@@ -6,6 +6,7 @@ struct BenchOptions {
         Usage: live-activity-monitor-bench [--quick] [--rounds N] [--seconds N] [--out FILE]
                                            [--no-full-durability] [--keep] [--only PHASES]
                                            [--postgres URI | --no-postgres] [--million]
+                                           [--numbered-ids]
 
         Measures the monitor against the HTTP limit (libmicrohttpd alone answering a fixed 200,
         beside our HTTPServer doing the same), the
@@ -38,6 +39,11 @@ struct BenchOptions {
           --million             the growth phase goes on to 1,000,000 live activities and
                                 10,000,000 events (also LAM_BENCH_MILLION=1; minutes and
                                 several GB of disk)
+          --numbered-ids        the growth and start-up files' ids as a prefix and a number,
+                                each new one beside the last in every index (the figures
+                                before session 31), not UUIDs as production's: random
+                                activity and booking ids (ActivityKit's are), time-ordered
+                                event ids (as LiveActivityReporter makes them)
           --postgres URI        a PostgreSQL server whose role may create databases (also
                                 LAM_BENCH_POSTGRES) for the postgres phase (databases
                                 created and dropped by the run); without it, the full run
@@ -88,6 +94,8 @@ struct BenchOptions {
     var startupDatabase: String?
     /// Another server binary to start on the same file (`--startup-against`).
     var startupAgainst: String?
+    /// How the growth and start-up datasets name activities, bookings and events.
+    var ids = Dataset.IDs.uuids
 
     init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var args = arguments[...]
@@ -110,6 +118,7 @@ struct BenchOptions {
             case "--keep": keep = true
             case "--postgres": postgres = try value(arg)
             case "--million": million = true
+            case "--numbered-ids": ids = .numbered
             case "--no-postgres": noPostgres = true
             case "--startup-live": live = try positive(arg)
             case "--startup-pushes":

@@ -69,7 +69,7 @@ extension Benchmark {
     private func buildStartupFile(_ path: String, live: Int, pushes: Int) throws {
         let server = try monitor("startup-loading", database: path)
         defer { stop(server) }
-        let data = Dataset(prefix: "su", now: unixNow)
+        let data = Dataset(prefix: "su", now: unixNow, ids: options.ids)
         let perBatch = max(1, 1000 / (1 + pushes))
         let spread = 2400.0 / Double(max(1, live))
         let (seconds, rate) = try Stopwatch.time {

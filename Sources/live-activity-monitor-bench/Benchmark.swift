@@ -347,7 +347,7 @@ final class Benchmark {
     /// then compares ingest there with ingest at the comparison size (`ingestByFleetSize`).
     private func growth() throws {
         var server = try monitor("monitor", database: "growth.sqlite")
-        let data = Dataset(prefix: "g", now: unixNow)
+        let data = Dataset(prefix: "g", now: unixNow, ids: options.ids)
         let pushes = options.pushesPerActivity
         let checkpoints = options.liveCheckpoints
         let comparedLive = options.comparedLive

@@ -4,13 +4,60 @@ import Foundation
 /// (`LiveActivityAttributes`) and the timer app (`TimerWidgetAttributes`), each started and
 /// then updated by pushes. The same shapes as the wrk scripts in `Tests/bench/`.
 struct Dataset {
+    /// How its ids look, and so where new ones fall among the stored ones in SQLite's indexes.
+    enum IDs {
+        /// As production's: activity ids random UUIDs (ActivityKit's are), bookings too, so each
+        /// new one lands anywhere in its index; event ids time-ordered UUIDs (version 7, as
+        /// `LiveActivityReporter` makes them), each beside the last.
+        case uuids
+        /// The prefix and a number, each new id beside the last in every index (the bench's
+        /// ids until session 31; kept to compare with its figures).
+        case numbered
+    }
+
     /// Prefix of every id, so that several datasets can share one database.
     let prefix: String
     /// Unix seconds the bench started: live activities start shortly before it.
     let now: Double
+    var ids = IDs.numbered
 
-    func activityID(_ i: Int) -> String { "\(prefix)a\(i)" }
-    func bookingID(_ i: Int) -> String { "\(prefix)BK\(i)" }
+    func activityID(_ i: Int) -> String { ids == .numbered ? "\(prefix)a\(i)" : prefix + Self.randomUUID(i, kind: 0) }
+    func bookingID(_ i: Int) -> String { ids == .numbered ? "\(prefix)BK\(i)" : prefix + "BK-" + Self.randomUUID(i, kind: 1) }
+    func startEventID(_ i: Int) -> String { ids == .numbered ? "\(prefix)s\(i)" : prefix + Self.timeOrderedUUID(i, 0) }
+    /// The `k`-th push's (k from 1 to 1023).
+    func pushEventID(_ i: Int, _ k: Int) -> String { ids == .numbered ? "\(prefix)p\(i)-\(k)" : prefix + Self.timeOrderedUUID(i, k) }
+
+    /// Shaped as a random (version 4) UUID, distinct for each `(i, kind)` (i below 2^48, kind
+    /// below 2^16): its first 64 bits are a bijective mix of both, unrelated to i's order.
+    static func randomUUID(_ i: Int, kind: Int) -> String {
+        let high = mix(UInt64(i) | UInt64(kind) << 48)
+        return uuid(high, mix(high ^ 0x5851_F42D_4C95_7F2D))
+    }
+
+    /// Shaped as a version 7 UUID whose 48-bit time is the line's place (activity `i`, then its
+    /// event `k`): each later line's id sorts after the earlier ones'.
+    static func timeOrderedUUID(_ i: Int, _ k: Int) -> String {
+        let place = UInt64(i) << 10 | UInt64(k), random = mix(place)
+        return uuid(place << 16 | 0x7000 | random >> 52, random >> 2 | 1 << 63)
+    }
+
+    private static func uuid(_ high: UInt64, _ low: UInt64) -> String {
+        let hex = Array(hexDigits(high) + hexDigits(low))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+    }
+
+    /// SplitMix64's finalizer: xor-shifts and odd multiplications, each invertible.
+    private static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private static func hexDigits(_ x: UInt64) -> String {
+        let hex = String(x, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
 
     /// The token the wrk scripts use for activity `i` (`%064x` of i + 1).
     static func token(_ i: Int) -> String {
@@ -24,7 +71,7 @@ struct Dataset {
         let t = now - age
         if i % 2 == 0 {
             return """
-                {"id":"\(prefix)s\(i)","type":"activity.started","activity_id":"\(activityID(i))","booking_id":"\(bookingID(i))",\
+                {"id":"\(startEventID(i))","type":"activity.started","activity_id":"\(activityID(i))","booking_id":"\(bookingID(i))",\
                 "attributes_type":"LiveActivityAttributes","occurred_at":\(t),"app":"com.example.rides",\
                 "attributes":{"driverName":"Ana","rating":"4.9"},\
                 "content_state":{"driverName":"Ana","rating":"4.9","progress":0,"duration":12},\
@@ -32,7 +79,7 @@ struct Dataset {
                 """
         }
         return """
-            {"id":"\(prefix)s\(i)","type":"activity.started","activity_id":"\(activityID(i))","booking_id":"\(bookingID(i))",\
+            {"id":"\(startEventID(i))","type":"activity.started","activity_id":"\(activityID(i))","booking_id":"\(bookingID(i))",\
             "attributes_type":"TimerWidgetAttributes","occurred_at":\(t),"app":"com.example.timer",\
             "attributes":{"startedAt":\(Int(t))},"content_state":{"elapsed":0,"paused":false},\
             "relevance_score":\(Double(i % 100) / 100),"push_token":"\(Self.token(i))"}
@@ -47,7 +94,7 @@ struct Dataset {
             ? "{\"driverName\":\"Ana\",\"rating\":\"4.9\",\"progress\":\(Double(k) / 10),\"duration\":\(12 - k)}"
             : "{\"elapsed\":\(k * 60),\"paused\":false}"
         return """
-            {"id":"\(prefix)p\(i)-\(k)","type":"push.sent","activity_id":"\(activityID(i))","occurred_at":\(t),\
+            {"id":"\(pushEventID(i, k))","type":"push.sent","activity_id":"\(activityID(i))","occurred_at":\(t),\
             "event":"update","priority":\(priority),"status":200,"latency_ms":\(20 + (i + k) % 60).5,\
             "push_token":"\(Self.token(i))","timestamp":\(t),"payload_bytes":212,\
             "apns_id":"0e8b5a3c-6f0d-4d7e-9a51-\(String(format: "%012d", i * 16 + k))","content_state":\(content)}
