@@ -27,8 +27,9 @@ struct Dataset {
     /// The `k`-th push's (k from 1 to 1023).
     func pushEventID(_ i: Int, _ k: Int) -> String { ids == .numbered ? "\(prefix)p\(i)-\(k)" : prefix + Self.timeOrderedUUID(i, k) }
 
-    /// Shaped as a random (version 4) UUID, distinct for each `(i, kind)` (i below 2^48, kind
-    /// below 2^16): its first 64 bits are a bijective mix of both, unrelated to i's order.
+    /// Shaped as a UUID and random-looking (its digits all mixed, no version digit kept),
+    /// distinct for each `(i, kind)` (i below 2^48, kind below 2^16): its first 64 bits are a
+    /// bijective mix of both, unrelated to i's order.
     static func randomUUID(_ i: Int, kind: Int) -> String {
         let high = mix(UInt64(i) | UInt64(kind) << 48)
         return uuid(high, mix(high ^ 0x5851_F42D_4C95_7F2D))
