@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""sqlite-ids.py PRELOAD N IDS [--page-size BYTES] [--without INDEX ...]: SQLite alone (Python's
+sqlite3, over Debian's libsqlite3 as the server) storing events in the monitor's events table,
+its three indexes and `activity_events`, with the writer's settings (WAL, synchronous=NORMAL,
+8 MiB cache, checkpoints every 4,000 pages): PRELOAD events stored first, then N more timed in
+commits of 1,000 (activities of a start and 9 pushes). IDS: `numbered` (each new id beside the
+last), `v7` (random activity and booking ids, time-ordered event ids) or `random` (all random).
+--without drops `events_by_event_id`, `events_by_booking` or `activity_events`. Prints µs an
+event (wall, CPU) and KiB written an event (`wchar`: the log, and the checkpoints' copies).
+A new file in the current directory, removed at the end (PERFORMANCE.md, session 31)."""
+import os, sqlite3, sys, time, uuid
+
+args = sys.argv[1:]
+page, without = 4096, set()
+if "--page-size" in args:
+    i = args.index("--page-size"); page = int(args[i + 1]); del args[i:i + 2]
+if "--without" in args:
+    i = args.index("--without"); without = set(args[i + 1:]); del args[i:]
+preload, n, ids = int(args[0]), int(args[1]), args[2]
+assert ids in ("numbered", "v7", "random"), "IDS: numbered, v7 or random"
+path = f"sqlite-ids-{os.getpid()}.sqlite"
+db = sqlite3.connect(path, isolation_level=None)
+for pragma in (f"page_size={page}", "journal_mode=WAL", "synchronous=NORMAL", "cache_size=-8192",
+               "wal_autocheckpoint=4000"):
+    db.execute("PRAGMA " + pragma)
+db.execute("""CREATE TABLE events (seq INTEGER PRIMARY KEY, event_id TEXT, type TEXT NOT NULL, activity_id TEXT,
+              booking_id TEXT, occurred_at REAL NOT NULL, received_at REAL NOT NULL, body TEXT NOT NULL)""")
+if "events_by_event_id" not in without:
+    db.execute("CREATE UNIQUE INDEX events_by_event_id ON events(event_id) WHERE event_id IS NOT NULL")
+db.execute("CREATE INDEX events_by_occurred_at ON events(occurred_at)")
+if "events_by_booking" not in without:
+    db.execute("CREATE INDEX events_by_booking ON events(booking_id, occurred_at, seq) WHERE booking_id IS NOT NULL")
+if "activity_events" not in without:
+    db.execute("""CREATE TABLE activity_events (activity_id TEXT NOT NULL, seq INTEGER NOT NULL,
+                  PRIMARY KEY (activity_id, seq)) WITHOUT ROWID""")
+body = "x" * 550   # about a push.sent's stored body
+made = 0
+
+
+def rows(count, t):
+    global made
+    out = []
+    for _ in range(count // 10):
+        made += 1
+        aid = uuid.uuid4().hex if ids != "numbered" else f"a{made:012d}"
+        bk = uuid.uuid4().hex[:12] if ids != "numbered" else f"b{made:012d}"
+        for k in range(10):
+            eid = uuid.uuid4().hex if ids == "random" else f"e{made:012d}-{k}" + ("" if ids == "numbered" else uuid.uuid4().hex[:20])
+            out.append((eid, "push.sent" if k else "activity.started", aid, None if k else bk, t + k, t + k, body))
+    return out
+
+
+def store(batch):
+    for i in range(0, len(batch), 1000):
+        db.execute("BEGIN")
+        before = db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
+        db.executemany("""INSERT INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
+                          VALUES (?, ?, ?, ?, ?, ?, ?)""", batch[i:i + 1000])
+        if "activity_events" not in without:
+            db.execute("""INSERT INTO activity_events SELECT activity_id, seq FROM events WHERE seq > ?
+                          ORDER BY activity_id, seq""", (before,))
+        db.execute("COMMIT")
+
+
+def written():
+    return [int(l.split()[1]) for l in open("/proc/self/io") if l.startswith("wchar")][0]
+
+
+try:
+    t = time.time()
+    for k in range(0, preload, 100_000):
+        store(rows(min(100_000, preload - k), t))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    batch = rows(n, t + 1000)
+    io, cpu, wall = written(), time.process_time(), time.monotonic()
+    store(batch)
+    wall, cpu, io = time.monotonic() - wall, time.process_time() - cpu, written() - io
+    print(f"ids {ids}, page {page}, without {sorted(without) or 'none'}, {preload} stored: "
+          f"{wall / n * 1e6:.1f} µs an event (CPU {cpu / n * 1e6:.1f}), {io / n / 1024:.1f} KiB written an event")
+finally:
+    db.close()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix): os.remove(path + suffix)
