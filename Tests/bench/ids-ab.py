@@ -7,8 +7,8 @@ and 9 pushes each, NDJSON requests of 500 lines from 4 clients) at once after /-
 prints the rate and the store writer's CPU per event (/proc/PID/task/*/stat); then the medians
 per kind. The file grows by N live activities a run: give it a copy (PERFORMANCE.md, session 31).
 --perf PREFIX records each run (`perf record -g`) to PREFIX-KIND-ROUND.data."""
-import http.client, json, os, signal, statistics, subprocess, sys, threading, time, urllib.request, uuid
-from proctools import free_port, threads
+import json, signal, statistics, subprocess, sys, time, uuid
+from proctools import free_port, post_ndjson, threads, wait_ready
 
 args = sys.argv[1:]
 perf = None
@@ -57,12 +57,7 @@ def run(kind, r):
     p = subprocess.Popen([binary, "serve", "--db", db, "--port", str(port)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while True:
-            if p.poll() is not None: sys.exit(f"{binary} exited ({p.returncode}) before it was ready")
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=1).status == 200: break
-            except Exception: pass
-            time.sleep(0.05)
+        wait_ready(p, port, binary)
         now = time.time()
         all_lines = lines(kind, f"x{int(now * 1000)}-", now)
         bodies = ["\n".join(all_lines[k:k + 500]) for k in range(0, len(all_lines), 500)]
@@ -72,15 +67,7 @@ def run(kind, r):
                                          f"{perf}-{kind}-{r}.data"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
         before, t0 = writer_cpu(p.pid), time.monotonic()
-
-        def client(part):
-            c = http.client.HTTPConnection("127.0.0.1", port)
-            for body in part:
-                c.request("POST", "/v1/events", body, {"Content-Type": "application/x-ndjson"})
-                resp = c.getresponse(); resp.read()
-                assert resp.status in (200, 202), resp.status
-        ts = [threading.Thread(target=client, args=(bodies[j::4],)) for j in range(4)]
-        [t.start() for t in ts]; [t.join() for t in ts]
+        post_ndjson(port, bodies, clients=4)
         wall = time.monotonic() - t0
         cpu = (writer_cpu(p.pid) - before) / len(all_lines) * 1e6
         if recorder: recorder.send_signal(signal.SIGINT); recorder.wait()

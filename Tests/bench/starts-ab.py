@@ -5,8 +5,8 @@ threads, ids new to each run), and print the rate and the server's CPU per event
 (utime+stime from /proc/PID/task/*/stat), then per binary the medians. What a new activity costs
 the writer at the fleet size of DB (its indexes' insertions). The file grows by N live activities
 per run: give it a copy (PERFORMANCE.md, session 25)."""
-import os, signal, socket, subprocess, sys, time, urllib.request, glob, threading, http.client, statistics, json
-from proctools import free_port, threads
+import os, signal, subprocess, sys, time, statistics, json
+from proctools import free_port, post_ndjson, threads, wait_ready
 db, rounds, n, bins = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 def by_name(pid):
     out = {}
@@ -22,24 +22,13 @@ for r in range(rounds):
     for bi, b in enumerate(bins if r % 2 == 0 else list(reversed(bins))):
         port = free_port()
         p = subprocess.Popen([b, "serve", "--db", db, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while True:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=1).status == 200: break
-            except Exception: pass
-            time.sleep(0.05)
+        wait_ready(p, port, b)
         time.sleep(1)
         prefix = f"n{int(time.time())}r{r}b{bins.index(b)}-"  # new to this file in every run
         now = time.time()
         bodies = ["\n".join(start(prefix, i, now - 60) for i in range(k, min(k + 500, n))) for k in range(0, n, 500)]
         before = by_name(p.pid); t0 = time.monotonic()
-        def client(part):
-            c = http.client.HTTPConnection("127.0.0.1", port)
-            for body in part:
-                c.request("POST", "/v1/events", body, {"Content-Type": "application/x-ndjson"})
-                resp = c.getresponse(); resp.read()
-                assert resp.status in (200, 202), resp.status
-        ts = [threading.Thread(target=client, args=(bodies[j::2],)) for j in range(2)]
-        [t.start() for t in ts]; [t.join() for t in ts]
+        post_ndjson(port, bodies, clients=2)
         wall = time.monotonic() - t0; after = by_name(p.pid)
         cpu = {k: (after.get(k, 0) - before.get(k, 0)) / n * 1e6 for k in after}
         top = sorted(cpu.items(), key=lambda x: -x[1])[:4]

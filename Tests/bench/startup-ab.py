@@ -4,8 +4,8 @@ alternating per round), time launch -> GET /-/ready 200, and read at that moment
 (utime+stime), VmRSS and VmHWM (/proc/PID/status) and the 1-minute load average; print each
 round, then per binary the medians and, against the first binary, the medians of the
 per-round ratios. A server writes to DB as it opens it: give it a copy."""
-import os, signal, socket, statistics, subprocess, sys, time, urllib.request
-from proctools import free_port
+import os, signal, statistics, subprocess, sys, time
+from proctools import free_port, wait_ready
 
 db, rounds, bins = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 tck = os.sysconf("SC_CLK_TCK")
@@ -21,12 +21,7 @@ def start_up(binary):
     t0 = time.monotonic()
     p = subprocess.Popen([binary, "serve", "--db", db, "--port", str(port)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while True:
-        if p.poll() is not None: sys.exit(f"{binary} exited ({p.returncode}) before it was ready")
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=1).status == 200: break
-        except Exception: pass
-        time.sleep(0.01)
+    wait_ready(p, port, binary)
     wall = time.monotonic() - t0
     st = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
     cpu = (int(st[11]) + int(st[12])) / tck
