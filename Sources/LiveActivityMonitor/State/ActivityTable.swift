@@ -348,14 +348,13 @@ struct ActivityTable: Sendable {
                 movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
                                to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
             }
-            if triage.isPresent {
-                triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
-                             to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
-            }
+            // Optional chaining: nothing is evaluated, the places included, without a triage index.
+            triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
+                         to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
             before = uncount(old, at: position)
         } else {
             if phoneOrder != nil { movePhoneOrder(place, from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime)) }
-            if triage.isPresent { triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget)) }
+            triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
         }
         gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
@@ -375,7 +374,7 @@ struct ActivityTable: Sendable {
     private mutating func uncountGauges(at position: Int) {
         let budget = gauges.priority10Budget
         if phoneOrder != nil { movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime), to: nil) }
-        if triage.isPresent { triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil) }
+        triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget), to: nil)
         _ = uncount(ActivityGauges.contribution(of: storage[position], at: gaugeTime, budget: budget), at: position)
     }
 
@@ -401,10 +400,8 @@ struct ActivityTable: Sendable {
             if phoneOrder != nil {
                 movePhoneOrder(i, from: PhoneOrderIndex.Place(storage[i], at: gaugeTime), to: PhoneOrderIndex.Place(storage[i], at: now))
             }
-            if triage.isPresent {
-                triage?.move(from: TriageIndex.Place(storage[i], at: gaugeTime, budget: budget),
-                             to: TriageIndex.Place(storage[i], at: now, budget: budget))
-            }
+            triage?.move(from: TriageIndex.Place(storage[i], at: gaugeTime, budget: budget),
+                         to: TriageIndex.Place(storage[i], at: now, budget: budget))
             if let next = nextChange(of: storage[i], after: now) {
                 gaugeChanges.push(next, Int32(i))
             }
