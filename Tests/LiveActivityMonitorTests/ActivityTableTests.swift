@@ -47,7 +47,7 @@ import Testing
         }
         var table = ActivityTable()
         for r in all { table[r.activityID] = r }
-        let ids = Array(table.subscriberIDs(of: "c")) + ["s-none", all.first { $0.channelID == "d" }!.activityID]
+        let ids = Array(table.subscriberIDs(of: "c")) + [CompactID("s-none"), all.first { $0.channelID == "d" }!.id]
         for at in [now, now + 1800, now + 9 * 3600] {
             let expected = all.filter { $0.channelID == "c" && $0.isSubscribed(at: at) }.sorted(by: ActivityRecord.phoneOrder)
             var count = 0
@@ -56,7 +56,7 @@ import Testing
                 table.tally(ids[start..<min(start + 97, ids.count)], subscribedTo: "c", at: at, count: &count, into: &selection)
             }
             #expect(count == expected.count, "at +\(at - now) s")
-            #expect(selection.sorted().map(\.activityID) == expected.prefix(limit).map(\.activityID), "at +\(at - now) s")
+            #expect(selection.sorted().map(\.activityID) == expected.prefix(limit).map(\.id), "at +\(at - now) s")
         }
         #expect(table.subscriberIDs(of: "none").isEmpty)
     }

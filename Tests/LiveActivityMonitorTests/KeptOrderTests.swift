@@ -16,6 +16,12 @@ import Testing
     static let filters: [String?] = [nil] + types + ["NoSuchAttributes"]
     static let states: [ActivityState?] = [nil] + ActivityState.allCases
 
+    /// Activity `n`'s id: short, or a UUID in either case (`CompactID`'s forms), so that ties
+    /// in the phone order fall to ids of each form.
+    static func id(_ n: Int) -> String {
+        [String(format: "%08X-0000-4000-8000-%012X", n % 7, n), "a\(n)", String(format: "%08x-0000-4000-8000-%012x", n % 7, n)][n % 3]
+    }
+
     /// A random record: few relevance scores and start times (so that ties fall to the next key),
     /// some scheduled, stale, ended (each dismissal kind) or dismissed, around `now`.
     static func record(_ id: String, now: Double, _ random: inout PushEventScannerTests.Seeded) -> ActivityRecord {
@@ -68,7 +74,7 @@ import Testing
         var now = TestServer.base
         var compared = 0
         // Built in bulk from records put before the order is kept, as a store loads them.
-        for i in 0..<30 { table.put(Self.record("a\(i)", now: now, &random)) }
+        for i in 0..<30 { table.put(Self.record(Self.id(i), now: now, &random)) }
         table.keepGauges(priority10Budget: Self.budget, from: now)
         for step in 0..<250 {
             Self.change(&table, now: &now, &random, record: Self.record)
@@ -92,10 +98,10 @@ import Testing
                        record: (String, Double, inout PushEventScannerTests.Seeded) -> ActivityRecord) {
         let roll = Int.random(in: 0..<100, using: &random)
         if roll < 45 {
-            let id = "a\(Int.random(in: 0..<60, using: &random))"
+            let id = Self.id(Int.random(in: 0..<60, using: &random))
             table.put(record(id, now, &random))
         } else if roll < 55 {
-            table.remove("a\(Int.random(in: 0..<60, using: &random))")
+            table.remove(CompactID(Self.id(Int.random(in: 0..<60, using: &random))))
         } else if roll < 58 {
             _ = table.removeOldestStarted(downTo: table.count - Int.random(in: 1...5, using: &random))
         } else if roll < 80 {
@@ -186,7 +192,7 @@ import Testing
         var chunks = SortedChunks<PhoneOrderKey>()
         var oracle: [String: PhoneOrderKey] = [:]
         func key(_ n: Int) -> PhoneOrderKey {
-            PhoneOrderKey(relevance: Double(n % 3), startedAt: Double(n % 7), activityID: "k\(n)")
+            PhoneOrderKey(relevance: Double(n % 3), startedAt: Double(n % 7), activityID: CompactID("k\(n)"))
         }
         for step in 0..<20_000 {
             let n = Int.random(in: 0..<3000, using: &random)

@@ -40,19 +40,24 @@ import Testing
             + total(#"<total type="mmap""#)
     }
 
+    /// Ids shaped as production's (and the bench's): ActivityKit's activity ids are UUIDs in
+    /// upper case, and so are many backends' booking ids.
+    static func activityID(_ i: Int) -> String { String(format: "%08X-C36C-495A-93FC-%012X", i, i) }
+    static func bookingID(_ i: Int) -> String { String(format: "%08X-0B0C-4A1D-8E2F-%012X", i, i) }
+
     /// The bench's `Dataset` lines for activity `i` (Sources/live-activity-monitor-bench).
     static func lines(_ i: Int) -> [String] {
         let t = t0 + Double(i) * 0.01
         let token = String(repeating: "0", count: 64 - String(i + 1, radix: 16).count) + String(i + 1, radix: 16)
         let start = i % 2 == 0
-            ? #"{"id":"gs\#(i)","type":"activity.started","activity_id":"ga\#(i)","booking_id":"gBK\#(i)","attributes_type":"LiveActivityAttributes","occurred_at":\#(t),"app":"com.example.rides","attributes":{"driverName":"Ana","rating":"4.9"},"content_state":{"driverName":"Ana","rating":"4.9","progress":0,"duration":12},"stale_date":\#(t + 4 * 3600),"relevance_score":\#(Double(i % 100) / 100),"push_token":"\#(token)"}"#
-            : #"{"id":"gs\#(i)","type":"activity.started","activity_id":"ga\#(i)","booking_id":"gBK\#(i)","attributes_type":"TimerWidgetAttributes","occurred_at":\#(t),"app":"com.example.timer","attributes":{"startedAt":\#(Int(t))},"content_state":{"elapsed":0,"paused":false},"relevance_score":\#(Double(i % 100) / 100),"push_token":"\#(token)"}"#
+            ? #"{"id":"gs\#(i)","type":"activity.started","activity_id":"\#(activityID(i))","booking_id":"\#(bookingID(i))","attributes_type":"LiveActivityAttributes","occurred_at":\#(t),"app":"com.example.rides","attributes":{"driverName":"Ana","rating":"4.9"},"content_state":{"driverName":"Ana","rating":"4.9","progress":0,"duration":12},"stale_date":\#(t + 4 * 3600),"relevance_score":\#(Double(i % 100) / 100),"push_token":"\#(token)"}"#
+            : #"{"id":"gs\#(i)","type":"activity.started","activity_id":"\#(activityID(i))","booking_id":"\#(bookingID(i))","attributes_type":"TimerWidgetAttributes","occurred_at":\#(t),"app":"com.example.timer","attributes":{"startedAt":\#(Int(t))},"content_state":{"elapsed":0,"paused":false},"relevance_score":\#(Double(i % 100) / 100),"push_token":"\#(token)"}"#
         return [start] + (1...pushes).map { k in
             let at = t + Double(k) * 60
             let content = i % 2 == 0
                 ? #"{"driverName":"Ana","rating":"4.9","progress":\#(Double(k) / 10),"duration":\#(12 - k)}"#
                 : #"{"elapsed":\#(k * 60),"paused":false}"#
-            return #"{"id":"gp\#(i)-\#(k)","type":"push.sent","activity_id":"ga\#(i)","occurred_at":\#(at),"event":"update","priority":\#(k % 4 == 0 ? 5 : 10),"status":200,"latency_ms":\#(20 + (i + k) % 60).5,"push_token":"\#(token)","timestamp":\#(at),"payload_bytes":212,"content_state":\#(content)}"#
+            return #"{"id":"gp\#(i)-\#(k)","type":"push.sent","activity_id":"\#(activityID(i))","occurred_at":\#(at),"event":"update","priority":\#(k % 4 == 0 ? 5 : 10),"status":200,"latency_ms":\#(20 + (i + k) % 60).5,"push_token":"\#(token)","timestamp":\#(at),"payload_bytes":212,"content_state":\#(content)}"#
         }
     }
 
@@ -120,7 +125,8 @@ import Testing
             withExtendedLifetime(built) {}
             return (name, cost)
         }
-        func id(_ i: Int) -> String { ids[i] }
+        let compact = ids.map(CompactID.init), compactBookings = bookings.map { $0.map(CompactID.init) }
+        func id(_ i: Int) -> CompactID { compact[i] }
         return [
             measure("positions before ([String: Int])") {
                 var positions: [String: Int] = [:]
@@ -129,14 +135,14 @@ import Testing
             },
             measure("positions (IDPositions, put one by one)") {
                 var positions = IDPositions()
-                for i in ids.indices { positions.set(ids[i], to: i, id: id) }
+                for i in ids.indices { positions.set(compact[i], to: i, id: id) }
                 return positions
             },
             measure("positions (IDPositions, loaded)") { IDPositions(count: n, id: id) },
             measure("IDSearchIndex") {
                 var index = IDSearchIndex()
-                for (i, booking) in bookings.enumerated() {
-                    index.insert(at: i, activityID: ids[i], bookingID: booking) { (ids[$0], bookings[$0]) }
+                for (i, booking) in compactBookings.enumerated() {
+                    index.insert(at: i, activityID: compact[i], bookingID: booking) { (compact[$0], compactBookings[$0]) }
                 }
                 return index
             },
@@ -232,17 +238,19 @@ import Testing
         // The allocator's figures above are printed, not checked: other suites allocate in the
         // same process at the same time. What this change bought is checked by construction:
         // a known content in 32 bytes and at most `maxKnown` of them in one block, a record
-        // within 192 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
-        // priority-10 window in 12 (its minutes packed).
+        // within 200 bytes, a fingerprint kept as 8 bytes, not as text (checked above), the
+        // priority-10 window in 12 (its minutes packed), each id in 17 (a UUID's bytes, not a
+        // String and a heap block).
         #expect(MemoryLayout<DeliveryEvidence.Known>.stride == 32)
         #expect(MemoryLayout<ActivityRecord>.stride <= 192)
+        #expect(MemoryLayout<CompactID>.size == 17 && MemoryLayout<CompactID?>.size == 17)
         // The type and app in one block the records share: a reference, not two strings.
         #expect(MemoryLayout<TypeAndApp>.size == 8)
         #expect(MemoryLayout<Priority10Minutes>.size == 12)
         // The indexes name a record by its 4-byte position, not its id.
         #expect(MemoryLayout<IDSearchIndex.Entry>.stride == 4)
         #expect(MemoryLayout<(at: Double, id: Int32)>.stride == 16)
-        let ids = (0..<Self.activities).map { "ga\($0)" }
+        let ids = (0..<Self.activities).map { CompactID("ga\($0)") }
         let loaded = IDPositions(count: ids.count) { ids[$0] }
         var put = IDPositions()
         for i in ids.indices { put.set(ids[i], to: i) { ids[$0] } }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import LiveActivityMonitor
 
@@ -14,7 +15,7 @@ import Testing
         var out: [String] = [], after: IDSearchIndex.Mark?
         while true {
             let entries = table.searchEntries(withPrefix: q, after: after, max: slice).map(table.searchMark)
-            for e in entries where !(e.isBooking && IDSearchIndex.matches(e.activityID, q)) { out.append(e.activityID) }
+            for e in entries where !(e.isBooking && IDSearchIndex.matches(e.activityID.string, q)) { out.append(e.activityID.string) }
             after = entries.last
             if entries.count < slice { return out }
         }
@@ -28,16 +29,21 @@ import Testing
             g = g &* 6364136223846793005 &+ 1442695040888963407
             return Int((g >> 33) % UInt64(bound))
         }
-        let queries = ["", "a", "A1", "ride-1", "bk-", "bk-1", "bk-12", "x", "ÉTÉ", "été-3", "ride-10", "ride-1000", "zz"]
+        // UUIDs in either case (`CompactID` keeps them as bytes), searched by any prefix.
+        func uuid(_ n: Int, upper: Bool) -> String {
+            String(format: upper ? "%08X-0000-4000-8000-%012X" : "%08x-0000-4000-8000-%012x", n * 7919, n)
+        }
+        let queries = ["", "a", "A1", "ride-1", "bk-", "bk-1", "bk-12", "x", "ÉTÉ", "été-3", "ride-10", "ride-1000", "zz",
+                       "0", "00000", "0000e", uuid(1005, upper: false), uuid(1011, upper: true), uuid(13, upper: false)]
         for step in 0..<6000 {
             let n = next(1500)
             // Mixed case and a few non-ASCII ids: any case matches, by bytes of the lowercased id.
-            let id = ["ride-\(n)", "Ride-\(n)X", "a\(n)", "ÉTÉ-\(n)"][n % 4]
+            let id = ["ride-\(n)", "Ride-\(n)X", "a\(n)", "ÉTÉ-\(n)", uuid(n, upper: true), uuid(n, upper: false)][n % 6]
             switch next(5) {
             case 0:
                 table[id] = nil; reference[id] = nil
             default:
-                let booking: String? = next(4) == 0 ? nil : ["BK-\(next(300))", "bk-\(next(30))", "ÉTÉ-\(next(9))"][next(3)]
+                let booking: String? = next(4) == 0 ? nil : ["BK-\(next(300))", "bk-\(next(30))", "ÉTÉ-\(next(9))", uuid(next(300), upper: true)][next(4)]
                 let r = ActivityRecord(activityID: id, bookingID: booking, attributesType: "T", startedAt: Double(step))
                 table[id] = r; reference[id] = r
             }

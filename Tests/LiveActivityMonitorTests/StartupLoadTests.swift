@@ -13,6 +13,11 @@ import Testing
     static let budget = 3
     static let types = ["TimerWidgetAttributes", "LiveActivityAttributes", "DeliveryAttributes", "ÉtéAttributes"]
 
+    /// A UUID-shaped id (`CompactID` keeps it as bytes), sharing a long prefix with its neighbours.
+    static func uuid(_ i: Int, upper: Bool) -> String {
+        String(format: upper ? "0000%04X-0000-4000-8000-%012X" : "0000%04x-0000-4000-8000-%012x", i % 16, i)
+    }
+
     /// Random activities of every kind through the ingest path: pending (a start date ahead),
     /// stale (a stale date passed, or reported), ended with each dismissal kind, dismissed,
     /// subscribed to channels, priority-10 heavy (bursts), with and without bookings (some
@@ -24,12 +29,13 @@ import Testing
         var n = 0
         func key() -> String { n += 1; return "sl\(seed)-\(n)" }
         for i in 0..<activities {
-            let id = ["Ride-\(i)", "ride-\(i)x", "a-0000000000000000-\(i)", "ÉTÉ-\(i)"][i % 4]
+            let id = ["Ride-\(i)", "ride-\(i)x", "a-0000000000000000-\(i)", "ÉTÉ-\(i)", Self.uuid(i, upper: true),
+                      Self.uuid(i, upper: false)][i % 6]
             let booking: String? = switch Int.random(in: 0..<4, using: &random) {
             case 0: nil
             case 1: "BK-\(i / 3)"
             case 2: "bk-0000000000000000-\(i)"
-            default: "BK-\(i)"
+            default: i.isMultiple(of: 2) ? "BK-\(i)" : Self.uuid(i, upper: true)
             }
             var start: [String: Any] = ["id": key(), "type": "activity.started", "activity_id": id,
                                         "attributes_type": types.randomElement(using: &random)!,
@@ -98,7 +104,8 @@ import Testing
         let (x, y) = (a.records.searchMarks, b.records.searchMarks)
         #expect(a.records.searchIndex.count == b.records.searchIndex.count)
         #expect(x.count == y.count && zip(x, y).allSatisfy { !IDSearchIndex.less($0, $1) && !IDSearchIndex.less($1, $0) }, "search index entries")
-        for q in ["r", "ride-1", "a-0000000000000000-1", "bk-", "bk-0000000000000000-2", "été", "zz"] {
+        for q in ["r", "ride-1", "a-0000000000000000-1", "bk-", "bk-0000000000000000-2", "été", "zz", "0000", "0000000a-",
+                  Self.uuid(10, upper: false)] {
             #expect(a.records.searchEntries(withPrefix: q, after: nil, max: 10_000).map { a.records.searchMark($0).activityID }
                     == b.records.searchEntries(withPrefix: q, after: nil, max: 10_000).map { b.records.searchMark($0).activityID }, "q=\(q)")
         }

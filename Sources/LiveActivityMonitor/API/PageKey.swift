@@ -9,7 +9,7 @@ struct PageKey {
         self.state = state
     }
 
-    var activityID: String { order.activityID }
+    var activityID: CompactID { order.activityID }
 
     static func phoneOrder(_ a: PageKey, _ b: PageKey) -> Bool {
         PhoneOrderKey.ordered(a.order, b.order)

@@ -86,10 +86,10 @@ struct ReadHandlers: Sendable {
                   !parts[2].isEmpty, parts[2].utf8.count <= EventValidator.maxIDLength,
                   !IdentifierText.hasControlCharacter(String(parts[2]))
             else { return nil }
-            key = PhoneOrderKey(relevance: r, startedAt: s, activityID: String(parts[2]))
+            key = PhoneOrderKey(relevance: r, startedAt: s, activityID: CompactID(String(parts[2])))
         }
 
-        var text: String { "\(key.relevance)~\(key.startedAt)~\(key.activityID)" }
+        var text: String { "\(key.relevance)~\(key.startedAt)~\(key.activityID.string)" }
 
         /// Whether `r` comes after this cursor in phone order.
         func precedes(_ r: ActivityRecord) -> Bool {
@@ -132,7 +132,7 @@ struct ReadHandlers: Sendable {
             // Dismissed activities are not kept in memory: they come from the database.
             do {
                 page = try store.dismissedRecords(limit: query.limit + 1,
-                                                  after: query.after.map { ($0.key.startedAt, $0.key.activityID) },
+                                                  after: query.after.map { ($0.key.startedAt, $0.key.activityID.string) },
                                                   matching: query.matches)
             } catch { throw type(of: store).unavailable(error) }
         }

@@ -4,13 +4,43 @@ import LiveActivityWire
 /// The current state of one activity: everything the lock screen, the read API and the gauges
 /// need, kept in memory for live activities and in the `activities` table for all of them.
 public struct ActivityRecord: Sendable, Equatable {
-    // Stored in an order that leaves no padding, the 8-byte fields first, then the others;
-    // a `Double?` is kept as an `OptionalTime` (8 bytes, not 16) behind a property of the old
-    // type, the fields few set are kept apart (`uncommon`), and the type and app and the two
-    // texts are blocks of their own (`TypeAndApp`, `HeldTexts`) (docs/ARCHITECTURE.md, "What
-    // one record costs").
-    public var activityID: String
-    public var bookingID: String?
+    // Stored in an order that leaves little padding (Swift lays fields out as declared): each
+    // id (17 bytes) followed by small fields that fill its last word, then the 8-byte fields,
+    // then the others. A `Double?` is kept as an `OptionalTime` (8 bytes, not 16) behind a
+    // property of the old type, the fields few set are kept apart (`uncommon`), the last push in
+    // parts (`lastPush`), and the type and app and the two texts are blocks of their own
+    // (`TypeAndApp`, `HeldTexts`) (docs/ARCHITECTURE.md, "What one record costs").
+    public var activityID: String {
+        get { id.string }
+        set { id = CompactID(newValue) }
+    }
+    public var bookingID: String? {
+        get { booking?.string }
+        set { booking = newValue.map(CompactID.init) }
+    }
+    /// The ids as kept (`CompactID`: a UUID in 17 bytes, not a String and its heap block): the
+    /// table's indexes and the orders compare these, without making the text. Each is followed by
+    /// small fields that fill its last word.
+    var id: CompactID
+    public var source: StartSource
+    private var pushStatus = LastPush.Stored.none.status
+    /// Kept in 4 bytes (a damaged row's count beyond them reads as their largest).
+    public var tokenRotations: Int {
+        get { Int(storedRotations) }
+        set { storedRotations = Int32(clamping: newValue) }
+    }
+    private var storedRotations: Int32 = 0
+    var booking: CompactID?
+    /// The device reported `activity.stale` for the content now shown.
+    public var reportedStale = false
+    private var pushPriority = LastPush.Stored.none.priority
+    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
+    public var staleCounted = false
+    public var endedBy: EndedBy?
+    public var dismissalPolicy: DismissalPolicy?
+    /// The texts its row holds and memory let go (after the commit that wrote the row): set
+    /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
+    public private(set) var textsInRow: RecordTexts = []
     /// The attributes type and app, in a block records share (`TypeAndApp`).
     public var attributesType: String {
         get { typeAndApp.attributesType }
@@ -44,27 +74,23 @@ public struct ActivityRecord: Sendable, Equatable {
     @OptionalTime public var relevanceScore: Double? = nil
     @OptionalTime public var endedAt: Double? = nil
     @OptionalTime public var tokenRotatedAt: Double? = nil
+    private var pushLatencyMs = LastPush.Stored.none.latencyMs
+    private var pushAt = LastPush.Stored.none.at
 
-    // From here, each field of fewer than 8 bytes is followed by the small ones that fill its
-    // last word, so that the record's stride is a word more than its fields need, not two.
+    /// The fields most live activities never set (a scheduled start, a channel, a dismissal, an
+    /// invalidated token, undecodable content, a refused push's reason), in a block of their own
+    /// made only for those that set one: 8 bytes a record instead of 96. An array of none or one, so that the
+    /// record keeps its value semantics (copy on write); never one of empty fields, so that
+    /// equal records compare equal.
+    private var uncommon: [Uncommon] = []
 
-    /// The priority-10 pushes of the last hour, per minute (12 bytes).
-    public var priority10 = Priority10Minutes()
-    /// Kept in 4 bytes (a damaged row's count beyond them reads as their largest).
-    public var tokenRotations: Int {
-        get { Int(storedRotations) }
-        set { storedRotations = Int32(clamping: newValue) }
-    }
-    private var storedRotations: Int32 = 0
+    // From here, the fields not a multiple of 8 bytes that the ids' last words left.
 
     /// The contents observations are compared with, and what they showed (DESIGN.md section 4)
     /// (21 bytes).
     public var delivery = DeliveryEvidence()
-    public var source: StartSource
-    /// The device reported `activity.stale` for the content now shown.
-    public var reportedStale = false
-    /// The current stale period was already counted in `liveactivity_stale_transitions_total`.
-    public var staleCounted = false
+    /// The priority-10 pushes of the last hour, per minute (12 bytes).
+    public var priority10 = Priority10Minutes()
     public struct Undecodable: Sendable, Equatable {
         public var at: Double
         public var detail: String
@@ -99,13 +125,6 @@ public struct ActivityRecord: Sendable, Equatable {
         set { updateUncommon { $0.undecodable = newValue } }
     }
 
-    /// The fields most live activities never set (a scheduled start, a channel, a dismissal, an
-    /// invalidated token, undecodable content, a refused push's reason), in a block of their own
-    /// made only for those that set one: 8 bytes a record instead of 96. An array of none or one, so that the
-    /// record keeps its value semantics (copy on write); never one of empty fields, so that
-    /// equal records compare equal.
-    private var uncommon: [Uncommon] = []
-
     private struct Uncommon: Sendable, Equatable {
         var channelID: String?
         var tokenInvalidReason: String?
@@ -129,8 +148,9 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 
     /// The last push result. Kept without its APNs reason in 20 bytes (`LastPush.Stored`, no
-    /// optional's tag: `none` stands for nil): a reason comes with a refused push, so it is kept
-    /// among the uncommon fields.
+    /// optional's tag: `none` stands for nil), as four fields: its two numbers of 2 bytes fill
+    /// the ids' last words. A reason comes with a refused push, so it is kept among the uncommon
+    /// fields.
     public var lastPush: LastPush? {
         get { storedPush == .none ? nil : LastPush(storedPush, reason: uncommon.first?.lastPushReason) }
         set {
@@ -138,12 +158,10 @@ public struct ActivityRecord: Sendable, Equatable {
             if newValue?.reason != uncommon.first?.lastPushReason { updateUncommon { $0.lastPushReason = newValue?.reason } }
         }
     }
-    private var storedPush = LastPush.Stored.none
-    public var endedBy: EndedBy?
-    public var dismissalPolicy: DismissalPolicy?
-    /// The texts its row holds and memory let go (after the commit that wrote the row): set
-    /// only by `leaveToRow` and the row reader; setting a text takes it back into memory.
-    public private(set) var textsInRow: RecordTexts = []
+    private var storedPush: LastPush.Stored {
+        get { LastPush.Stored(latencyMs: pushLatencyMs, at: pushAt, status: pushStatus, priority: pushPriority) }
+        set { (pushLatencyMs, pushAt, pushStatus, pushPriority) = (newValue.latencyMs, newValue.at, newValue.status, newValue.priority) }
+    }
 
     /// The latest push result (the read API's `last_push`, triage's "last push failed").
     public struct LastPush: Sendable, Equatable {
@@ -193,13 +211,13 @@ public struct ActivityRecord: Sendable, Equatable {
 
     public init(activityID: String, bookingID: String?, attributesType: String, app: String? = nil,
                 startedAt: Double, source: StartSource = .app) {
-        self.init(activityID: activityID, bookingID: bookingID, typeAndApp: TypeAndApp(attributesType, app: app),
-                  startedAt: startedAt, source: source)
+        self.init(id: CompactID(activityID), booking: bookingID.map(CompactID.init),
+                  typeAndApp: TypeAndApp(attributesType, app: app), startedAt: startedAt, source: source)
     }
 
-    init(activityID: String, bookingID: String?, typeAndApp: TypeAndApp, startedAt: Double, source: StartSource) {
-        self.activityID = activityID
-        self.bookingID = bookingID
+    init(id: CompactID, booking: CompactID?, typeAndApp: TypeAndApp, startedAt: Double, source: StartSource) {
+        self.id = id
+        self.booking = booking
         self.typeAndApp = typeAndApp
         self.startedAt = startedAt
         self.source = source

@@ -23,7 +23,7 @@ struct ActivityTable: Sendable {
     private static let maxInterned = 1024
     /// The ids subscribed to each broadcast channel: a broadcast finds its subscribers without
     /// walking the table.
-    private var subscribed: [String: Set<String>] = [:]
+    private var subscribed: [String: Set<CompactID>] = [:]
     /// The ids and booking ids, lowercased and in order, for `?q=` (`IDSearchIndex`): kept here,
     /// as records come and go, so that it always holds exactly these records.
     private(set) var searchIndex = IDSearchIndex()
@@ -89,10 +89,10 @@ struct ActivityTable: Sendable {
         // Begun before the positions show every id once (so always from a store, whose rows
         // are keyed by id); when they do not, it is dropped and made again with the rest.
         let search = Background(named: "store-index") {
-            IDSearchIndex(count: records.count) { (records[$0].activityID, records[$0].bookingID) }
+            IDSearchIndex(count: records.count) { (records[$0].id, records[$0].booking) }
         }
         positions = storage.withUnsafeBufferPointer { records in
-            IDPositions(count: records.count) { records[$0].activityID }
+            IDPositions(count: records.count) { records[$0].id }
         }
         guard positions.count == storage.count else {
             // An id more than once (never from a store: its rows are keyed by id): the last
@@ -103,11 +103,11 @@ struct ActivityTable: Sendable {
         }
         recountGauges(priority10Budget: gauges.priority10Budget, from: now)
         subscribed = [:]
-        for i in storage.indices { subscribe(storage[i].activityID, to: storage[i].channelID) }
+        for i in storage.indices { subscribe(storage[i].id, to: storage[i].channelID) }
         rebuildDeadlines()
         triage = builtTriage(at: now, budget: gauges.priority10Budget)
         searchIndex = search.wait()
-        assert(searchIndex.isInOrder { (records[$0].activityID, records[$0].bookingID) }, "in order, each once")
+        assert(searchIndex.isInOrder { (records[$0].id, records[$0].booking) }, "in order, each once")
         phoneOrder = builtPhoneOrder(at: now)
     }
 
@@ -117,9 +117,9 @@ struct ActivityTable: Sendable {
     private mutating func keepLastOfEachID() {
         var kept = RecordStorage()
         kept.reserveCapacity(positions.count)
-        var placed = Set<String>()
-        for i in storage.indices where placed.insert(storage[i].activityID).inserted {
-            kept.append(storage[position(of: storage[i].activityID)!])
+        var placed = Set<CompactID>()
+        for i in storage.indices where placed.insert(storage[i].id).inserted {
+            kept.append(storage[position(of: storage[i].id)!])
         }
         storage = kept
     }
@@ -171,23 +171,25 @@ struct ActivityTable: Sendable {
         get { position(of: id).map { storage[$0] } }
         set {
             assert(newValue.map { $0.activityID == id } ?? true, "a record is kept under its own id")
-            if let newValue { put(newValue) } else { remove(id) }
+            if let newValue { put(newValue) } else { remove(CompactID(id)) }
         }
     }
 
+    subscript(id: CompactID) -> ActivityRecord? { position(of: id).map { storage[$0] } }
+
     /// Keeps `record`, in place of the one with its id if there is one.
     mutating func put(_ record: consuming ActivityRecord) {
-        let id = record.activityID
+        let id = record.id
         let next = record.nextDeadline
         if let i = position(of: id) {
             // What the indexes hold of the record replaced, read in place; a record read from
             // here comes back with the interned strings it had: kept without a lookup (equal
             // strings that share storage compare by identity).
-            if storage[i].bookingID != record.bookingID {
-                let booking = record.bookingID
+            if storage[i].booking != record.booking {
+                let booking = record.booking
                 storage.withUnsafeBufferPointer { records in
-                    searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { (records[$0].activityID, records[$0].bookingID) }
-                    searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].activityID, records[$0].bookingID) }
+                    searchIndex.remove(at: i, activityID: id, bookingID: records[i].booking) { (records[$0].id, records[$0].booking) }
+                    searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].id, records[$0].booking) }
                 }
             }
             if storage[i].channelID != record.channelID {
@@ -204,14 +206,14 @@ struct ActivityTable: Sendable {
             storage[i] = consume record
             if let next, next != scheduled || next <= deadlinesTakenThrough { deadlines.push(next, Int32(i)) }
         } else {
-            let i = storage.count, booking = record.bookingID
+            let i = storage.count, booking = record.booking
             subscribe(id, to: record.channelID)
             record.typeAndApp = intern(record.typeAndApp)
             countGauges(replacing: nil, with: record, at: i)
             storage.append(consume record)
             storage.withUnsafeBufferPointer { records in
-                positions.set(id, to: i) { records[$0].activityID }
-                searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].activityID, records[$0].bookingID) }
+                positions.set(id, to: i) { records[$0].id }
+                searchIndex.insert(at: i, activityID: id, bookingID: booking) { (records[$0].id, records[$0].booking) }
             }
             if let next { deadlines.push(next, Int32(i)) }
         }
@@ -225,22 +227,22 @@ struct ActivityTable: Sendable {
     }
 
     /// Forgets the record `id`, if there is one.
-    mutating func remove(_ id: String) {
+    mutating func remove(_ id: CompactID) {
         guard let i = position(of: id) else { return }
         let last = storage.count - 1
         // Out of the indexes while every record is where they say.
         storage.withUnsafeBufferPointer { records in
-            positions.remove(id, at: i) { records[$0].activityID }
-            searchIndex.remove(at: i, activityID: id, bookingID: records[i].bookingID) { (records[$0].activityID, records[$0].bookingID) }
+            positions.remove(id, at: i) { records[$0].id }
+            searchIndex.remove(at: i, activityID: id, bookingID: records[i].booking) { (records[$0].id, records[$0].booking) }
         }
         unsubscribe(id, from: storage[i].channelID)
         uncountGauges(at: i)
         if i != last {
             // The last record moves into the gap: the indexes follow it there.
             storage.withUnsafeBufferPointer { records in
-                let moved = records[last].activityID
+                let moved = records[last].id
                 positions.move(moved, from: last, to: i)
-                searchIndex.move(activityID: moved, bookingID: records[last].bookingID, from: last, to: i) { (records[$0].activityID, records[$0].bookingID) }
+                searchIndex.move(activityID: moved, bookingID: records[last].booking, from: last, to: i) { (records[$0].id, records[$0].booking) }
                 phoneOrder?.repoint(PhoneOrderIndex.Place(records[last], at: gaugeTime), from: last, to: i) {
                     PhoneOrderKey(records[Int($0)])
                 }
@@ -262,19 +264,21 @@ struct ActivityTable: Sendable {
         if deadlines.count > limit { rebuildDeadlines() }
     }
 
-    private mutating func subscribe(_ id: String, to channel: String?) {
+    private mutating func subscribe(_ id: CompactID, to channel: String?) {
         if let channel { subscribed[channel, default: []].insert(id) }
     }
 
-    private mutating func unsubscribe(_ id: String, from channel: String?) {
+    private mutating func unsubscribe(_ id: CompactID, from channel: String?) {
         guard let channel else { return }
         subscribed[channel]?.remove(id)
         if subscribed[channel]?.isEmpty == true { subscribed[channel] = nil }
     }
 
     /// The position of the record `id` (for reading it in place in `withRecords`).
-    func position(of id: String) -> Int? {
-        storage.withUnsafeBufferPointer { records in positions.position(of: id) { records[$0].activityID } }
+    func position(of id: String) -> Int? { position(of: CompactID(id)) }
+
+    func position(of id: CompactID) -> Int? {
+        storage.withUnsafeBufferPointer { records in positions.position(of: id) { records[$0].id } }
     }
 
     /// Up to `max` entries of the id search whose key starts with `q` (lowercased), after `after`
@@ -282,37 +286,37 @@ struct ActivityTable: Sendable {
     /// which holds only until the table next changes (read the records under the same lock).
     func searchEntries(withPrefix q: String, after: IDSearchIndex.Mark?, max: Int) -> [IDSearchIndex.Entry] {
         storage.withUnsafeBufferPointer { records in
-            searchIndex.entries(withPrefix: q, after: after, max: max) { (records[$0].activityID, records[$0].bookingID) }
+            searchIndex.entries(withPrefix: q, after: after, max: max) { (records[$0].id, records[$0].booking) }
         }
     }
 
     /// Where a walk of the id search that stopped at `entry` resumes (by ids, which stay put).
     func searchMark(_ entry: IDSearchIndex.Entry) -> IDSearchIndex.Mark {
-        IDSearchIndex.mark(entry) { (storage[$0].activityID, storage[$0].bookingID) }
+        IDSearchIndex.mark(entry) { (storage[$0].id, storage[$0].booking) }
     }
 
     /// Every entry of the id search by its activity's id, in order (tests).
-    var searchMarks: [IDSearchIndex.Mark] { searchIndex.all { (storage[$0].activityID, storage[$0].bookingID) } }
+    var searchMarks: [IDSearchIndex.Mark] { searchIndex.all { (storage[$0].id, storage[$0].booking) } }
 
     /// The records subscribed to `channel`, in id order (a broadcast's receivers are filed so).
     func subscriberRecords(of channel: String) -> [(id: String, record: ActivityRecord)] {
         guard let ids = subscribed[channel] else { return [] }
         var records: [(id: String, record: ActivityRecord)] = []
         records.reserveCapacity(ids.count)
-        for id in ids.sorted() { if let i = position(of: id) { records.append((id, storage[i])) } }
+        for id in ids.sorted(by: <) { if let i = position(of: id) { records.append((id.string, storage[i])) } }
         return records
     }
 
     /// The channels some record is subscribed to.
-    var subscribedChannels: Dictionary<String, Set<String>>.Keys { subscribed.keys }
+    var subscribedChannels: Dictionary<String, Set<CompactID>>.Keys { subscribed.keys }
 
     /// The ids of the records subscribed to `channel` (whatever their state).
-    func subscriberIDs(of channel: String) -> Set<String> { subscribed[channel] ?? [] }
+    func subscriberIDs(of channel: String) -> Set<CompactID> { subscribed[channel] ?? [] }
 
     /// Of `ids`, the records that are `channel`'s subscribers at `now` (pending, active or
     /// stale: `isSubscribed`), read in place: counted into `count` and, when `selection` keeps
     /// any, offered to it by phone order. Called a chunk of ids at a time (`ReadHandlers`).
-    func tally(_ ids: ArraySlice<String>, subscribedTo channel: String, at now: Double,
+    func tally(_ ids: ArraySlice<CompactID>, subscribedTo channel: String, at now: Double,
                count: inout Int, into selection: inout FirstInOrder<PhoneOrderKey>) {
         for id in ids {
             guard let i = position(of: id), storage[i].channelID == channel, storage[i].isSubscribed(at: now) else { continue }
@@ -463,12 +467,12 @@ struct ActivityTable: Sendable {
         // The gauge queue's due entries, read once for the page and the counts.
         let changed = changed(at: now)
         // Out of the cells they were in, into the page by their state at `now`.
-        var moved = Set<String>()
+        var moved = Set<CompactID>()
         var keys: [PhoneOrderKey] = []
         for i in changed {
             let stateNow = storage[i].state(at: now)
             guard stateNow != storage[i].state(at: gaugeTime) else { continue }
-            moved.insert(storage[i].activityID)
+            moved.insert(storage[i].id)
             guard stateNow != .dismissed, state.map({ $0 == stateNow }) ?? true,
                   type.map({ $0 == storage[i].attributesType }) ?? true else { continue }
             let key = PhoneOrderKey(storage[i])
@@ -497,14 +501,14 @@ struct ActivityTable: Sendable {
     func keptTriage(at now: Double, limit: Int, priority10Budget budget: Int) -> [(count: Int, positions: [Int])]? {
         guard let triage, now >= gaugeTime, budget == gauges.priority10Budget else { return nil }
         let problems = TriageProblem.allCases.indices
-        var moved = Set<String>()
+        var moved = Set<CompactID>()
         var counts = problems.map { triage.count(of: $0) }
         var added = [[TriageKey]](repeating: [], count: problems.count)
         for i in changed(at: now) {
             let kept = TriageIndex.Place(storage[i], at: gaugeTime, budget: budget)
             let current = TriageIndex.Place(storage[i], at: now, budget: budget)
             guard kept != current else { continue }
-            moved.insert(storage[i].activityID)
+            moved.insert(storage[i].id)
             for p in problems {
                 if kept.has(p) { counts[p] -= 1 }
                 if current.has(p) { counts[p] += 1; added[p].append(current.key) }
@@ -575,12 +579,12 @@ struct ActivityTable: Sendable {
         let excess = storage.count - max(0, target)
         guard excess > 0 else { return 0 }
         let cutoff = storage.map(\.startedAt).sorted()[excess - 1]
-        var ids: [String] = []
+        var ids: [CompactID] = []
         ids.reserveCapacity(excess)
         for i in storage.indices where ids.count < excess && storage[i].startedAt <= cutoff {
-            ids.append(storage[i].activityID)
+            ids.append(storage[i].id)
         }
-        for id in ids { self[id] = nil }
+        for id in ids { remove(id) }
         return ids.count
     }
 

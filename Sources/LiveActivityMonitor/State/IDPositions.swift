@@ -6,9 +6,9 @@
 ///
 /// A slot is 0 when empty; otherwise the position + 1 in its low `positionBits` bits and 5 bits
 /// of the id's hash above them (a tag), so that a probe reads a record (a cache miss into the
-/// storage and a string comparison) only when the tags match: for one other id in 32.
-/// The hash is `String`'s own (seeded per process, so that ids chosen by a client cannot make
-/// the probes long; canonically equivalent ids are one id, as they were as dictionary keys).
+/// storage and an id comparison) only when the tags match: for one other id in 32.
+/// The hash is `CompactID`'s own (seeded per process, so that ids chosen by a client cannot
+/// make the probes long; canonically equivalent ids are one id, as they were as dictionary keys).
 struct IDPositions: Sendable {
     private var slots: [UInt32] = []
     private(set) var count = 0
@@ -23,7 +23,7 @@ struct IDPositions: Sendable {
     /// The positions of `count` records, record `i`'s id given by `id(i)`, made at once. An id
     /// met again leads to its last position (as `set` leaves it): fewer entries than `count`
     /// then say so.
-    init(count: Int, id: (Int) -> String) {
+    init(count: Int, id: (Int) -> CompactID) {
         precondition(count <= Self.maxCount, "more records than a position holds")
         // Two thirds full: 6 bytes a record, and room to grow by a quarter before a rehash.
         slots = Array(repeating: 0, count: Swift.max(16, count + count / 2))
@@ -31,7 +31,7 @@ struct IDPositions: Sendable {
     }
 
     /// The position of `id`, if it is here.
-    func position(of id: String, id idAt: (Int) -> String) -> Int? {
+    func position(of id: CompactID, id idAt: (Int) -> CompactID) -> Int? {
         guard count > 0 else { return nil }
         let h = Self.hash(id), tag = Self.tag(h)
         var s = home(h)
@@ -43,7 +43,7 @@ struct IDPositions: Sendable {
     }
 
     /// `id` is at `position` now: added, or in place of the position it had.
-    mutating func set(_ id: String, to position: Int, id idAt: (Int) -> String) {
+    mutating func set(_ id: CompactID, to position: Int, id idAt: (Int) -> CompactID) {
         precondition(position < Self.maxCount, "more records than a position holds")
         // Grown at four fifths full to twice the entries (half full: 8 bytes a record), so that
         // an id not here (a new activity's put) probes a dozen slots on average, a few reads.
@@ -59,7 +59,7 @@ struct IDPositions: Sendable {
     }
 
     /// `id`, at `old`, is at `new` now (another record left `new`).
-    mutating func move(_ id: String, from old: Int, to new: Int) {
+    mutating func move(_ id: CompactID, from old: Int, to new: Int) {
         let h = Self.hash(id)
         let s = slot(of: old, home: home(h))
         slots[s] = Self.slot(Self.tag(h), new)
@@ -68,7 +68,7 @@ struct IDPositions: Sendable {
     /// Forgets `id`, which is at `position`. The slots after it in its run move back into the
     /// gap where their probe allows (no tombstones: a lookup's probe stays as short as the load
     /// makes it): each one's home is found from its record's id, read by `id(at:)`.
-    mutating func remove(_ id: String, at position: Int, id idAt: (Int) -> String) {
+    mutating func remove(_ id: CompactID, at position: Int, id idAt: (Int) -> CompactID) {
         var hole = slot(of: position, home: home(Self.hash(id)))
         var j = hole
         while true {
@@ -103,7 +103,7 @@ struct IDPositions: Sendable {
     /// processor prefetches), not in the slots' random order: at 1,200,000 entries 0.13 s
     /// instead of 0.37 s, measured alone (PERFORMANCE.md, session 28), for a transient 4 bytes
     /// an entry.
-    private mutating func rehash(slotCount: Int, id idAt: (Int) -> String) {
+    private mutating func rehash(slotCount: Int, id idAt: (Int) -> CompactID) {
         var ends = 0
         for v in slots where v != 0 { ends = Swift.max(ends, Self.position(v) + 1) }
         var byPosition = [UInt32](repeating: 0, count: ends)
@@ -116,7 +116,7 @@ struct IDPositions: Sendable {
         }
     }
 
-    private static func hash(_ id: String) -> UInt64 { UInt64(bitPattern: Int64(id.hashValue)) }
+    private static func hash(_ id: CompactID) -> UInt64 { UInt64(bitPattern: Int64(id.hashValue)) }
     /// The hash's high bits choose the slot (`home`), its low bits the tag.
     private static func tag(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash) & 0x1F }
     /// Where a probe for `hash` starts: the hash scaled to the slots (no power of two needed).

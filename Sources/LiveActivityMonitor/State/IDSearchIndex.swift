@@ -1,5 +1,3 @@
-import Glibc
-
 /// The live activities' ids and booking ids, lowercased and kept in byte order, for `?q=`
 /// (prefix and exact match, any case): a search finds its matches by a binary search and a walk
 /// over the matches alone, instead of lowercasing two ids per live activity.
@@ -35,13 +33,14 @@ struct IDSearchIndex: Sendable {
     /// An entry by its activity's id: where a reader's walk stopped (positions move as records
     /// leave; ids do not), and the form the order compares.
     struct Mark: Sendable, Equatable {
-        var key: String
-        var activityID: String
+        /// `key(_:)` of the id it stands for.
+        var key: CompactID
+        var activityID: CompactID
         var isBooking: Bool
     }
 
     /// The ids of the activity at a position (the table's records).
-    typealias IDs = (Int) -> (activityID: String, bookingID: String?)
+    typealias IDs = (Int) -> (activityID: CompactID, bookingID: CompactID?)
 
     private var sorted = SortedChunks<Entry>()
     var count: Int { sorted.count }
@@ -56,6 +55,15 @@ struct IDSearchIndex: Sendable {
         if asIs == true { return id }
         let lowered = id.lowercased()
         return lowered == id ? id : lowered
+    }
+
+    /// The key `id` is searched by: a UUID in lower case, any other id as `key(_:)` of its text.
+    static func key(_ id: CompactID) -> CompactID {
+        switch id {
+        case .lowerUUID: return id
+        case .upperUUID(let high, let low): return .lowerUUID(high, low)
+        case .text(let text): return CompactID(key(text))
+        }
     }
 
     /// Whether `id` matches the search `q` (already lowercased): `q` is a prefix of the
@@ -102,7 +110,7 @@ struct IDSearchIndex: Sendable {
         var tail: UInt32 = 0
         var entry: Entry
 
-        init(_ id: String, _ entry: Entry) {
+        init(_ id: CompactID, _ entry: Entry) {
             self.entry = entry
             (head, tail) = IDSearchIndex.withKeyBytes(id) { bytes in
                 // Big-endian, zeros past the key's end.
@@ -122,10 +130,10 @@ struct IDSearchIndex: Sendable {
         }
     }
 
-    /// The bytes of `key(id)`, without making it where `id` is ASCII (lowered into a buffer on
-    /// the stack): the bulk sort reads two million keys and keeps none.
-    private static func withKeyBytes<R>(_ id: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var id = id
+    /// The bytes of `key(id)`, without making it where `id` is a UUID or ASCII (written or lowered
+    /// into a buffer on the stack): the bulk sort reads two million keys and keeps none.
+    private static func withKeyBytes<R>(_ id: CompactID, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard case .text(var id) = id else { return key(id).withUTF8(body) }
         let ascii = id.withUTF8 { bytes in
             bytes.contains { $0 >= 0x80 } ? nil : withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lowered in
                 for i in bytes.indices { lowered[i] = bytes[i] &- UInt8(ascii: "A") < 26 ? bytes[i] | 0x20 : bytes[i] }
@@ -138,13 +146,13 @@ struct IDSearchIndex: Sendable {
     }
 
     /// Adds the entries of the activity at `position`.
-    mutating func insert(at position: Int, activityID: String, bookingID: String?, ids: IDs) {
+    mutating func insert(at position: Int, activityID: CompactID, bookingID: CompactID?, ids: IDs) {
         insert(Mark(key: Self.key(activityID), activityID: activityID, isBooking: false), at: position, ids)
         if let bookingID { insert(Mark(key: Self.key(bookingID), activityID: activityID, isBooking: true), at: position, ids) }
     }
 
     /// Takes out the entries of the activity at `position`.
-    mutating func remove(at position: Int, activityID: String, bookingID: String?, ids: IDs) {
+    mutating func remove(at position: Int, activityID: CompactID, bookingID: CompactID?, ids: IDs) {
         for mark in Self.marks(activityID, bookingID) {
             let p = place(of: mark, ids)
             if let found = sorted[p], Self.order(found, mark, ids) == 0 { sorted.remove(at: p) }
@@ -154,7 +162,7 @@ struct IDSearchIndex: Sendable {
     /// The activity at `old` is at `new` now (a removal moved it): its entries re-pointed in
     /// place, their order (by id) unchanged. Both found before either changes, while `ids`
     /// still reads the activity at `old`.
-    mutating func move(activityID: String, bookingID: String?, from old: Int, to new: Int, ids: IDs) {
+    mutating func move(activityID: CompactID, bookingID: CompactID?, from old: Int, to new: Int, ids: IDs) {
         let places = Self.marks(activityID, bookingID).map { place(of: $0, ids) }
         for p in places {
             guard let entry = sorted[p], Int(entry.position) == old else { continue }
@@ -169,13 +177,11 @@ struct IDSearchIndex: Sendable {
         var p = if let after {
             sorted.firstPosition { Self.order($0, after, ids) <= 0 }
         } else {
-            place(of: Mark(key: q, activityID: "", isBooking: false), ids)
+            place(of: Mark(key: CompactID(q), activityID: .text(""), isBooking: false), ids)
         }
         var out: [Entry] = []
-        var q = q
-        func matches(_ e: Entry) -> Bool {
-            Self.withKeyBytes(Self.text(e, ids)) { key in q.withUTF8 { Self.compare(key, $0, prefix: true) == 0 } }
-        }
+        let q = CompactID(q)
+        func matches(_ e: Entry) -> Bool { Self.keyOrder(Self.id(e, ids), q, prefix: true) == 0 }
         while out.count < max, let e = sorted[p], matches(e) {
             out.append(e)
             p = sorted.position(after: p)
@@ -185,20 +191,20 @@ struct IDSearchIndex: Sendable {
 
     /// `e` by its activity's id.
     static func mark(_ e: Entry, _ ids: IDs) -> Mark {
-        Mark(key: key(text(e, ids)), activityID: ids(Int(e.position)).activityID, isBooking: e.isBooking)
+        Mark(key: key(id(e, ids)), activityID: ids(Int(e.position)).activityID, isBooking: e.isBooking)
     }
 
     /// The id `e` stands for, read from its record.
-    private static func text(_ e: Entry, _ ids: IDs) -> String {
+    private static func id(_ e: Entry, _ ids: IDs) -> CompactID {
         let (id, booking) = ids(Int(e.position))
-        return e.isBooking ? booking ?? "" : id
+        return e.isBooking ? booking ?? .text("") : id
     }
 
     /// Every entry by its activity's id, in order (tests).
     func all(_ ids: IDs) -> [Mark] { sorted.all.map { Self.mark($0, ids) } }
 
     /// The entries of an activity.
-    private static func marks(_ activityID: String, _ bookingID: String?) -> [Mark] {
+    private static func marks(_ activityID: CompactID, _ bookingID: CompactID?) -> [Mark] {
         [Mark(key: key(activityID), activityID: activityID, isBooking: false)]
             + (bookingID.map { [Mark(key: key($0), activityID: activityID, isBooking: true)] } ?? [])
     }
@@ -222,46 +228,36 @@ struct IDSearchIndex: Sendable {
 
     /// Entry order: key bytes, then activity id bytes, then the activity's own id first.
     static func less(_ a: Mark, _ b: Mark) -> Bool {
-        let k = compare(a.key, b.key)
+        let k = CompactID.byteOrder(a.key, b.key)
         if k != 0 { return k < 0 }
-        let i = compare(a.activityID, b.activityID)
+        let i = CompactID.byteOrder(a.activityID, b.activityID)
         if i != 0 { return i < 0 }
         return !a.isBooking && b.isBooking
     }
 
     /// `less` of an entry and a mark as a comparison (-1, 0, 1), the entry's key read from its
-    /// record without making it where the id is ASCII.
+    /// record without making it where the id is a UUID or ASCII.
     private static func order(_ e: Entry, _ m: Mark, _ ids: IDs) -> Int {
         let (id, booking) = ids(Int(e.position))
-        var mark = m.key
-        let k = withKeyBytes(e.isBooking ? booking ?? "" : id) { key in mark.withUTF8 { compare(key, $0) } }
+        let k = keyOrder(e.isBooking ? booking ?? .text("") : id, m.key)
         if k != 0 { return k }
-        let i = compare(id, m.activityID)
+        let i = CompactID.byteOrder(id, m.activityID)
         if i != 0 { return i }
         return e.isBooking == m.isBooking ? 0 : (e.isBooking ? 1 : -1)
     }
 
-    /// Byte order (memcmp), which keeps every key with a given byte prefix together.
-    static func compare(_ a: String, _ b: String) -> Int {
-        var a = a, b = b
-        return a.withUTF8 { pa in b.withUTF8 { pb in compare(pa, pb) } }
-    }
-
-    /// Byte order of `pa` and `pb`; with `prefix`, of `pa`'s first `pb.count` bytes and `pb`
-    /// (0: `pb` is a prefix of `pa`).
-    private static func compare(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>,
-                                prefix: Bool = false) -> Int {
-        let n = Swift.min(pa.count, pb.count)
-        if n > 0 {
-            let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
-            if c != 0 { return c < 0 ? -1 : 1 }
+    /// Byte order (memcmp) of `key(id)` and `key`, which keeps every key with a given byte prefix
+    /// together; with `prefix`, 0 when `key` is a prefix of `key(id)`. Two UUIDs compare as
+    /// numbers (a UUID is a prefix of another only when they are equal).
+    private static func keyOrder(_ id: CompactID, _ key: CompactID, prefix: Bool = false) -> Int {
+        switch (id, key) {
+        case (.lowerUUID, .lowerUUID), (.upperUUID, .lowerUUID): return CompactID.byteOrder(Self.key(id), key)
+        default: return withKeyBytes(id) { a in key.withUTF8 { CompactID.byteOrder(a, $0, prefix: prefix) } }
         }
-        if prefix, pa.count >= pb.count { return 0 }
-        return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
     }
 
     static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
         var s = s, prefix = prefix
-        return s.withUTF8 { ps in prefix.withUTF8 { compare(ps, $0, prefix: true) == 0 } }
+        return s.withUTF8 { ps in prefix.withUTF8 { CompactID.byteOrder(ps, $0, prefix: true) == 0 } }
     }
 }

@@ -107,8 +107,8 @@ struct PhoneOrderIndex: Sendable {
             ByteRadixSort.sort(members) { a, b in
                 if a.cell != b.cell { return a.cell < b.cell }
                 guard a.relevance == b.relevance, a.startedAt == b.startedAt else {
-                    return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: ""),
-                                                 PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: ""))
+                    return PhoneOrderKey.ordered(PhoneOrderKey(relevance: a.relevance, startedAt: a.startedAt, activityID: .text("")),
+                                                 PhoneOrderKey(relevance: b.relevance, startedAt: b.startedAt, activityID: .text("")))
                 }
                 return PhoneOrderKey.ordered(key(a), key(b))
             }
@@ -152,7 +152,7 @@ struct PhoneOrderIndex: Sendable {
     /// of those cells from a binary search in each, so it costs the page and the cells, not
     /// the records.
     func first(_ limit: Int, state: ActivityState?, type: String?, after: PhoneOrderKey?,
-               skipping: Set<String>, keys: Keys) -> [PhoneOrderKey] {
+               skipping: Set<CompactID>, keys: Keys) -> [PhoneOrderKey] {
         var merge = Merge()
         for (cell, members) in cells where state.map({ $0 == cell.state }) ?? true && type.map({ $0 == cell.type.text }) ?? true {
             let start = after.map { after in members.firstPosition { !PhoneOrderKey.ordered(after, keys($0)) } }

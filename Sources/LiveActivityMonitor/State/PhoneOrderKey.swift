@@ -1,22 +1,22 @@
 /// What the phone's order needs of a live activity: relevance score (highest first; none counts
-/// as 0), then the most recently started, then id (`<` on strings, as the table's index tells
+/// as 0), then the most recently started, then id (`<` on their text, as the table's index tells
 /// ids apart: no two live ids are equal by it). The one statement of that order: the list's
 /// cursor is such a key, and the records (`ActivityRecord.phoneOrder`), the search's keys and
 /// the kept order (`PhoneOrderIndex`) compare by it.
 struct PhoneOrderKey: ChunkOrdered, Equatable {
     var relevance: Double
     var startedAt: Double
-    /// The record's own id (its storage shared, not copied).
-    var activityID: String
+    /// The record's own id, as it keeps it.
+    var activityID: CompactID
 
-    init(relevance: Double, startedAt: Double, activityID: String) {
+    init(relevance: Double, startedAt: Double, activityID: CompactID) {
         self.relevance = relevance
         self.startedAt = startedAt
         self.activityID = activityID
     }
 
     init(_ r: borrowing ActivityRecord) {
-        self.init(relevance: Self.relevance(of: r), startedAt: r.startedAt, activityID: r.activityID)
+        self.init(relevance: Self.relevance(of: r), startedAt: r.startedAt, activityID: r.id)
     }
 
     /// The relevance `r` is ordered by: none counts as 0.

@@ -60,7 +60,7 @@ struct TriageIndex: Sendable, Equatable {
 
     /// Up to `limit` keys of the records with the problem at `problem`, in order, leaving out the
     /// ids in `skipping`: it costs the page and the ids skipped, not the set.
-    func first(_ limit: Int, of problem: Int, skipping: Set<String>) -> [TriageKey] {
+    func first(_ limit: Int, of problem: Int, skipping: Set<CompactID>) -> [TriageKey] {
         var out: [TriageKey] = []
         var p = SortedChunks<TriageKey>.Position(chunk: 0, index: 0)
         while out.count < limit, let key = sets[problem][p] {

@@ -4,12 +4,12 @@
 /// and the walk (`ReadHandlers.walkedTriage`) both sort by it.
 struct TriageKey: ChunkOrdered, Equatable {
     var startedAt: Double
-    /// The record's own id (its storage shared, not copied).
-    var activityID: String
+    /// The record's own id, as it keeps it.
+    var activityID: CompactID
 
     init(_ r: borrowing ActivityRecord) {
         startedAt = r.startedAt
-        activityID = r.activityID
+        activityID = r.id
     }
 
     /// Whether `a` comes before `b` in a triage group.

@@ -101,11 +101,11 @@ extension ActivityRecord {
         if let undecodable { out.time(undecodable.at) }
         switch storedFingerprint {
         case .digits(let bits)?: out.integer(bits)
-        case .text(let text)?: out.string(text)
+        case .text(let text)?: out.string(text.string)
         case nil: break
         }
-        out.string(activityID)
-        if let bookingID { out.string(bookingID) }
+        out.id(id)
+        if let booking { out.id(booking) }
         out.string(attributesType)
         if let app { out.string(app) }
         out.string(source.rawValue)
@@ -158,13 +158,16 @@ extension ActivityRecord {
             fingerprint = .digits(bits)
         } else if flags.contains(.fingerprintText) {
             guard let text = input.string() else { return nil }
-            fingerprint = .text(text)
+            fingerprint = .text(.init(text))
         }
         func optionalString(_ flag: HeldFlags, shared: Bool = false) -> String?? {
             guard flags.contains(flag) else { return .some(nil) }
             return (shared ? input.sharedString(&recent) : input.string()).map { .some($0) }
         }
-        guard let activityID = input.string(), let bookingID = optionalString(.bookingID),
+        // The ids in their order, read as records keep them.
+        let activityID = input.id()
+        let optionalBooking: CompactID?? = flags.contains(.bookingID) ? input.id().map { .some($0) } : .some(nil)
+        guard let activityID, let bookingID = optionalBooking,
               let type = input.sharedString(&recent), let app = optionalString(.app, shared: true),
               let source = input.string().flatMap(StartSource.init(rawValue:)),
               let endedBy = optionalString(.endedBy), let dismissalPolicy = optionalString(.dismissalPolicy),
@@ -174,7 +177,7 @@ extension ActivityRecord {
         else { return nil }
 
         // The same assignments, in the same order, as the row reader's (`init(row:sharing:heldOnly:)`).
-        self.init(activityID: activityID, bookingID: bookingID, typeAndApp: recent.typeAndApp(type, app),
+        self.init(id: activityID, booking: bookingID, typeAndApp: recent.typeAndApp(type, app),
                   startedAt: startedAt, source: source)
         leaveToRow()
         self.contentTimestamp = contentTimestamp
@@ -263,6 +266,8 @@ private struct HeldRecordWriter {
     }
 
     mutating func string(_ value: String) { blob(value.utf8) }
+
+    mutating func id(_ value: CompactID) { value.withUTF8 { blob($0) } }
 }
 
 /// Reads `held_record`'s fields in place; nil for each read past the end.
@@ -304,6 +309,9 @@ private struct HeldRecordReader {
     }
 
     mutating func string() -> String? { blob().map { String(decoding: $0, as: UTF8.self) } }
+
+    /// An id, as a record keeps it (a UUID without making its text).
+    mutating func id() -> CompactID? { blob().map(CompactID.init(utf8:)) }
 
     /// A string shared with the rows read before (`RecentStrings`): types and apps repeat.
     mutating func sharedString(_ recent: inout RecentStrings) -> String? { blob().map { recent.shared(utf8: $0) } }

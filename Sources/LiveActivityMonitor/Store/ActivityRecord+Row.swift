@@ -103,7 +103,8 @@ extension ActivityRecord {
         func object(_ column: Int32) -> JSONText? { s.text(column).map(JSONText.init(written:)) }
         func real(_ column: Int32) -> Double? { s.isNull(column) ? nil : s.double(column) }
         func shared(_ column: Int32) -> String? { s.withBytes(column) { $0.map { recent.shared(utf8: $0) } } }
-        self.init(activityID: s.text(0) ?? "", bookingID: s.text(1), typeAndApp: recent.typeAndApp(shared(2) ?? "", shared(3)),
+        func id(_ column: Int32) -> CompactID? { s.withBytes(column) { $0.map(CompactID.init(utf8:)) } }
+        self.init(id: id(0) ?? .text(""), booking: id(1), typeAndApp: recent.typeAndApp(shared(2) ?? "", shared(3)),
                   startedAt: s.double(5), source: StartSource(rawValue: s.text(4) ?? "") ?? .app)
         if heldOnly {
             leaveToRow()

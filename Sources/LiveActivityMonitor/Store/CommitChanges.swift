@@ -99,12 +99,12 @@ struct CommitChanges {
         // in place (a copy per event was a measurable share of the writer).
         var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
         // The rare event whose rule reads a text the record left to its row: read back first.
-        if let id = current?.activityID, current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event),
+        if current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event), let id = current?.activityID,
            let stored = try texts(id) {
             current!.fillTexts(attributes: stored.attributes, contentState: stored.contentState)
         }
         // An observation settles the known contents: the row's, then the tail memory holds.
-        if let id = current?.activityID, current?.delivery.knownInRow == true, StateEngine.readsKnown(event) {
+        if current?.delivery.knownInRow == true, StateEngine.readsKnown(event), let id = current?.activityID {
             current!.delivery.takeBack(row: try known(id))
         }
         acceptedByType[event.type, default: 0] += 1

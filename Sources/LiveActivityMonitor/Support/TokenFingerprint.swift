@@ -28,19 +28,29 @@ extension TokenFingerprint {
     /// A fingerprint as a record keeps it: the 16 hex digits `of` makes, as the 8 bytes they
     /// spell (16 bytes of text do not fit a String's 15-byte inline form, so each took a heap
     /// block of 48 bytes); any other text (a row written by another version) kept as it is, so
-    /// that it reads back exactly as it came.
+    /// that it reads back exactly as it came. That text is boxed (`Text`, a reference): so the
+    /// optional takes 9 bytes of a record, not 17 (the record's stride, `ActivityRecord`).
     enum Stored: Sendable, Hashable {
         case digits(UInt64)
-        case text(String)
+        case text(Text)
+
+        final class Text: Sendable, Hashable {
+            let string: String
+
+            init(_ string: String) { self.string = string }
+
+            static func == (a: Text, b: Text) -> Bool { a.string == b.string }
+            func hash(into hasher: inout Hasher) { hasher.combine(string) }
+        }
 
         init(_ fingerprint: String) {
-            self = Self.digits(fingerprint.utf8).map(Stored.digits) ?? .text(fingerprint)
+            self = Self.digits(fingerprint.utf8).map(Stored.digits) ?? .text(Text(fingerprint))
         }
 
         /// The same from the text's UTF-8 bytes (a row's column, read in place): a String is made
         /// only for text that is not 16 hex digits.
         init(utf8 bytes: UnsafeRawBufferPointer) {
-            self = Self.digits(bytes).map(Stored.digits) ?? .text(String(decoding: bytes, as: UTF8.self))
+            self = Self.digits(bytes).map(Stored.digits) ?? .text(Text(String(decoding: bytes, as: UTF8.self)))
         }
 
         /// The 8 bytes that `bytes` spell when they are 16 lowercase hex digits; else nil.
@@ -63,7 +73,7 @@ extension TokenFingerprint {
 
         var text: String {
             switch self {
-            case .text(let text): return text
+            case .text(let text): return text.string
             case .digits(let bits):
                 return String(unsafeUninitializedCapacity: 16) { out in
                     for i in 0..<16 {
