@@ -6,23 +6,31 @@ import Foundation
 struct Dataset {
     /// How its ids look, and so where new ones fall among the stored ones in SQLite's indexes.
     enum IDs {
-        /// As production's: activity ids random UUIDs (ActivityKit's are), bookings too, so each
-        /// new one lands anywhere in its index; event ids time-ordered UUIDs (version 7, as
-        /// `LiveActivityReporter` makes them), each beside the last.
+        /// As production's: activity ids random UUIDs in upper case, bare (ActivityKit's are),
+        /// bookings too, so each new one lands anywhere in its index; event ids time-ordered UUIDs
+        /// (version 7, as `LiveActivityReporter` makes them), each beside the last.
         case uuids
         /// The prefix and a number, each new id beside the last in every index (the bench's
         /// ids until session 31; kept to compare with its figures).
         case numbered
     }
 
-    /// Prefix of every id, so that several datasets can share one database.
+    /// Prefix of every id, so that several datasets can share one database: at most two ASCII
+    /// characters (`uuidSpace`).
     let prefix: String
     /// Unix seconds the bench started: live activities start shortly before it.
     let now: Double
     var ids = IDs.numbered
 
-    func activityID(_ i: Int) -> String { ids == .numbered ? "\(prefix)a\(i)" : prefix + Self.randomUUID(i, kind: 0) }
-    func bookingID(_ i: Int) -> String { ids == .numbered ? "\(prefix)BK\(i)" : prefix + "BK-" + Self.randomUUID(i, kind: 1) }
+    func activityID(_ i: Int) -> String { ids == .numbered ? "\(prefix)a\(i)" : Self.randomUUID(i, kind: uuidSpace << 1) }
+    func bookingID(_ i: Int) -> String { ids == .numbered ? "\(prefix)BK\(i)" : Self.randomUUID(i, kind: uuidSpace << 1 | 1) }
+
+    /// The prefix as a number below 2^14 (7 bits a character), which a bare UUID carries in its
+    /// mixed bits instead of the text: the datasets' activity and booking ids stay distinct.
+    private var uuidSpace: Int {
+        precondition(prefix.utf8.count <= 2 && prefix.utf8.allSatisfy { $0 < 0x80 }, "a prefix of up to 2 ASCII characters")
+        return prefix.utf8.reduce(0) { $0 << 7 | Int($1) }
+    }
     func startEventID(_ i: Int) -> String { ids == .numbered ? "\(prefix)s\(i)" : prefix + Self.timeOrderedUUID(i, 0) }
     /// The `k`-th push's (k from 1 to 1023).
     func pushEventID(_ i: Int, _ k: Int) -> String { ids == .numbered ? "\(prefix)p\(i)-\(k)" : prefix + Self.timeOrderedUUID(i, k) }

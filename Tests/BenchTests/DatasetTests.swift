@@ -5,16 +5,22 @@ import Testing
 @Suite struct DatasetTests {
     static let uuids = Dataset(prefix: "g", now: 1_700_000_000, ids: .uuids)
 
-    /// Activity and booking ids distinct random-looking UUIDs after the prefix, not in the
-    /// order of the activities' numbers (about half of the neighbours reversed), as ActivityKit's.
+    /// Activity and booking ids distinct random-looking bare UUIDs in upper case, not in the
+    /// order of the activities' numbers (about half of the neighbours reversed), as ActivityKit's;
+    /// distinct between the datasets of other prefixes too.
     @Test func activityAndBookingIDsAreDistinctUUIDsOutOfOrder() throws {
         let n = 20_000
-        for ids in [(0..<n).map(Self.uuids.activityID), (0..<n).map(Self.uuids.bookingID)] {
-            #expect(Set(ids).count == n)
-            #expect(ids.allSatisfy { UUID(uuidString: String($0.suffix(36))) != nil })
-            let reversed = zip(ids, ids.dropFirst()).filter { $0 > $1 }.count
-            #expect((n * 4 / 10...n * 6 / 10).contains(reversed))
+        var all = Set<String>()
+        for data in [Self.uuids, Dataset(prefix: "w", now: 1_700_000_000, ids: .uuids), Dataset(prefix: "su", now: 1_700_000_000, ids: .uuids)] {
+            for ids in [(0..<n).map(data.activityID), (0..<n).map(data.bookingID)] {
+                #expect(Set(ids).count == n)
+                #expect(ids.allSatisfy { UUID(uuidString: $0)?.uuidString == $0 })
+                let reversed = zip(ids, ids.dropFirst()).filter { $0 > $1 }.count
+                #expect((n * 4 / 10...n * 6 / 10).contains(reversed))
+                all.formUnion(ids)
+            }
         }
+        #expect(all.count == 6 * n)
     }
 
     /// Event ids version 7 UUIDs, distinct, each later line's after the earlier ones' in key
