@@ -459,8 +459,12 @@ final class Benchmark {
         return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6)
     }
 
+    /// The reads' medians once the server is idle: right after a load its writer is still
+    /// writing rows behind and checkpointing, and took the scrape's ratio between sizes from
+    /// 0.59 × to 2.00 × in two runs of one build (PERFORMANCE.md, session 32).
     private func probeReads(_ server: ChildProcess, data: Dataset, live: Int)
         throws -> (scrape: Double, booking: Double, list: Double, triage: Double) {
+        server.waitUntilIdle()
         let n = options.probes
         let scrape = try HTTPProbe.medianSeconds(port: server.port, count: n) { _ in "/metrics" }.median
         let booking = try HTTPProbe.medianSeconds(port: server.port, count: n) { i in
