@@ -26,32 +26,38 @@ enum CompactID: Sendable, Hashable {
             ?? .text(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The dashes' places in a UUID's text.
-    private static func isDash(_ i: Int) -> Bool { i == 8 || i == 13 || i == 18 || i == 23 }
+    /// Each byte as a hex digit: its value in the low 4 bits, 0x10 for a lower-case letter, 0x20
+    /// for an upper-case one, 0x80 for a byte that is no hex digit. Read by table, not by
+    /// branches: a random UUID's digits and letters mispredicted a branch every few bytes, and
+    /// start-up reads two million ids (PERFORMANCE.md, session 32).
+    private static let hexDigits: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): (UInt8(byte) - UInt8(ascii: "a") + 10) | 0x10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): (UInt8(byte) - UInt8(ascii: "A") + 10) | 0x20
+        default: 0x80
+        }
+    }
 
     /// The UUID `bytes` spell in one case; nil for any other text. Digits alone read as lower case.
     private static func uuid(_ bytes: UnsafeBufferPointer<UInt8>) -> CompactID? {
-        guard bytes.count == 36 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, nibbles = 0
-        var lower = false, upper = false
-        for i in 0..<36 {
-            let byte = bytes[i]
-            if Self.isDash(i) {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+        let dash = UInt8(ascii: "-")
+        guard bytes.count == 36, let p = bytes.baseAddress, p[8] == dash, p[13] == dash, p[18] == dash, p[23] == dash
+        else { return nil }
+        return hexDigits.withUnsafeBufferPointer { table in
+            var seen: UInt8 = 0, high: UInt64 = 0, low: UInt64 = 0
+            func read(_ places: Range<Int>, into word: inout UInt64) {
+                for i in places {
+                    let digit = table[Int(p[i])]
+                    seen |= digit
+                    word = word << 4 | UInt64(digit & 0x0F)
+                }
             }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; lower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; upper = true
-            default: return nil
-            }
-            if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-            nibbles += 1
+            read(0..<8, into: &high); read(9..<13, into: &high); read(14..<18, into: &high)
+            read(19..<23, into: &low); read(24..<36, into: &low)
+            guard seen & 0x80 == 0, seen & 0x30 != 0x30 else { return nil }
+            return seen & 0x20 != 0 ? .upperUUID(high, low) : .lowerUUID(high, low)
         }
-        if lower && upper { return nil }
-        return upper ? .upperUUID(high, low) : .lowerUUID(high, low)
     }
 
     var string: String {
@@ -70,17 +76,17 @@ enum CompactID: Sendable, Hashable {
         case .upperUUID(let h, let l): (high, low, letter) = (h, l, UInt8(ascii: "A"))
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
-            var nibble = 0
-            for i in 0..<36 {
-                if Self.isDash(i) {
-                    out[i] = UInt8(ascii: "-")
-                    continue
+            // A digit past 9 is a letter: `letter - ":"` more than the digits' run (no branch).
+            let past9 = letter &- UInt8(ascii: ":")
+            func write(_ places: Range<Int>, _ word: UInt64, from nibble: Int) {
+                for (k, i) in places.enumerated() {
+                    let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble + k))) & 0x0F
+                    out[i] = UInt8(ascii: "0") &+ value &+ ((9 &- value) >> 7) &* past9
                 }
-                let word = nibble < 16 ? high : low
-                let value = UInt8(truncatingIfNeeded: word >> (60 - 4 * UInt64(nibble % 16))) & 0x0f
-                out[i] = value < 10 ? UInt8(ascii: "0") + value : letter + value - 10
-                nibble += 1
             }
+            write(0..<8, high, from: 0); write(9..<13, high, from: 8); write(14..<18, high, from: 12)
+            write(19..<23, low, from: 0); write(24..<36, low, from: 4)
+            (out[8], out[13], out[18], out[23]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "-"))
             return body(UnsafeBufferPointer(out))
         }
     }
