@@ -2,9 +2,9 @@ import Glibc
 
 /// An activity or booking id as a record keeps it: a UUID in its usual text form (36
 /// characters, hex digits in one case and dashes at 8, 13, 18 and 23: ActivityKit's activity
-/// ids, and most backends' booking ids) as the 16 bytes it spells and its case, any other id as
+/// ids, and many backends' booking ids) as the 16 bytes it spells and its case, any other id as
 /// its String. A 36-character String does not fit a String's 15 inline bytes: each took a heap
-/// block of 80 bytes, two a record (docs/ARCHITECTURE.md, "What one record costs").
+/// block of about 80 bytes, two a record (docs/ARCHITECTURE.md, "What one record costs").
 ///
 /// Each id has one form (a text id is never UUID-shaped), so that `==` and the hash are those of
 /// the ids' text: no character outside ASCII is canonically equivalent to a hex digit or a dash,
