@@ -24,6 +24,9 @@ struct Dataset {
 
     func activityID(_ i: Int) -> String { ids == .numbered ? "\(prefix)a\(i)" : Self.randomUUID(i, kind: uuidSpace << 1) }
     func bookingID(_ i: Int) -> String { ids == .numbered ? "\(prefix)BK\(i)" : Self.randomUUID(i, kind: uuidSpace << 1 | 1) }
+    func startEventID(_ i: Int) -> String { ids == .numbered ? "\(prefix)s\(i)" : prefix + Self.timeOrderedUUID(i, 0) }
+    /// The `k`-th push's (k from 1 to 1023).
+    func pushEventID(_ i: Int, _ k: Int) -> String { ids == .numbered ? "\(prefix)p\(i)-\(k)" : prefix + Self.timeOrderedUUID(i, k) }
 
     /// The prefix as a number below 2^14 (7 bits a character), which a bare UUID carries in its
     /// mixed bits instead of the text: the datasets' activity and booking ids stay distinct.
@@ -31,9 +34,6 @@ struct Dataset {
         precondition(prefix.utf8.count <= 2 && prefix.utf8.allSatisfy { $0 < 0x80 }, "a prefix of up to 2 ASCII characters")
         return prefix.utf8.reduce(0) { $0 << 7 | Int($1) }
     }
-    func startEventID(_ i: Int) -> String { ids == .numbered ? "\(prefix)s\(i)" : prefix + Self.timeOrderedUUID(i, 0) }
-    /// The `k`-th push's (k from 1 to 1023).
-    func pushEventID(_ i: Int, _ k: Int) -> String { ids == .numbered ? "\(prefix)p\(i)-\(k)" : prefix + Self.timeOrderedUUID(i, k) }
 
     /// Shaped as a UUID and random-looking (its digits all mixed, no version digit kept),
     /// distinct for each `(i, kind)` (i below 2^48, kind below 2^16): its first 64 bits are a
@@ -50,9 +50,13 @@ struct Dataset {
         return uuid(place << 16 | 0x7000 | random >> 52, random >> 2 | 1 << 63)
     }
 
+    /// The UUID of these 16 bytes (big-endian), in Foundation's text: upper case, as ActivityKit's.
     private static func uuid(_ high: UInt64, _ low: UInt64) -> String {
-        let hex = Array(hexDigits(high) + hexDigits(low))
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+        var bytes = UUID().uuid
+        withUnsafeMutableBytes(of: &bytes) { out in
+            withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { out.copyMemory(from: $0) }
+        }
+        return UUID(uuid: bytes).uuidString
     }
 
     /// SplitMix64's finalizer: xor-shifts and odd multiplications, each invertible.
@@ -61,11 +65,6 @@ struct Dataset {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-
-    private static func hexDigits(_ x: UInt64) -> String {
-        let hex = String(x, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// The token the wrk scripts use for activity `i` (`%064x` of i + 1).
