@@ -128,7 +128,7 @@ final class StorageBaseline {
                             try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
                         }
                     }
-                    // The events' index by activity, as the store files it (`activity_events`).
+                    // The events' index by activity, as the store files it (`filed_activity_events`).
                     try EventStore.advanceAppliedSeq(db)
                 }
             }
@@ -179,6 +179,7 @@ private final class ActivityRowCopier {
             case "activity_id": try insert.bind(id, at: at)
             case "booking_id": try insert.bind(booking, at: at)
             case "held_record": try insert.bindNull(at: at)
+            case "number": try insert.bindNull(at: at)   // given by the insert's trigger, as the store's rows
             default: try insert.bind(value, at: at)
             }
         }

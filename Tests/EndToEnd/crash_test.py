@@ -98,13 +98,14 @@ def verify(server, db, acked):
         check(c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check is not ok")
         stored = [row[0] for row in c.execute("SELECT event_id FROM events")]
         by_type = dict(c.execute("SELECT type, count(*) FROM events GROUP BY type"))
-        # activity_events files exactly the events up to applied_seq (those after it, on the next catch-up).
+        # Events are filed under their activities exactly up to applied_seq (those after it, on
+        # the next catch-up), each once: by id, or by its activity's number (filed_activity_events).
         filing = c.execute("""
             SELECT (SELECT count(*) FROM events WHERE activity_id IS NOT NULL
                     AND seq <= (SELECT applied_seq FROM store_state)),
-                   (SELECT count(*) FROM activity_events a JOIN events e ON e.seq = a.seq AND e.activity_id = a.activity_id
+                   (SELECT count(*) FROM filed_activity_events a JOIN events e ON e.seq = a.seq AND e.activity_id = a.activity_id
                     WHERE a.seq <= (SELECT applied_seq FROM store_state)),
-                   (SELECT count(*) FROM activity_events)""").fetchone()
+                   (SELECT count(*) FROM activity_events) + (SELECT count(*) FROM activity_events_numbered)""").fetchone()
     check(len(set(filing)) == 1, f"events to file, filed, entries: {filing}")
     check(len(stored) == len(set(stored)), f"{len(stored) - len(set(stored))} events stored twice")
     missing = acked - set(stored)

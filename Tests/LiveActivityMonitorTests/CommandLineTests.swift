@@ -222,7 +222,6 @@ import Testing
             try sql.run("UPDATE events SET activity_id = ?1, booking_id = ?2, body = json_set(body, '$.activity_id', ?1, '$.booking_id', ?2)",
                         [.text(hostile), .text("BK-" + hostile)])
             try sql.run("UPDATE activities SET activity_id = ?1, booking_id = ?2", [.text(hostile), .text("BK-" + hostile)])
-            try sql.run("UPDATE activity_events SET activity_id = ?1", [.text(hostile)])
         }
         let r = try Self.run(["history", "BK-" + hostile, "--db", db])
         #expect(r.status == 0, "\(r.stderr)")

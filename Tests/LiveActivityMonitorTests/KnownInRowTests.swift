@@ -189,8 +189,7 @@ import Testing
                            [form == "v1" ? .blob(DeliveryEvidenceRowTests.version1(evidence)) : .text(Self.json(evidence)), .text(id)])
             }
             // Written before `held_record` too: the upgrade adds and fills it (a JSON form's row left without).
-            try db.execute("ALTER TABLE activities DROP COLUMN \(ActivityRecord.heldRecordColumn)")
-            try db.setUserVersion(Schema.migrations.count - 1)
+            try HeldRecordTests.rewindToBeforeHeldRecord(db)
         }
 
         let server = try TestServer(directory: directory) { $0.catchUpInterval = 3600 }

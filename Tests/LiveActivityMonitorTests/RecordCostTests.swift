@@ -189,7 +189,9 @@ import Testing
             let db = try Database(path: path)
             // A page cache of a few pages: the measure is of records, not of SQLite's cache.
             try db.execute("PRAGMA cache_size = 4")
-            try db.execute("CREATE TABLE activities (" + RowWrite.columns.joined(separator: ", ") + ")")
+            // Keyed by the id as the store's table is (a whole write is an upsert on it).
+            try db.execute("CREATE TABLE activities ("
+                + RowWrite.columns.map { $0 == "activity_id" ? "activity_id TEXT PRIMARY KEY" : $0 }.joined(separator: ", ") + ")")
             try db.transaction {
                 let insert = try db.prepare(RowWrite.whole.sql)
                 for r in records {

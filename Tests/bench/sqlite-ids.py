@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""sqlite-ids.py PRELOAD N IDS [--page-size BYTES] [--without INDEX ...]: SQLite alone (Python's
+"""sqlite-ids.py PRELOAD N IDS [--page-size BYTES] [--rows] [--by-number] [--without INDEX ...]: SQLite alone (Python's
 sqlite3, over Debian's libsqlite3 as the server) storing events in the monitor's events table,
 its three indexes and `activity_events`, with the writer's settings (WAL, synchronous=NORMAL,
 8 MiB cache, checkpoints every 4,000 pages): PRELOAD events stored first, then N more timed in
 commits of 1,000 (activities of a start and 9 pushes). IDS: `numbered` (each new id beside the
 last), `v7` (random activity and booking ids, time-ordered event ids) or `random` (all random).
+--rows adds each activity's row (`activities`: its id's key and `activities_by_booking`), written
+in the commit of its start; --by-number (with --rows) files events under the row's number, given
+in start order, as migration 16 does, not under the activity id (PERFORMANCE.md, session 33).
 --without drops `events_by_event_id`, `events_by_booking` or `activity_events`. Prints µs an
 event (wall, CPU) and KiB written an event (`wchar`: the log, and the checkpoints' copies).
 A new file in the current directory, removed at the end (PERFORMANCE.md, session 31)."""
 import os, sqlite3, sys, time, uuid
 
-args = sys.argv[1:]
+flags = {"--rows", "--by-number"}
+rows_too, by_number = "--rows" in sys.argv or "--by-number" in sys.argv, "--by-number" in sys.argv
+args = [a for a in sys.argv[1:] if a not in flags]
 page, without = 4096, set()
 if "--page-size" in args:
     i = args.index("--page-size"); page = int(args[i + 1]); del args[i:i + 2]
@@ -31,10 +36,14 @@ db.execute("CREATE INDEX events_by_occurred_at ON events(occurred_at)")
 if "events_by_booking" not in without:
     db.execute("CREATE INDEX events_by_booking ON events(booking_id, occurred_at, seq) WHERE booking_id IS NOT NULL")
 if "activity_events" not in without:
-    db.execute("""CREATE TABLE activity_events (activity_id TEXT NOT NULL, seq INTEGER NOT NULL,
-                  PRIMARY KEY (activity_id, seq)) WITHOUT ROWID""")
+    db.execute(f"""CREATE TABLE activity_events ({"number INTEGER" if by_number else "activity_id TEXT"} NOT NULL,
+                   seq INTEGER NOT NULL, PRIMARY KEY ({"number" if by_number else "activity_id"}, seq)) WITHOUT ROWID""")
+if rows_too:
+    db.execute("CREATE TABLE activities (activity_id TEXT PRIMARY KEY, booking_id TEXT, number INTEGER, row TEXT)")
+    db.execute("CREATE INDEX activities_by_booking ON activities(booking_id)")
 body = "x" * 550   # about a push.sent's stored body
 made = 0
+numbered = 0
 
 
 def rows(count, t):
@@ -51,12 +60,20 @@ def rows(count, t):
 
 
 def store(batch):
+    global numbered
     for i in range(0, len(batch), 1000):
         db.execute("BEGIN")
         before = db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
         db.executemany("""INSERT INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
                           VALUES (?, ?, ?, ?, ?, ?, ?)""", batch[i:i + 1000])
-        if "activity_events" not in without:
+        if rows_too:
+            starts = [(r[2], r[3], numbered + k + 1, r[6][:300]) for k, r in enumerate(r for r in batch[i:i + 1000] if r[3])]
+            numbered += len(starts)
+            db.executemany("INSERT INTO activities VALUES (?, ?, ?, ?)", starts)
+        if "activity_events" not in without and by_number:
+            db.execute("""INSERT INTO activity_events SELECT a.number, e.seq FROM events e JOIN activities a USING (activity_id)
+                          WHERE e.seq > ? ORDER BY 1, 2""", (before,))
+        elif "activity_events" not in without:
             db.execute("""INSERT INTO activity_events SELECT activity_id, seq FROM events WHERE seq > ?
                           ORDER BY activity_id, seq""", (before,))
         db.execute("COMMIT")
@@ -75,7 +92,8 @@ try:
     io, cpu, wall = written(), time.process_time(), time.monotonic()
     store(batch)
     wall, cpu, io = time.monotonic() - wall, time.process_time() - cpu, written() - io
-    print(f"ids {ids}, page {page}, without {sorted(without) or 'none'}, {preload} stored: "
+    print(f"ids {ids}, page {page}, rows {rows_too}, filed by {'number' if by_number else 'id'}, "
+          f"without {sorted(without) or 'none'}, {preload} stored: "
           f"{wall / n * 1e6:.1f} µs an event (CPU {cpu / n * 1e6:.1f}), {io / n / 1024:.1f} KiB written an event")
 finally:
     db.close()

@@ -80,7 +80,7 @@ extension ActivityRecord {
     /// the delivery's known contents merged with the row's when it holds only a tail.
     func rowWrite(dismissalChanged: Bool) -> RowWrite {
         // A new activity's record holds its texts (made by this commit); an update of a known
-        // one that let its texts go must not null them (`INSERT OR REPLACE` would).
+        // one that let its texts go must not null them (a whole write would).
         if dismissalChanged, textsInRow.isEmpty, !delivery.knownInRow { return .whole }
         return RowWrite(insert: false, setsDismissal: dismissalChanged, leaving: textsInRow,
                         mergesKnown: delivery.knownInRow)

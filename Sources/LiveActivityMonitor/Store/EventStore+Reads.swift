@@ -84,14 +84,14 @@ extension EventStore {
         try storedEvents(sql: Self.bookingEventsSQL, value: bookingID)
     }
 
-    /// An activity's events: those filed in `activity_events` (up to `applied_seq`), and the few
+    /// An activity's events: those filed (`filed_activity_events`, up to `applied_seq`), and the few
     /// stored since, at most a quarter second's or `DeferredWrites.maxEvents`, found by scanning them
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
-        WHERE seq IN (SELECT seq FROM activity_events WHERE activity_id = ?1)
+        WHERE seq IN (SELECT seq FROM filed_activity_events WHERE activity_id = ?1)
         UNION ALL
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
@@ -113,7 +113,7 @@ extension EventStore {
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
-        WHERE seq IN (SELECT seq FROM activity_events
+        WHERE seq IN (SELECT seq FROM filed_activity_events
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,

@@ -1,7 +1,7 @@
 import SQLiteDB
 
-/// Which columns of an `activities` row a write sets: every one (`INSERT OR REPLACE`, a new
-/// activity), or an update by its id that leaves the id, booking and start alone (they never
+/// Which columns of an `activities` row a write sets: every one (an insert, or for a row already
+/// there an update of every column but `number`, which its events are filed under), or an update by its id that leaves the id, booking and start alone (they never
 /// change; SQLite works on an index whenever one of its columns is assigned, even to the same
 /// value), sets `dismissed_at` only when the dismissal changed (its index entries change), and
 /// leaves a text only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled, and
@@ -11,7 +11,7 @@ import SQLiteDB
 /// One rule for the statement and its binding: `sql` lists the columns `sets` admits, and
 /// `ActivityRecord.bind(to:as:)` binds the same ones.
 struct RowWrite: Hashable {
-    /// Every column, the row replaced whole.
+    /// Every column: a new row, or the row's every column but `number`.
     var insert: Bool
     /// An update sets `dismissed_at`.
     var setsDismissal: Bool
@@ -62,8 +62,10 @@ struct RowWrite: Hashable {
 
     private static let statements: [RowWrite: String] = {
         var all: [RowWrite: String] = [
-            .whole: "INSERT OR REPLACE INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+            // Not `INSERT OR REPLACE`: that deletes the row and inserts one under a new number.
+            .whole: "INSERT INTO activities (" + columns.joined(separator: ", ") + ") VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") ON CONFLICT (activity_id) DO UPDATE SET "
+                + columns.filter { $0 != "activity_id" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", "),
         ]
         for dismissal in [false, true] {
             for leaving in [[], RecordTexts.attributes, .contentState, .both] {

@@ -253,5 +253,44 @@ enum Schema {
         // Each live row's record in one column, which start-up reads alone
         // (`ActivityRecord.heldRecord`).
         ActivityRecord.heldRecordAdded,
+        // Events filed under a number each activity gets when its row is inserted, in the
+        // order rows were first written, rather than under its id: ids are random (ActivityKit's
+        // UUIDs), so every new activity's entries went to a leaf of their own anywhere in
+        // `activity_events`, and at a million activities nearly each was a page more in the log
+        // (PERFORMANCE.md, session 33). Numbered, a new activity's entries follow the last one's.
+        // `activity_events` keeps the events of activities without a row (and all of an older
+        // file's); `filed_activity_events` reads both. A row's delete files its events under its
+        // id again, so no entry is left under a number no row holds.
+        """
+        ALTER TABLE activities ADD COLUMN number INTEGER;
+        ALTER TABLE store_state ADD COLUMN next_activity_number INTEGER NOT NULL DEFAULT 1;
+        CREATE TABLE activity_events_numbered (
+            number INTEGER NOT NULL,   -- activities.number
+            seq    INTEGER NOT NULL,
+            PRIMARY KEY (number, seq)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER activities_numbered AFTER INSERT ON activities
+        BEGIN
+            UPDATE activities SET number = (SELECT next_activity_number FROM store_state) WHERE rowid = new.rowid;
+            UPDATE store_state SET next_activity_number = next_activity_number + 1;
+        END;
+        CREATE TRIGGER activity_events_numbered_follow_row_deletes AFTER DELETE ON activities WHEN old.number IS NOT NULL
+        BEGIN
+            INSERT OR IGNORE INTO activity_events (activity_id, seq)
+                SELECT old.activity_id, seq FROM activity_events_numbered WHERE number = old.number;
+            DELETE FROM activity_events_numbered WHERE number = old.number;
+        END;
+        DROP TRIGGER IF EXISTS activity_events_follow_deletes;
+        CREATE TRIGGER activity_events_follow_deletes AFTER DELETE ON events WHEN old.activity_id IS NOT NULL
+        BEGIN
+            DELETE FROM activity_events WHERE activity_id = old.activity_id AND seq = old.seq;
+            DELETE FROM activity_events_numbered
+                WHERE number = (SELECT number FROM activities WHERE activity_id = old.activity_id) AND seq = old.seq;
+        END;
+        CREATE VIEW filed_activity_events (activity_id, seq) AS
+            SELECT activity_id, seq FROM activity_events
+            UNION ALL
+            SELECT a.activity_id, n.seq FROM activities a JOIN activity_events_numbered n ON n.number = a.number;
+        """,
     ]
 }
