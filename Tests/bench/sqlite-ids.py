@@ -9,7 +9,8 @@ last), `v7` (random activity and booking ids, time-ordered event ids) or `random
 in the commit of its start; --by-number (with --rows) files events under the row's number, given
 in start order, as migration 16 does, not under the activity id (PERFORMANCE.md, session 33).
 --without drops `events_by_event_id`, `events_by_booking` or `activity_events`. Prints µs an
-event (wall, CPU) and KiB written an event (`wchar`: the log, and the checkpoints' copies).
+event (wall, CPU), KiB written an event (`wchar`: the log, and the checkpoints' copies) and the
+file's size.
 A new file in the current directory, removed at the end (PERFORMANCE.md, session 31)."""
 import os, sqlite3, sys, time, uuid
 
@@ -94,7 +95,8 @@ try:
     wall, cpu, io = time.monotonic() - wall, time.process_time() - cpu, written() - io
     print(f"ids {ids}, page {page}, rows {rows_too}, filed by {'number' if by_number else 'id'}, "
           f"without {sorted(without) or 'none'}, {preload} stored: "
-          f"{wall / n * 1e6:.1f} µs an event (CPU {cpu / n * 1e6:.1f}), {io / n / 1024:.1f} KiB written an event")
+          f"{wall / n * 1e6:.1f} µs an event (CPU {cpu / n * 1e6:.1f}), {io / n / 1024:.1f} KiB written an event, "
+          f"file {db.execute('PRAGMA page_count').fetchone()[0] * page / 1e6:.0f} MB")
 finally:
     db.close()
     for suffix in ("", "-wal", "-shm"):

@@ -1,12 +1,13 @@
 import SQLiteDB
 
 /// Which columns of an `activities` row a write sets: every one (an insert, or for a row already
-/// there an update of every column but `number`, which its events are filed under), or an update by its id that leaves the id, booking and start alone (they never
-/// change; SQLite works on an index whenever one of its columns is assigned, even to the same
-/// value), sets `dismissed_at` only when the dismissal changed (its index entries change), and
-/// leaves a text only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled, and
-/// merges the delivery evidence's known contents with the row's when memory holds only the
-/// ones since (`DeliveryEvidence.knownInRow`, `DeliveryEvidence.mergeSQL`).
+/// there an update of every column but `number`, which its events are filed under), or an
+/// update by its id that leaves the id, booking and start alone (they never change; SQLite
+/// works on an index whenever one of its columns is assigned, even to the same value), sets
+/// `dismissed_at` only when the dismissal changed (its index entries change), leaves a text
+/// only the row holds (`ActivityRecord.textsInRow`) as stored, never nulled, and merges the
+/// delivery evidence's known contents with the row's when memory holds only the ones since
+/// (`DeliveryEvidence.knownInRow`, `DeliveryEvidence.mergeSQL`).
 ///
 /// One rule for the statement and its binding: `sql` lists the columns `sets` admits, and
 /// `ActivityRecord.bind(to:as:)` binds the same ones.
