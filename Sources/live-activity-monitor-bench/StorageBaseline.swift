@@ -151,7 +151,8 @@ final class StorageBaseline {
 /// Inserts activity rows as copies of a live row of the same attributes type already in the
 /// file (the first of each type, read once), under new ids: a row as wide as the store writes,
 /// less `held_record`, whose copy would name the other row's booking (without it, start-up
-/// reads the row from its columns, as it reads an older version's).
+/// reads the row from its columns, as it reads an older version's). The copied `number` is
+/// replaced by the insert's trigger, as for the store's rows (Schema, migration 16).
 private final class ActivityRowCopier {
     private let db: Database
     private let columns: [String]
@@ -179,7 +180,6 @@ private final class ActivityRowCopier {
             case "activity_id": try insert.bind(id, at: at)
             case "booking_id": try insert.bind(booking, at: at)
             case "held_record": try insert.bindNull(at: at)
-            case "number": try insert.bindNull(at: at)   // given by the insert's trigger, as the store's rows
             default: try insert.bind(value, at: at)
             }
         }

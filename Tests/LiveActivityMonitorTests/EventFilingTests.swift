@@ -11,16 +11,9 @@ import Testing
     /// Every activity's and booking's history from the store equals a scan of the events table,
     /// and every event is filed once.
     static func expectHistoriesWhole(_ server: TestServer, _ comment: String) throws {
+        try ReplayTests.expectHistoriesMatchScan(server, activities: ReplayTests.ids + ["never-started", "late-1"],
+                                                 bookings: ReplayTests.bookings + ["BK-late-1"], comment)
         let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
-        let store = server.server.store
-        for id in ReplayTests.ids + ["never-started", "late-1"] {
-            #expect(try ReplayTests.stored(store.eventDocuments(activityID: id)) == ReplayTests.scannedHistory(db, activity: id),
-                    "\(comment): \(id)")
-        }
-        for id in ["BK-1042", "BK-1043", "BK-2001", "BK-9", "BK-late-1"] {
-            #expect(try ReplayTests.stored(store.eventDocuments(bookingID: id)) == ReplayTests.scannedHistory(db, booking: id),
-                    "\(comment): \(id)")
-        }
         let filing = try ReplayTests.filing(db)
         #expect(filing.unfiled == 0 && filing.orphans == 0, "\(comment): \(filing)")
     }

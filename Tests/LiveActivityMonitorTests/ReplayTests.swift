@@ -179,19 +179,26 @@ import Testing
         try Self.post(server)
         let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
         #expect(try Self.filing(db).unfiled > 0, "some events are not filed yet")
-        func compare() throws {
-            let store = server.server.store
-            for id in Self.ids {
-                #expect(try Self.stored(store.eventDocuments(activityID: id)) == Self.scannedHistory(db, activity: id), "\(id)")
-            }
-            for id in ["BK-1042", "BK-1043", "BK-2001", "BK-9"] {
-                #expect(try Self.stored(store.eventDocuments(bookingID: id)) == Self.scannedHistory(db, booking: id), "\(id)")
-            }
-        }
-        try compare()
+        try Self.expectHistoriesMatchScan(server, "before the catch-up")
         server.server.store.catchUp()
         #expect(try Self.filing(db) == (0, 0))
-        try compare()
+        try Self.expectHistoriesMatchScan(server, "caught up")
+    }
+
+    /// The scenario's bookings (`post`).
+    static let bookings = ["BK-1042", "BK-1043", "BK-2001", "BK-9"]
+
+    /// Each activity's and booking's history from the store equals a scan of the events table.
+    static func expectHistoriesMatchScan(_ server: TestServer, activities: [String] = ids, bookings: [String] = bookings,
+                                         _ comment: String) throws {
+        let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
+        let store = server.server.store
+        for id in activities {
+            #expect(try stored(store.eventDocuments(activityID: id)) == scannedHistory(db, activity: id), "\(comment): \(id)")
+        }
+        for id in bookings {
+            #expect(try stored(store.eventDocuments(bookingID: id)) == scannedHistory(db, booking: id), "\(comment): \(id)")
+        }
     }
 
     @Test func pruningTheNewestEventsLowersTheReplayMark() throws {
