@@ -100,8 +100,9 @@ final class StorageBaseline {
         round += 1
         let prefix = "r\(round)-"
         let insert = try db.prepare("""
-            INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body,
+                                          booking_in_row)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let now = Date().timeIntervalSince1970
         let activityRow = newActivities ? try ActivityRowCopier(db) : nil
@@ -122,9 +123,13 @@ final class StorageBaseline {
                         try insert.bind(row.occurredAt, at: 5)
                         try insert.bind(now, at: 6)
                         try insert.bind(row.body, at: 7)
+                        // A start whose booking its new row holds is found through the row, as the
+                        // store's (`CommitChanges.bookingInRow`).
+                        let startsRow = activityRow != nil && row.type == EventType.activityStarted.rawValue
+                        try insert.bind(startsRow && row.bookingID != nil ? SQLiteValue.integer(1) : .null, at: 8)
                         _ = try insert.step()
                         insert.reset()
-                        if let activityRow, row.type == EventType.activityStarted.rawValue, let id = row.activityID {
+                        if let activityRow, startsRow, let id = row.activityID {
                             try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
                         }
                     }

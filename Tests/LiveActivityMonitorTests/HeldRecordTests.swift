@@ -88,12 +88,12 @@ import Testing
         }
     }
 
-    /// Makes a file of the current version one from before `held_record`: without the column,
-    /// and without the later migration's numbers (its entries filed by id again).
+    /// Makes a file of the current version one from before `held_record` (version 14): without
+    /// the column, and without the later migrations (`rewindToBeforeNumbering`).
     static func rewindToBeforeHeldRecord(_ db: Database) throws {
         try EventFilingTests.rewindToBeforeNumbering(db)
         try db.execute("ALTER TABLE activities DROP COLUMN \(ActivityRecord.heldRecordColumn)")
-        try db.setUserVersion(Schema.migrations.count - 2)
+        try db.setUserVersion(14)
     }
 
     /// A file from before the column: the migration fills every live row's, and the load from

@@ -373,6 +373,12 @@ public struct StateEngine: Sendable {
         return r.state(at: t) == .dismissed ? .dismissed : .ended
     }
 
+    /// Whether `event` may create its activity's record: a start, or an accepted push-to-start
+    /// (which may still start nothing). Keep in step with `start` and `applyPush`.
+    static func mayStart(_ event: Event) -> Bool {
+        event.type == .activityStarted || (event.push?.kind == .start && event.push?.accepted == true)
+    }
+
     /// Whether applying `event` reads the record's texts (a live record may have left them to
     /// its row: `ActivityRecord.textsInRow`): a repeated start fills a missing `attributes`
     /// (`start`), and an observation compares the content shown with its own (`observe`). Every

@@ -77,6 +77,25 @@ struct CommitChanges {
         return Self.inPlace(&originals.values[i]) { $0?.bookingID }
     }
 
+    /// Whether `event` names the booking its activity's live record holds, so that a lookup by
+    /// booking finds it through that record's row, as it finds the activity's other events: its
+    /// `events.booking_in_row` is set and `events_by_booking` leaves it out. Only while the record
+    /// is not dismissed: its row can then not be deleted before the event is filed under it (the
+    /// commit that dismisses it files every event before it). An activity not yet known counts
+    /// when `event` may start it with that booking; the writer checks once it is applied.
+    mutating func bookingInRow(_ event: Event) throws -> Bool {
+        guard let booking = event.bookingID, let id = event.activityID else { return false }
+        let held: (booking: String?, live: Bool)?
+        if let i = working.index(forKey: id) {
+            held = Self.inPlace(&working.values[i]) { ($0.bookingID, $0.dismissedAt == nil) }
+        } else {
+            let i = try original(id)
+            held = Self.inPlace(&originals.values[i]) { r in r.map { ($0.bookingID, $0.dismissedAt == nil) } }
+        }
+        guard let held else { return StateEngine.mayStart(event) }
+        return held.live && held.booking == booking
+    }
+
     /// The activity as this commit knows it so far, or nil if never started.
     mutating func record(_ id: String) throws -> ActivityRecord? {
         if let r = working[id] { return r }

@@ -106,10 +106,12 @@ extension EventStore {
     /// Each row also carries the verdict stored with the event (`event_verdicts`), which the
     /// replay honours.
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
-    /// and every event of the booking's activities (which inherit it without naming it), once each.
+    /// and every event of the booking's activities (which inherit it without naming it, or name
+    /// it as their row does: `booking_in_row`, which `events_by_booking` leaves out), once each.
     static let bookingEventsSQL = """
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events WHERE booking_id = ?1
+               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+        WHERE booking_id = ?1 AND booking_in_row IS NULL
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
                (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events

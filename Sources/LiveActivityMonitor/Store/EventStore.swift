@@ -273,8 +273,9 @@ public final class EventStore: Sendable {
         do {
             try db.transaction(.immediate) {
                 let insert = try db.cached("""
-                    INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body,
+                                                  booking_in_row)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 // The stored text of an event that inherits its booking, written in place: one
                 // buffer for the commit instead of a String an event.
@@ -286,6 +287,8 @@ public final class EventStore: Sendable {
                         // (and its index) holds bookings the client gave. A lookup by booking
                         // finds the rest through the booking's activities (EventStore+Reads).
                         let booking = event.bookingID == nil ? try event.activityID.flatMap { try changes.bookingID(of: $0) } : nil
+                        // A booking given that its activity's row holds is found through the row.
+                        let inRow = try changes.bookingInRow(event)
                         try insert.bind(event.key, at: 1)
                         try insert.bind(event.type.rawValue, at: 2)
                         try insert.bind(event.activityID, at: 3)
@@ -298,6 +301,7 @@ public final class EventStore: Sendable {
                         } else {
                             try insert.bind(event.body, at: 7)
                         }
+                        try insert.bind(inRow ? SQLiteValue.integer(1) : .null, at: 8)
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
@@ -311,7 +315,12 @@ public final class EventStore: Sendable {
                             continue
                         }
                         summaries[j].accepted += 1
-                        try changes.apply(event, seq: db.lastInsertRowID, receivedAt: now)
+                        let seq = db.lastInsertRowID
+                        try changes.apply(event, seq: seq, receivedAt: now)
+                        // A start that started nothing, or not under that booking: indexed after all.
+                        if inRow, let id = event.activityID, try changes.bookingID(of: id) != event.bookingID {
+                            try db.run("UPDATE events SET booking_in_row = NULL WHERE seq = ?", [.integer(seq)])
+                        }
                     }
                 }
                 // In the commit of their events: a replay after a crash finds them.
