@@ -97,6 +97,55 @@ import Testing
         try ReplayTests.expectHistoriesMatchScan(server, bookings: ReplayTests.bookings + ["BK-late-1"], "after a start")
     }
 
+    /// Events left to a row whose activity has no row holding their booking: none may be, or a
+    /// lookup by that booking would miss them.
+    static func strays(_ db: Database) throws -> Int64 {
+        try db.scalar("""
+            SELECT count(*) FROM events e WHERE booking_in_row IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.activity_id = e.activity_id AND a.booking_id = e.booking_id)
+            """)?.int64Value ?? -1
+    }
+
+    /// The demo's traffic (every device event names its booking; rides end and leave the lock
+    /// screen), then retention: every booking's lookup equals a scan of the events table before
+    /// and after, and no event is left to a row that does not hold its booking.
+    @Test func demoTrafficLookupsMatchAScanBeforeAndAfterPruning() throws {
+        let start = DemoTrafficTests.start
+        let first = try TestServer(now: start)
+        var scenario = DemoTrafficTests.scenario(rate: 60, maxLive: 150)
+        var t = start
+        while t < start + 1200 {
+            t += 30
+            let events = scenario.events(until: t).map(JSONValue.object)
+            first.time.set(t)
+            if !events.isEmpty { #expect(try first.post(events: events).status == 200) }
+        }
+        first.server.store.catchUp()
+        let path = first.configuration.databasePath
+        func bookings() throws -> [String] {
+            try Database(path: path, mode: .readOnly).query("SELECT DISTINCT booking_id FROM activities")
+                .compactMap { $0[0].textValue }
+        }
+        let all = try bookings()
+        // A quarter of them compared with a scan each (about a thousand in all); every event checked for strays.
+        let before = all.enumerated().filter { $0.offset % 4 == 0 }.map(\.element)
+        let db = try Database(path: path, mode: .readOnly)
+        #expect(all.count > 500)
+        #expect(try db.scalar("SELECT count(*) FROM events WHERE booking_in_row IS NOT NULL")?.int64Value ?? 0 > 1000)
+        #expect(try db.scalar("SELECT count(*) FROM events WHERE booking_id IS NOT NULL AND booking_in_row IS NULL")?.int64Value ?? 0 > 0,
+                "events after a dismissal are indexed")
+        #expect(try Self.strays(db) == 0)
+        try ReplayTests.expectHistoriesMatchScan(first, activities: [], bookings: before, "served")
+        first.stop(keepFiles: true)
+
+        let pruned = try Retention.prune(try Retention.open(path), before: start + 600, batch: 500)
+        #expect(pruned.activities > 10, "\(pruned)")
+        let server = try TestServer(now: t, directory: first.directory)
+        defer { server.stop() }
+        #expect(try Self.strays(try Database(path: path, mode: .readOnly)) == 0)
+        try ReplayTests.expectHistoriesMatchScan(server, activities: [], bookings: before, "pruned")
+    }
+
     /// Makes a file of the current version one from before `booking_in_row`: the index over
     /// every booking given, no column, the version one back.
     static func rewindToBeforeBookingInRow(_ db: Database) throws {

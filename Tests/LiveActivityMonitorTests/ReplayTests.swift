@@ -62,16 +62,22 @@ import Testing
         documents.map { d in d.range(of: ",\"received_at\":").map { String(d[..<$0.lowerBound]) + "}" } ?? d }
     }
 
-    /// An activity's or a booking's events by definition, scanning the table, in time order.
+    /// An activity's or a booking's events by definition, scanning the table, in time order:
+    /// those that name it, and the broadcasts its activities received (they name none).
     static func scannedHistory(_ db: Database, activity id: String) throws -> [String] {
-        try db.query("SELECT body FROM events WHERE activity_id = ? ORDER BY occurred_at, seq", [.text(id)])
-            .map { $0[0].textValue ?? "" }
+        try db.query("""
+            SELECT body FROM events NOT INDEXED
+            WHERE activity_id = ?1 OR seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id = ?1)
+            ORDER BY occurred_at, seq
+            """, [.text(id)]).map { $0[0].textValue ?? "" }
     }
 
     static func scannedHistory(_ db: Database, booking id: String) throws -> [String] {
         try db.query("""
-            SELECT body FROM events
+            SELECT body FROM events NOT INDEXED
             WHERE booking_id = ?1 OR activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
+               OR seq IN (SELECT seq FROM broadcast_receivers
+                          WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
             ORDER BY occurred_at, seq
             """, [.text(id)]).map { $0[0].textValue ?? "" }
     }
