@@ -106,7 +106,13 @@ def verify(server, db, acked):
                    (SELECT count(*) FROM filed_activity_events a JOIN events e ON e.seq = a.seq AND e.activity_id = a.activity_id
                     WHERE a.seq <= (SELECT applied_seq FROM store_state)),
                    (SELECT count(*) FROM activity_events) + (SELECT count(*) FROM activity_events_numbered)""").fetchone()
+        # An event left out of events_by_booking (booking_in_row) is found through a row that
+        # holds its booking, written in the same commit as a new activity's start.
+        strays = c.execute("""
+            SELECT count(*) FROM events e WHERE booking_in_row IS NOT NULL AND NOT EXISTS
+                (SELECT 1 FROM activities a WHERE a.activity_id = e.activity_id AND a.booking_id = e.booking_id)""").fetchone()[0]
     check(len(set(filing)) == 1, f"events to file, filed, entries: {filing}")
+    check(strays == 0, f"{strays} events left to a row that does not hold their booking")
     check(len(stored) == len(set(stored)), f"{len(stored) - len(set(stored))} events stored twice")
     missing = acked - set(stored)
     check(not missing, f"{len(missing)} acknowledged events lost, e.g. {sorted(missing)[:5]}")
