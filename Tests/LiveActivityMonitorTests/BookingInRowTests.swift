@@ -80,12 +80,7 @@ import Testing
     /// A file from before the column: its index holds every booking given; the upgrade
     /// rebuilds it without the column's events (none yet) and new starts are left to their rows.
     @Test func anOlderFileUpgradesAndLeavesNewStartsToTheirRows() throws {
-        let first = try TestServer()
-        try ReplayTests.post(first)
-        first.stop(keepFiles: true)
-        try Self.rewindToBeforeBookingInRow(try Database(path: first.configuration.databasePath))
-
-        let server = try TestServer(now: first.time.value, directory: first.directory)
+        let server = try ReplayTests.serverOnOlderFile(rewoundBy: Self.rewindToBeforeBookingInRow)
         defer { server.stop() }
         let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
         #expect(try db.userVersion == Schema.migrations.count)

@@ -107,12 +107,7 @@ import Testing
     /// later ones too; activities started after the upgrade are numbered. Histories stay whole
     /// throughout.
     @Test func anOlderFileKeepsItsEntriesAndNumbersNewActivities() throws {
-        let first = try TestServer()
-        try ReplayTests.post(first)
-        first.stop(keepFiles: true)
-        try Self.rewindToBeforeNumbering(try Database(path: first.configuration.databasePath))
-
-        let server = try TestServer(now: first.time.value, directory: first.directory)
+        let server = try ReplayTests.serverOnOlderFile(rewoundBy: Self.rewindToBeforeNumbering)
         defer { server.stop() }
         let db = try Database(path: server.configuration.databasePath, mode: .readOnly)
         #expect(try db.scalar("SELECT count(*) FROM activities WHERE number IS NOT NULL") == .integer(0))

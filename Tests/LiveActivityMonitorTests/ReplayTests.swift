@@ -116,6 +116,15 @@ import Testing
 
     static let ids = ["ride-1", "ride-2", "timer-1", "ghost", "soon-stale", "eight-hours"]
 
+    /// A server on the scenario's file (`post`), made an older version's by `rewind` while stopped.
+    static func serverOnOlderFile(rewoundBy rewind: (Database) throws -> Void) throws -> TestServer {
+        let first = try TestServer()
+        try post(first)
+        first.stop(keepFiles: true)
+        try rewind(try Database(path: first.configuration.databasePath))
+        return try TestServer(now: first.time.value, directory: first.directory)
+    }
+
     @Test func aCrashBetweenCatchUpsOpensToTheStateTheServerHad() throws {
         let server = try TestServer { $0.catchUpInterval = 3600 }   // behind until told
         defer { server.stop() }
