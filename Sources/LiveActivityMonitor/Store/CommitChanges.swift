@@ -77,14 +77,22 @@ struct CommitChanges {
         return Self.inPlace(&originals.values[i]) { $0?.bookingID }
     }
 
+    /// Whether a lookup by booking finds `event` through its activity's row (`booking_in_row`).
+    enum BookingInRow {
+        case no
+        case yes
+        /// The activity is not known yet and `event` may start it: yes once it has, under that
+        /// booking (the writer checks after applying it).
+        case ifStarted
+    }
+
     /// Whether `event` names the booking its activity's live record holds, so that a lookup by
     /// booking finds it through that record's row, as it finds the activity's other events: its
     /// `events.booking_in_row` is set and `events_by_booking` leaves it out. Only while the record
     /// is not dismissed: its row can then not be deleted before the event is filed under it (the
-    /// commit that dismisses it files every event before it). An activity not yet known counts
-    /// when `event` may start it with that booking; the writer checks once it is applied.
-    mutating func bookingInRow(_ event: Event) throws -> Bool {
-        guard let booking = event.bookingID, let id = event.activityID else { return false }
+    /// commit that dismisses it files every event before it).
+    mutating func bookingInRow(_ event: Event) throws -> BookingInRow {
+        guard let booking = event.bookingID, let id = event.activityID else { return .no }
         let held: (booking: String?, live: Bool)?
         if let i = working.index(forKey: id) {
             held = Self.inPlace(&working.values[i]) { ($0.bookingID, $0.dismissedAt == nil) }
@@ -92,8 +100,8 @@ struct CommitChanges {
             let i = try original(id)
             held = Self.inPlace(&originals.values[i]) { r in r.map { ($0.bookingID, $0.dismissedAt == nil) } }
         }
-        guard let held else { return StateEngine.mayStart(event) }
-        return held.live && held.booking == booking
+        guard let held else { return StateEngine.mayStart(event) ? .ifStarted : .no }
+        return held.live && held.booking == booking ? .yes : .no
     }
 
     /// The activity as this commit knows it so far, or nil if never started.

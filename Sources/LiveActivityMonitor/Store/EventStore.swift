@@ -301,7 +301,7 @@ public final class EventStore: Sendable {
                         } else {
                             try insert.bind(event.body, at: 7)
                         }
-                        try insert.bind(inRow ? SQLiteValue.integer(1) : .null, at: 8)
+                        try insert.bind(inRow == .no ? SQLiteValue.null : .integer(1), at: 8)
                         _ = try insert.step()
                         insert.reset()
                         guard db.changes > 0 else {
@@ -318,7 +318,7 @@ public final class EventStore: Sendable {
                         let seq = db.lastInsertRowID
                         try changes.apply(event, seq: seq, receivedAt: now)
                         // A start that started nothing, or not under that booking: indexed after all.
-                        if inRow, let id = event.activityID, try changes.bookingID(of: id) != event.bookingID {
+                        if inRow == .ifStarted, let id = event.activityID, try changes.bookingID(of: id) != event.bookingID {
                             try db.run("UPDATE events SET booking_in_row = NULL WHERE seq = ?", [.integer(seq)])
                         }
                     }
