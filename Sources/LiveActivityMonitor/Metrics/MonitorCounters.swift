@@ -53,18 +53,44 @@ public struct MonitorCounters: Sendable, Equatable {
     }
 }
 
-extension MonitorCounters {
-    /// Moves the counters that follow an event's effect: the one place they are counted (the
-    /// engine decides the effect; nothing tests its conditions again).
+/// The counters that follow events' effects, tallied through a commit and added to its counters
+/// once (`add(to:)`): the one place they are counted (the engine decides the effect; nothing
+/// tests its conditions again). A series key made per event cost more than the count.
+struct EffectTally: Sendable {
+    private var warnings: [(EventEffect.Warning, count: Double)] = []
+    private var duplicates: Double = 0
+    private var withoutEffect: [(EventEffect.Why, count: Double)] = []
+
     mutating func count(_ effect: EventEffect, of type: EventType) {
-        for warning in effect.warnings { inc(MonitorMetrics.pushWarnings, warning.name) }
+        for warning in effect.warnings { Self.tally(warning, in: &warnings) }
         switch effect.why {
         case .duplicate?:
-            inc(MonitorMetrics.ingestDuplicates)
+            duplicates += 1
         case let why? where type == .pushSent && MonitorMetrics.withoutEffectReasons.contains(why):
-            inc(MonitorMetrics.pushesWithoutEffect, why.rawValue)
+            Self.tally(why, in: &withoutEffect)
         default:
             break
         }
+    }
+
+    private static func tally<T: Equatable>(_ value: T, in tally: inout [(T, count: Double)]) {
+        if let i = tally.firstIndex(where: { $0.0 == value }) { tally[i].count += 1 } else { tally.append((value, 1)) }
+    }
+
+    /// Adds what was tallied to `counters`, and forgets it.
+    mutating func add(to counters: inout MonitorCounters) {
+        for (warning, count) in warnings { counters.inc(MonitorMetrics.pushWarnings, warning.name, by: count) }
+        if duplicates > 0 { counters.inc(MonitorMetrics.ingestDuplicates, by: duplicates) }
+        for (why, count) in withoutEffect { counters.inc(MonitorMetrics.pushesWithoutEffect, why.rawValue, by: count) }
+        self = EffectTally()
+    }
+}
+
+extension MonitorCounters {
+    /// Counts one event's effect at once (`EffectTally` for one event).
+    mutating func count(_ effect: EventEffect, of type: EventType) {
+        var tally = EffectTally()
+        tally.count(effect, of: type)
+        tally.add(to: &self)
     }
 }

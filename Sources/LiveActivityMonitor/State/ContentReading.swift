@@ -12,6 +12,8 @@ struct ContentReading: Sendable {
     let value: JSONValue?
     /// `ContentDigest` of `value`; nil when it does not parse.
     let digest: UInt64?
+    /// `ContentStructure` of `value`, what its verdict depends on; nil when it does not parse.
+    let structure: [UInt8]?
     /// The heap `value` holds (`heapBytes(of:)`): a queued event's reading counts in the
     /// in-flight budget beside its body's bytes (`IngestHandler`).
     let heapBytes: Int
@@ -19,7 +21,8 @@ struct ContentReading: Sendable {
     init(_ text: JSONText) {
         value = try? JSONParser.parse(text.text)
         digest = value.map(ContentDigest.of)
-        heapBytes = value.map(Self.heapBytes) ?? 0
+        structure = value.map(ContentStructure.of)
+        heapBytes = (value.map(Self.heapBytes) ?? 0) + (structure.map { Self.allocation(32 + $0.capacity) } ?? 0)
     }
 
     /// The heap a parsed value holds, as glibc's allocator hands it out: an array's or object's

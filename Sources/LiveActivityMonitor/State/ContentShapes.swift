@@ -16,6 +16,10 @@ struct ContentShapes: Sendable, Equatable {
     let judging: Bool
     /// Types whose learned shape changed since `takeChanged` (the commit writes them).
     private(set) var changed: Set<ExactString> = []
+    /// The verdicts given under these shapes, shared by their copies (`VerdictMemo`).
+    let memo = VerdictMemo()
+    /// New at each change of a shape: the memo's verdicts stand for one version only.
+    private var version = VerdictMemo.newVersion()
 
     init(judging: Bool, declared: [String: ObjectShape] = [:], learned: [String: ObjectShape] = [:]) {
         self.judging = judging
@@ -37,6 +41,7 @@ struct ContentShapes: Sendable, Equatable {
         if shape != learned[type] {
             learned[type] = shape
             changed.insert(type)
+            version = VerdictMemo.newVersion()
         }
     }
 
@@ -52,6 +57,16 @@ struct ContentShapes: Sendable, Equatable {
     func verdict(on content: JSONText, of attributesType: String) -> String? {
         guard judging, shape(of: attributesType) != nil else { return nil }
         return verdict(on: try? JSONParser.parse(content.text), of: attributesType)
+    }
+
+    /// The same, for a content as read where it was decoded: given once for each structure of
+    /// content under these shapes (`VerdictMemo`).
+    func verdict(on reading: ContentReading?, of attributesType: String) -> String? {
+        guard judging else { return nil }
+        guard let reading, let structure = reading.structure else { return verdict(on: reading?.value, of: attributesType) }
+        return memo.verdict(type: attributesType, structure: structure, version: version) {
+            verdict(on: reading.value, of: attributesType)
+        }
     }
 
     /// The same, for a content already parsed (nil: it did not parse).

@@ -38,7 +38,7 @@ struct PushContent {
         if let storedVerdict { return storedVerdict }
         if let firstVerdict, firstVerdict.type == type { return firstVerdict.verdict }
         if let known = otherVerdicts[type] { return known }
-        let verdict = shapes.verdict(on: read()?.value, of: type)
+        let verdict = shapes.verdict(on: read(), of: type)
         if firstVerdict == nil { firstVerdict = (type, verdict) } else { otherVerdicts[type] = .some(verdict) }
         return verdict
     }

@@ -222,7 +222,7 @@ public struct StateEngine: Sendable {
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
             // The same token again confirms the current one.
             guard let fingerprint = event.tokenFingerprint, !r.hasTokenFingerprint(fingerprint) else { effect = .applied; break }
-            if r.tokenFingerprint != nil {
+            if r.storedFingerprint != nil {
                 r.tokenRotations += 1
                 counters.inc(M.tokenRotations, labels.label(for: r.attributesType))
                 // A rotation reported after a later one: it happened, but its token is already
@@ -503,7 +503,7 @@ public struct StateEngine: Sendable {
             r.lastPush = .init(status: push.status, reason: push.reason, latencyMs: push.latencyMs, priority: push.priority, at: t)
         }
         if push.priority == 10 { r.priority10.record(t) }
-        let toCurrentToken = r.tokenFingerprint == nil || r.hasTokenFingerprint(event.tokenFingerprint)
+        let toCurrentToken = r.storedFingerprint == nil || r.hasTokenFingerprint(event.tokenFingerprint)
         if push.invalidatesToken, toCurrentToken, !r.tokenInvalidated {
             r.tokenInvalidReason = push.reason ?? "HTTP \(push.status)"
             counters.inc(M.tokensInvalidated, M.reasonLabel(push.reason))

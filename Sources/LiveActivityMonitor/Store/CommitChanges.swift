@@ -26,6 +26,7 @@ struct CommitChanges {
     private var leavesMemory = false
     private var acceptedByType: [EventType: Double] = [:]
     private var pushes = PushTally()
+    private var effects = EffectTally()
     private let engine: StateEngine
     /// The push-to-start book, taken from memory for the commit and given back by `publish`.
     private(set) var starts: PushToStartBook
@@ -143,7 +144,7 @@ struct CommitChanges {
         let effect = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &current, counters: &counters,
                                   pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts,
                                   channels: &channels).effect
-        counters.count(effect, of: event.type)
+        effects.count(effect, of: event.type)
         if event.activityID == nil, let channel = event.channelID { channelEvents.append((channel, seq)) }
         // A replayed event brings its stored verdict: stored once.
         if effect.why == .undecodableContent, let detail = effect.detail, event.contentVerdict == nil {
@@ -204,7 +205,7 @@ struct CommitChanges {
 
     /// Counts an event not stored because its id already was: its effect is `duplicate`.
     mutating func duplicate(_ event: Event) {
-        counters.count(.noEffect(.duplicate), of: event.type)
+        effects.count(.noEffect(.duplicate), of: event.type)
     }
 
     /// Ends the commit at `now`: counts its events, brings in the records whose deadline is
@@ -215,6 +216,7 @@ struct CommitChanges {
         acceptedByType = [:]
         pushes.add(to: &counters)
         pushes = PushTally()
+        effects.add(to: &counters)
         for id in due where working.index(forKey: id) == nil {
             if let r = try record(id) { working[id] = r }
         }

@@ -44,7 +44,9 @@ extension TokenFingerprint {
         }
 
         init(_ fingerprint: String) {
-            self = Self.digits(fingerprint.utf8).map(Stored.digits) ?? .text(Text(fingerprint))
+            // Read as contiguous bytes: walking `utf8` as a sequence cost a push more than its hash.
+            var text = fingerprint
+            self = text.withUTF8 { Self.digits(UnsafeRawBufferPointer($0)) }.map(Stored.digits) ?? .text(Text(fingerprint))
         }
 
         /// The same from the text's UTF-8 bytes (a row's column, read in place): a String is made
