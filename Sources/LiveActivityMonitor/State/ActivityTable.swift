@@ -346,8 +346,8 @@ struct ActivityTable: Sendable {
             // A record's place in the phone order is its key in the cell of its state and type (by
             // its bytes): most updates change neither (the states compared as the gauges computed
             // them), and then no place is worked out.
-            let samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement)
-                && ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
+            let sameType = ExactString(storage[position].attributesType) == ExactString(replacement.attributesType)
+            let samePlace = old.state == new.state && PhoneOrderKey(storage[position]) == PhoneOrderKey(replacement) && sameType
             if phoneOrder != nil, !samePlace {
                 movePhoneOrder(position, from: PhoneOrderIndex.Place(storage[position], at: gaugeTime),
                                to: PhoneOrderIndex.Place(replacement, at: gaugeTime))
@@ -355,12 +355,18 @@ struct ActivityTable: Sendable {
             // Optional chaining: nothing is evaluated, the places included, without a triage index.
             triage?.move(from: TriageIndex.Place(storage[position], at: gaugeTime, budget: budget),
                          to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
-            before = uncount(old, at: position)
+            if old == new, sameType {
+                // Most events change no gauge: their type's counts are not looked up twice.
+                before = nextChange(of: storage[position], after: gaugeTime)
+            } else {
+                before = uncount(old, at: position)
+                gauges.count(new, type: replacement.attributesType, 1)
+            }
         } else {
             if phoneOrder != nil { movePhoneOrder(place, from: nil, to: PhoneOrderIndex.Place(replacement, at: gaugeTime)) }
             triage?.move(from: nil, to: TriageIndex.Place(replacement, at: gaugeTime, budget: budget))
+            gauges.count(new, type: replacement.attributesType, 1)
         }
-        gauges.count(new, type: replacement.attributesType, 1)
         // An entry for the same instant is in the queue already (most events move no deadline).
         let next = nextChange(of: replacement, after: gaugeTime)
         if let next, next != before { gaugeChanges.push(next, Int32(place)) }
