@@ -74,8 +74,13 @@ import Testing
         #expect(shapes.verdict(on: push, of: "Delivery") == nil)
         #expect(rolledBack.verdict(on: push, of: "Delivery") == before)
         #expect(shapes.verdict(on: push, of: "Delivery") == nil)
-        // Another type, the same content: judged by its own shape (none yet: applied).
+        // Another type, the same content: judged by its own shape (none yet: applied), even one
+        // Swift calls equal but whose bytes differ (types are told apart by their bytes).
         #expect(shapes.verdict(on: push, of: "Timer") == nil)
+        var spelled = ContentShapes(judging: true)
+        spelled.learn(content: ["eta": 7], of: "Caf\u{e9}")
+        #expect(spelled.verdict(on: push, of: "Caf\u{e9}") == "`eta`: string where the app sends a number")
+        #expect(spelled.verdict(on: push, of: "Cafe\u{301}") == nil)
     }
 
     @Test func theStructureIsKeysKindsAndOrderNotValues() {

@@ -1,3 +1,4 @@
+import Prometheus
 import Synchronization
 
 /// The verdicts the writer has given, by attributes type and content structure
@@ -9,7 +10,8 @@ import Synchronization
 /// never given again.
 final class VerdictMemo: Sendable {
     private struct Key: Hashable {
-        let type: String
+        /// By its bytes, as the shapes key their types: two spellings of one character are two types.
+        let type: ExactString
         let structure: [UInt8]
 
         /// The bytes at once: an array hashes its elements one by one.
@@ -34,7 +36,7 @@ final class VerdictMemo: Sendable {
     /// The verdict on a content of `structure` as `type` under the shapes of `version`: as given
     /// before, else `judge()`'s, kept.
     func verdict(type: String, structure: [UInt8], version: UInt64, judge: () -> String?) -> String? {
-        let key = Key(type: type, structure: structure)
+        let key = Key(type: ExactString(type), structure: structure)
         if let known = memo.withLock({ $0.version == version ? $0.verdicts[key] : nil }) { return known }
         let verdict = judge()
         memo.withLock { memo in
