@@ -125,7 +125,7 @@ struct CommitChanges {
     mutating func apply(_ event: Event, seq: Int64, receivedAt: Double) throws {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was a measurable share of the writer).
-        var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? record(id) }
+        var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? originals.values[original(id)] }
         // The rare event whose rule reads a text the record left to its row: read back first.
         if current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event), let id = current?.activityID,
            let stored = try texts(id) {
