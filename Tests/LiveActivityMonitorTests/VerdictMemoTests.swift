@@ -5,36 +5,24 @@ import Testing
 /// The writer gives each structure of content one verdict per version of the shapes
 /// (`VerdictMemo`, `ContentStructure`): what it gives again must be what the walk would say.
 @Suite struct VerdictMemoTests {
-    /// A reproducible stream of numbers (SplitMix64).
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A content of a few keys from a small set, every kind, nested objects and arrays, so that
     /// structures repeat and differ by a key, a kind or an element.
-    static func content(_ rng: inout Seeded, depth: Int = 0) -> JSONValue {
+    static func content(_ rng: inout DemoRandom, depth: Int = 0) -> JSONValue {
         var entries: [(String, JSONValue)] = []
-        for key in ["eta", "name", "stops", "courier", "tip"] where Bool.random(using: &rng) || key == "eta" {
+        for key in ["eta", "name", "stops", "courier", "tip"] where rng.int(0...1) == 0 || key == "eta" {
             entries.append((key, value(&rng, depth: depth)))
         }
-        if Int.random(in: 0..<4, using: &rng) == 0 { entries.reverse() }
+        if rng.int(0...3) == 0 { entries.reverse() }
         return .object(JSONObject(entries))
     }
 
-    static func value(_ rng: inout Seeded, depth: Int) -> JSONValue {
-        switch Int.random(in: 0..<(depth < 2 ? 7 : 5), using: &rng) {
+    static func value(_ rng: inout DemoRandom, depth: Int) -> JSONValue {
+        switch rng.int(0...(depth < 2 ? 6 : 4)) {
         case 0: return .null
-        case 1: return .bool(Bool.random(using: &rng))
-        case 2: return JSONValue(Int.random(in: 0..<100, using: &rng))
-        case 3, 4: return .string(String(Int.random(in: 0..<100, using: &rng)))
-        case 5: return .array((0..<Int.random(in: 0..<3, using: &rng)).map { _ in value(&rng, depth: depth + 1) })
+        case 1: return .bool(rng.int(0...1) == 0)
+        case 2: return JSONValue(rng.int(0...99))
+        case 3, 4: return .string(String(rng.int(0...99)))
+        case 5: return .array((0..<rng.int(0...2)).map { _ in value(&rng, depth: depth + 1) })
         default: return content(&rng, depth: depth + 1)
         }
     }
@@ -44,7 +32,7 @@ import Testing
     }
 
     @Test func aVerdictGivenAgainIsTheWalksVerdict() {
-        var rng = Seeded(state: 35)
+        var rng = DemoRandom(seed: 35)
         var shapes = ContentShapes(judging: true)
         for _ in 0..<3 { shapes.learn(content: Self.content(&rng), of: "Delivery") }
         let contents = (0..<3000).map { _ in Self.content(&rng) }
