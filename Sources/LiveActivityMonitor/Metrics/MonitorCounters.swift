@@ -85,12 +85,3 @@ struct EffectTally: Sendable {
         self = EffectTally()
     }
 }
-
-extension MonitorCounters {
-    /// Counts one event's effect at once (`EffectTally` for one event).
-    mutating func count(_ effect: EventEffect, of type: EventType) {
-        var tally = EffectTally()
-        tally.count(effect, of: type)
-        tally.add(to: &self)
-    }
-}
