@@ -12,12 +12,13 @@ struct CommitChanges {
     /// The verdicts of this commit's events whose content would not decode, by `seq`: stored
     /// with them (`event_verdicts`), for replays to honour.
     private(set) var verdicts: [(seq: Int64, detail: String)] = []
-    /// Records as the store knew them before this commit (nil: never started).
-    private(set) var originals: [String: ActivityRecord?] = [:]
-    private(set) var working: [String: ActivityRecord] = [:]
-    /// Records an event changed: their rows are written without comparing them first (the
-    /// comparison walks attributes and content, a measurable share of the writer's time).
-    private var changed = Set<String>()
+    /// The activities this commit has read or changed, each in one slot (`Slot`): an event's
+    /// id is hashed once for its original, its working record and whether it changed, where
+    /// three dictionaries each hashed it (PERFORMANCE.md, session 36).
+    private var slots: [String: Slot] = [:]
+    /// The slot the last lookup found: the commit looks an event's activity up for its booking,
+    /// its booking's place and its rules in turn. Forgotten whenever a slot is added.
+    private var lastSlot: (id: String, index: [String: Slot].Index)?
     /// The records the commit changed, by an event or by time (set by `finish`).
     private(set) var changedIDs = Set<String>()
     /// Of those, the ones new to the store or whose dismissal changed (set by `finish`).
@@ -43,9 +44,6 @@ struct CommitChanges {
     private let known: (String) throws -> [DeliveryEvidence.Known]
     /// The activities in memory subscribed to a channel (this commit's own are in `working`).
     private let subscribers: (String) -> [(id: String, record: ActivityRecord)]
-    /// Subscribers a broadcast took straight from memory (not in `originals`, so changed for
-    /// `finish` without a place in `changed`): their dismissal before it.
-    private var receivedDismissals: [String: Double?] = [:]
     /// This commit's broadcasts, filed under each activity that received one (`broadcast_receivers`).
     private(set) var receivers: [(activityID: String, seq: Int64)] = []
     /// The channel book, taken from memory for the commit and given back by `publish`.
@@ -73,9 +71,7 @@ struct CommitChanges {
     /// The booking of an activity as this commit knows it, read in place (`record` returns a
     /// copy of the whole record).
     mutating func bookingID(of id: String) throws -> String? {
-        if let i = working.index(forKey: id) { return Self.inPlace(&working.values[i]) { $0.bookingID } }
-        let i = try original(id)
-        return Self.inPlace(&originals.values[i]) { $0?.bookingID }
+        try withSlot(slot(id)) { $0.record { $0?.bookingID } }
     }
 
     /// Whether a lookup by booking finds `event` through its activity's row (`booking_in_row`).
@@ -94,30 +90,77 @@ struct CommitChanges {
     /// commit that dismisses it files every event before it).
     mutating func bookingInRow(_ event: Event) throws -> BookingInRow {
         guard let booking = event.bookingID, let id = event.activityID else { return .no }
-        let held: (booking: String?, live: Bool)?
-        if let i = working.index(forKey: id) {
-            held = Self.inPlace(&working.values[i]) { ($0.bookingID, $0.dismissedAt == nil) }
-        } else {
-            let i = try original(id)
-            held = Self.inPlace(&originals.values[i]) { r in r.map { ($0.bookingID, $0.dismissedAt == nil) } }
-        }
+        let held = try withSlot(slot(id)) { $0.record { r in r.map { (booking: $0.bookingID, live: $0.dismissedAt == nil) } } }
         guard let held else { return StateEngine.mayStart(event) ? .ifStarted : .no }
         return held.live && held.booking == booking ? .yes : .no
     }
 
     /// The activity as this commit knows it so far, or nil if never started.
     mutating func record(_ id: String) throws -> ActivityRecord? {
-        if let r = working[id] { return r }
-        let i = try original(id)
-        return originals.values[i]
+        try withSlot(slot(id)) { $0.record { $0 } }
     }
 
-    /// Where `originals` holds the activity as the store knew it before this commit, read from
-    /// the store the first time.
-    private mutating func original(_ id: String) throws -> [String: ActivityRecord?].Index {
-        if let i = originals.index(forKey: id) { return i }
-        originals[id] = try load(id)
-        return originals.index(forKey: id)!
+    /// The record as the commit left it (after `finish`: for its row), nil if it holds none.
+    func working(_ id: String) -> ActivityRecord? { slots[id]?.working }
+
+    /// One activity as this commit knows it.
+    private struct Slot {
+        /// As the store knew it before this commit (nil: never started), when `read`.
+        var original: ActivityRecord?
+        /// Read from the store (memory, else its row); if not, a subscriber a broadcast took
+        /// straight from memory, whose `original` is not kept: only its dismissal before it.
+        var read: Bool
+        var receivedDismissal: Double?
+        /// As the commit has changed it so far (nil: taken from `original` by nothing yet).
+        var working: ActivityRecord?
+        /// Changed by an event: its row is written without comparing it with `original` (the
+        /// comparison walks attributes and content, a measurable share of the writer's time).
+        var changedByEvent = false
+
+        static func read(_ original: ActivityRecord?) -> Slot { Slot(original: original, read: true) }
+
+        /// `body` on the record as the commit knows it, in place (an optional's or a dictionary
+        /// value's getter copies the whole record).
+        mutating func record<T>(_ body: (inout ActivityRecord?) -> T) -> T {
+            if case .some = working { return body(&working) }
+            return body(&original)
+        }
+
+        /// The record out of the slot, for an event or a broadcast to change: the working one,
+        /// else a copy of the original.
+        mutating func take() -> ActivityRecord? { working.take() ?? original }
+
+        /// After time has passed for `working` at the commit's time `now`: whether its row
+        /// changes, whether whole (new to the store, or its dismissal changed: its index
+        /// entries change), and whether it leaves memory.
+        mutating func settled(at now: Double) -> (changed: Bool, wholeRow: Bool, leaves: Bool) {
+            let dismissedAt = working!.dismissedAt
+            guard changedByEvent || !read || original != working else { return (false, false, false) }
+            let known = read ? original.isPresent : true
+            let dismissedBefore = read ? original?.dismissedAt : receivedDismissal
+            return (true, !known || dismissedBefore != dismissedAt, working!.state(at: now) == .dismissed)
+        }
+    }
+
+    /// Where `slots` holds `id`, its original read from the store the first time.
+    private mutating func slot(_ id: String) throws -> [String: Slot].Index {
+        if let last = lastSlot, last.id == id { return last.index }
+        let i = try slots.index(forKey: id) ?? add(.read(load(id)), for: id)
+        lastSlot = (id, i)
+        return i
+    }
+
+    /// Adds `slot` for `id`, not yet in `slots`; returns where.
+    @discardableResult
+    private mutating func add(_ slot: Slot, for id: String) -> [String: Slot].Index {
+        lastSlot = nil  // an insertion may move every slot
+        slots[id] = slot
+        return slots.index(forKey: id)!
+    }
+
+    /// `body` on the slot at `i`, in place (a dictionary value's getter copies it).
+    private mutating func withSlot<T>(_ i: [String: Slot].Index, _ body: (inout Slot) throws -> T) rethrows -> T {
+        try body(&slots.values[i])
     }
 
     /// Applies an event just stored by the commit at `receivedAt` as `seq` (or replayed at
@@ -125,7 +168,8 @@ struct CommitChanges {
     mutating func apply(_ event: Event, seq: Int64, receivedAt: Double) throws {
         // Taken out of `working` while it changes, so that its arrays are not shared and change
         // in place (a copy per event was a measurable share of the writer).
-        var current = try event.activityID.flatMap { id in try working.removeValue(forKey: id) ?? originals.values[original(id)] }
+        let slot = try event.activityID.map { try self.slot($0) }
+        var current = slot.flatMap { withSlot($0) { $0.take() } }
         // The rare event whose rule reads a text the record left to its row: read back first.
         if current?.textsInRow.isEmpty == false, StateEngine.readsTexts(event), let id = current?.activityID,
            let stored = try texts(id) {
@@ -150,9 +194,11 @@ struct CommitChanges {
         if effect.why == .undecodableContent, let detail = effect.detail, event.contentVerdict == nil {
             verdicts.append((seq, detail))
         }
-        if let id = current?.activityID {
-            changed.insert(id)
-            working[id] = current.take()
+        if let slot, current.isPresent {
+            withSlot(slot) { s in
+                s.working = current.take()
+                s.changedByEvent = true
+            }
         }
         if event.isBroadcast, effect.why == nil, let channel = event.channelID {
             try deliver(event, to: channel, seq: seq, receivedAt: receivedAt)
@@ -165,20 +211,25 @@ struct CommitChanges {
     private mutating func deliver(_ event: Event, to channel: String, seq: Int64, receivedAt: Double) throws {
         var (received, content) = StateEngine.receivable(event, receivedAt: receivedAt)
         var fromMemory = subscribers(channel)
-        // Room for every subscriber at once: growing by doubling moved 400-byte records again and again.
-        working.reserveCapacity(working.count + fromMemory.count)
-        receivedDismissals.reserveCapacity(receivedDismissals.count + fromMemory.count)
+        // Room for every subscriber at once: growing by doubling moved 800-byte slots again and again.
+        lastSlot = nil
+        slots.reserveCapacity(slots.count + fromMemory.count)
         // The subscribers this commit has read already take it as this commit knows them...
         var known = Set<String>()
-        for (id, _) in fromMemory where originals.index(forKey: id) != nil || working.index(forKey: id) != nil { known.insert(id) }
-        for (id, r) in working where r.channelID == channel { known.insert(id) }
+        for (id, _) in fromMemory where slots.index(forKey: id) != nil { known.insert(id) }
+        var i = slots.startIndex
+        while i != slots.endIndex {
+            if withSlot(i, { $0.working?.channelID == channel }) { known.insert(slots.keys[i]) }
+            slots.formIndex(after: &i)
+        }
         for id in known.sorted() {
-            guard var r = try working.removeValue(forKey: id) ?? record(id) else { continue }
-            defer { working[id] = r }
+            let i = try slot(id)
+            guard var r = withSlot(i, { $0.take() }) else { continue }
+            defer { withSlot(i) { $0.working = r } }
             guard r.channelID == channel else { continue }
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
-            changed.insert(id)
+            withSlot(i) { $0.changedByEvent = true }
             receivers.append((id, seq))
         }
         // ...and the others as memory holds them, taken at once (a lookup and a copy each, under
@@ -188,10 +239,10 @@ struct CommitChanges {
         while let (id, record) = fromMemory.popLast() {
             guard !known.contains(id) else { continue }
             var r = consume record
-            receivedDismissals[id] = r.dismissedAt
+            let dismissedAt = r.dismissedAt
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
-            working[id] = consume r
+            add(Slot(original: nil, read: false, receivedDismissal: dismissedAt, working: consume r), for: id)
             receivers.append((id, seq))
         }
     }
@@ -217,43 +268,31 @@ struct CommitChanges {
         pushes.add(to: &counters)
         pushes = PushTally()
         effects.add(to: &counters)
-        for id in due where working.index(forKey: id) == nil {
-            if let r = try record(id) { working[id] = r }
+        for id in due {
+            try withSlot(slot(id)) { s in
+                if case .none = s.working { s.working = s.original }
+            }
         }
-        // Each record is reached through its index and changed in place: a loop over
-        // `working.keys` that assigned `working[id]` copied the whole dictionary (10,000 records
-        // after a broadcast), and reading a record by key or index copied it too.
+        // Each slot is reached through its index and changed in place: reading a record by key
+        // or index copies it.
         changedIDs = []
         wholeRowIDs = []
         leavesMemory = false
-        var i = working.startIndex
-        while i != working.endIndex {
-            let id = working.keys[i]
-            let o = originals.index(forKey: id)
-            engine.advance(&working.values[i], to: now, counters: &counters, labels: labels)
-            let (dismissedAt, isDismissed, unchanged) = Self.inPlace(&working.values[i]) { r in
-                (r.dismissedAt, r.state(at: now) == .dismissed,
-                 !changed.contains(id) && o.map { Self.inPlace(&originals.values[$0]) { $0 == r } } == true)
-            }
-            if !unchanged {
-                changedIDs.insert(id)
-                let received = o == nil ? receivedDismissals.index(forKey: id) : nil
-                let known = o.map { Self.inPlace(&originals.values[$0]) { if case .some = $0 { true } else { false } } }
-                    ?? (received != nil)
-                let dismissedBefore = o.flatMap { Self.inPlace(&originals.values[$0]) { $0?.dismissedAt } }
-                    ?? received.flatMap { receivedDismissals.values[$0] }
-                // New to the store, or its dismissal changed: its row's index entries change.
-                if !known || dismissedBefore != dismissedAt { wholeRowIDs.insert(id) }
-                if isDismissed { leavesMemory = true }
-            }
-            working.formIndex(after: &i)
+        var i = slots.startIndex
+        while i != slots.endIndex {
+            defer { slots.formIndex(after: &i) }
+            guard withSlot(i, { if case .some = $0.working { true } else { false } }) else { continue }
+            engine.advance(&slots.values[i].working!, to: now, counters: &counters, labels: labels)
+            let settled = withSlot(i) { $0.settled(at: now) }
+            guard settled.changed else { continue }
+            let id = slots.keys[i]
+            changedIDs.insert(id)
+            if settled.wholeRow { wholeRowIDs.insert(id) }
+            if settled.leaves { leavesMemory = true }
         }
         _ = engine.expireStarts(&starts, at: now, counters: &counters)
         startChanges = starts.takeChanges()
     }
-
-    /// `body` on a value in place, for values held in a dictionary: its getters copy them.
-    private static func inPlace<V, T>(_ value: inout V, _ body: (inout V) -> T) -> T { body(&value) }
 
     /// Whether `id` is new to the store or its dismissal changed (its row's index entries
     /// change): its row is written whole. Known after `finish`.
@@ -269,9 +308,17 @@ struct CommitChanges {
     }
 
     /// The records the commit holds, moved out for memory to take (`MonitorState.publish`).
-    mutating func takeWorking() -> [String: ActivityRecord] {
-        defer { working = [:] }
-        return working
+    mutating func takeWorking() -> [ActivityRecord] {
+        var records: [ActivityRecord] = []
+        records.reserveCapacity(slots.count)
+        var i = slots.startIndex
+        while i != slots.endIndex {
+            if let r = withSlot(i, { $0.working.take() }) { records.append(r) }
+            slots.formIndex(after: &i)
+        }
+        slots = [:]
+        lastSlot = nil
+        return records
     }
 }
 

@@ -413,7 +413,7 @@ public final class EventStore: Sendable {
         var statements = RowStatements(db)
         let ids = changes.changedIDs
         for id in ids {
-            let record = changes.working[id]!
+            let record = changes.working(id)!
             try statements.write(record, record.rowWrite(dismissalChanged: changes.dismissalChanged(id)))
         }
         return ids
@@ -424,7 +424,7 @@ public final class EventStore: Sendable {
     /// record), the counters that differ from `persisted`, and `applied_seq`.
     func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
         var statements = RowStatements(db)
-        let records = state.withLock { s in behind.compactMap { changes?.working[$0] ?? s.records[$0] } }
+        let records = state.withLock { s in behind.compactMap { changes?.working($0) ?? s.records[$0] } }
         for record in records { try statements.write(record, record.rowWrite(dismissalChanged: false)) }
         try Self.write(changes?.counters ?? state.withLock { $0.counters }, changedSince: persisted, to: db)
         try Self.advanceAppliedSeq(db)

@@ -69,7 +69,7 @@ extension MonitorState {
         publish(changes.starts)
         channels = changes.channels
         var records = changes.takeWorking()
-        while let (_, record) = records.popFirst() { publish(consume record, now: now) }
+        while let record = records.popLast() { publish(consume record, now: now) }
         expireLabels(now: now)
     }
 }

@@ -66,7 +66,7 @@ struct PostgresCommitWriter {
             try insertEvents(rows, receivedAt: now)
             try writeSideTables(changes.takeWrites(), dayOf: dayOf)
             try changes.finish(at: now, due: due)
-            try upsert(changes.changedIDs.sorted().map { changes.working[$0]! })
+            try upsert(changes.changedIDs.sorted().map { changes.working($0)! })
             try PostgresStarts.write(changes.startChanges, dayOf: dayOf, db)
             try write(changes.counters, changedSince: persisted)
             return summaries
