@@ -16,7 +16,8 @@ public struct PushResult: Sendable, Equatable {
 
     /// APNs answers that mean the device token is dead (DESIGN.md section 2).
     public var invalidatesToken: Bool {
-        status == 410 || PushResult.invalidatingReasons.contains(reason ?? "")
+        // Most pushes give no reason: nothing to hash then (a set lookup a push, in profiles).
+        status == 410 || reason.map(PushResult.invalidatingReasons.contains) == true
     }
 
     /// APNs' limit on a payload (DESIGN.md section 2).

@@ -71,4 +71,9 @@ extension Event {
     var readContentState: ContentReading? {
         contentReading ?? contentState.map(ContentReading.init)
     }
+
+    /// The content's `ContentDigest` (`readContentState`'s), without copying the reading held.
+    var contentDigest: UInt64? {
+        contentReading != nil ? contentReading?.digest : readContentState?.digest
+    }
 }

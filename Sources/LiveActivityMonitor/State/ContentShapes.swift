@@ -63,9 +63,10 @@ struct ContentShapes: Sendable, Equatable {
     /// content under these shapes (`VerdictMemo`).
     func verdict(on reading: ContentReading?, of attributesType: String) -> String? {
         guard judging else { return nil }
-        guard let reading, let structure = reading.structure else { return verdict(on: reading?.value, of: attributesType) }
+        // Its parts taken in place: the reading bound whole would be copied.
+        guard let structure = reading?.structure else { return verdict(on: reading?.value, of: attributesType) }
         return memo.verdict(type: attributesType, structure: structure, version: version) {
-            verdict(on: reading.value, of: attributesType)
+            verdict(on: reading?.value, of: attributesType)
         }
     }
 

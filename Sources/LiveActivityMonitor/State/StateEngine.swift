@@ -216,7 +216,7 @@ public struct StateEngine: Sendable {
             if let ended = Self.ended(r, at: t) { effect = .noEffect(ended); break }
             effect = applyContent(event, to: &record!)
             if effect.why == nil, event.contentState != nil {
-                record!.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
+                record!.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: nil)
             }
         case .activityTokenUpdated:
             guard var r = record else { effect = .noEffect(.unknownActivity); break }
@@ -260,7 +260,7 @@ public struct StateEngine: Sendable {
                 if let content = event.contentState, event.timestamp > r.contentTimestamp {
                     r.contentState = content
                     r.contentTimestamp = event.timestamp
-                    r.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
+                    r.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: nil)
                 }
                 end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
                     counters: &counters, labels: labels)
@@ -302,7 +302,7 @@ public struct StateEngine: Sendable {
     /// word: the lock screen becomes it, with its timestamp. One of a content never seen
     /// changes nothing.
     private func observe(_ event: Event, on r: inout ActivityRecord, counters: inout MonitorCounters) -> [Verdict] {
-        guard let content = event.contentState, let shown = r.delivery.match(digest: event.readContentState?.digest)
+        guard let content = event.contentState, let shown = r.delivery.match(digest: event.contentDigest)
         else { return [] }
         let t = event.occurredAt
         let shownTimestamp = r.delivery.known[shown].timestamp
@@ -451,7 +451,7 @@ public struct StateEngine: Sendable {
         r.channelID = event.channelID
         if event.type == .activityStarted { r.tokenFingerprint = event.tokenFingerprint }
         if event.contentState != nil {
-            r.delivery.remember(digest: event.readContentState?.digest, timestamp: event.timestamp, push: nil)
+            r.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: nil)
         }
         counters.inc(M.started, labels.admit(type, source: source), source.rawValue)
         record = r
@@ -514,7 +514,7 @@ public struct StateEngine: Sendable {
 
         if let over = Self.over(r, at: t) { return .noEffect(over) }
         if !toCurrentToken { return .noEffect(.supersededToken) }
-        var content = PushContent(event)
+        var content = PushContent()
         return deliver(push, event, seq: seq, to: &r, counters: &counters, labels: labels, shapes: shapes,
                        content: &content, passed: &passed)
     }
@@ -580,7 +580,8 @@ public struct StateEngine: Sendable {
     static func receivable(_ event: Event, receivedAt: Double) -> (event: Event, content: PushContent) {
         var dated = event
         dating(event, receivedAt: receivedAt, record: nil).date(&dated)
-        return (dated, PushContent(dated))
+        if dated.contentState != nil, dated.contentReading == nil { dated.readContent() }
+        return (dated, PushContent())
     }
 
     /// What an accepted update or end does to a live activity that receives it (through its
@@ -591,21 +592,21 @@ public struct StateEngine: Sendable {
         let t = event.occurredAt
         // The phone decodes the content first: one it cannot read drops the whole push (an end
         // too), whatever its timestamp.
-        if let detail = content.verdict(as: r.attributesType, shapes) {
+        if let detail = content.verdict(on: event, as: r.attributesType, shapes) {
             if t >= r.undecodable?.at ?? -.infinity { r.undecodable = .init(at: t, detail: detail) }
             return EventEffect(why: .undecodableContent, detail: detail)
         }
         if push.kind == .update {
             let effect = applyContent(event, to: &r)
             if effect.why == nil, event.contentState != nil {
-                r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
+                r.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: (seq, t))
             }
             return effect
         }
         if let text = event.contentState, event.timestamp > r.contentTimestamp {
             r.contentState = text
             r.contentTimestamp = event.timestamp
-            r.delivery.remember(digest: content.digest(), timestamp: event.timestamp, push: (seq, t))
+            r.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: (seq, t))
         }
         end(&r, at: t, by: .push, policy: event.dismissalDate == nil ? .default : .after,
             dismissalDate: event.dismissalDate, counters: &counters, labels: labels)
