@@ -99,6 +99,38 @@ import Testing
         }
     }
 
+    /// Pushes one at a time, mostly to the newest minute (re-encoded in place of unpacking:
+    /// `addToNewest`), against the same model: counts crossing each byte length of LEB128, and
+    /// the bytes equal to those the minutes packed afresh make (`==` compares them).
+    @Test(arguments: [1, 2, 3])
+    func pushesToTheNewestMinuteKeepTheWindow(seed: UInt64) {
+        var random = PushEventScannerTests.Seeded(state: seed)
+        var w = Priority10Minutes()
+        var model: [Int32: UInt64] = [:]
+        var index = Priority10Minutes.minute(of: now)
+        for step in 0..<20_000 {
+            // Now and then the next minute, or one behind (a push reported late).
+            switch Int.random(in: 0..<1000, using: &random) {
+            case 0..<3: index += 1
+            case 3: index -= Int32.random(in: 1...70, using: &random)
+            case 4: index += Int32.random(in: 2...70, using: &random)
+            default: break
+            }
+            w.record(Double(index) * 60 + Double.random(in: 0..<60, using: &random))
+            if let newest = model.keys.max(), index < newest - 60 { continue }
+            model[index, default: 0] += 1
+            let newest = model.keys.max()!
+            model = model.filter { $0.key >= newest - 60 }
+            if step % 97 == 0 || step > 19_900 {
+                #expect(w.minutes.map(\.index) == model.keys.sorted(), "step \(step)")
+                #expect(w.minutes.map { UInt64($0.pushes) } == model.keys.sorted().map { model[$0]! }, "step \(step)")
+                #expect(UInt64(w.total) == model.values.reduce(0, +))
+                #expect(Priority10Minutes(blob: w.blob) == w, "step \(step)")
+            }
+        }
+        #expect(model.values.contains { $0 >= 128 }, "a minute's count takes two bytes")
+    }
+
     /// A stored form that `add` would not have left (out of order, a repeated minute, minutes
     /// out of the newest's window: another writer, or a damaged row) reads as those minutes added
     /// one by one, not as it is.

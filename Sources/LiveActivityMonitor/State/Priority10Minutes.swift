@@ -106,8 +106,9 @@ public struct Priority10Minutes: Hashable, Sendable {
     }
 
     /// Adds `pushes` in minute `index`: the minutes unpacked, changed and packed again (at most
-    /// 61 of them, once per priority-10 push).
+    /// 61 of them), unless `index` is the newest minute.
     private mutating func add(_ index: Int32, pushes: UInt32) {
+        if addToNewest(index, pushes: pushes) { return }
         var minutes = self.minutes
         // In 64 bits: a damaged row's minute may lie at either end of Int32.
         if let newest = minutes.last?.index, Int64(index) < Int64(newest) - Int64(Self.span) { return }
@@ -122,6 +123,42 @@ public struct Priority10Minutes: Hashable, Sendable {
         let oldestKept = Int64(minutes[minutes.count - 1].index) - Int64(Self.span)
         let expired = minutes.prefix { Int64($0.index) < oldestKept }.count
         self = Priority10Minutes(ordered: minutes.dropFirst(expired))
+    }
+
+    /// `add` for the newest minute, most pushes' (they come nearly in order, several a minute):
+    /// its count re-encoded after the bytes before it, copied, where unpacking every minute into
+    /// an array and packing them again cost about a thousand instructions a push (callgrind,
+    /// PERFORMANCE.md, session 36). The same bytes `init(ordered:)` makes; false, changing
+    /// nothing, for another minute or a count that would pass `UInt32.max`.
+    private mutating func addToNewest(_ index: Int32, pushes: UInt32) -> Bool {
+        guard storedTotal <= UInt32.max - pushes else { return false }
+        let made: PackedBytes? = packed.withUnsafeBufferPointer { bytes in
+            guard bytes.count >= 6 else { return nil }
+            // Read from the end: only a count's last byte is below 128, and a distance (at
+            // most `span`) is too, so the newest count begins after the last such byte before it.
+            var start = bytes.count - 1
+            while bytes[start - 1] & 0x80 != 0 { start -= 1 }
+            let oldest = Int32(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(as: Int32.self))
+            guard Int64(oldest) + Int64(bytes[start - 1]) == Int64(index) else { return nil }
+            var count: UInt32 = 0
+            for (k, byte) in bytes[start...].enumerated() { count |= UInt32(byte & 0x7F) << (7 * UInt32(k)) }
+            guard count <= UInt32.max - pushes else { return nil }
+            let total = count + pushes
+            return PackedBytes(count: start + Self.lengthOf(total)) { out in
+                out.baseAddress!.update(from: bytes.baseAddress!, count: start)
+                var i = start, v = total
+                while v >= 0x80 {
+                    out[i] = UInt8(truncatingIfNeeded: v) | 0x80
+                    v >>= 7
+                    i += 1
+                }
+                out[i] = UInt8(v)
+            }
+        }
+        guard let made else { return false }
+        packed = made
+        storedTotal += pushes
+        return true
     }
 
     /// The next minute boundary after `t` while `count(at:)` may still change (it is constant
