@@ -262,7 +262,8 @@ import Testing
     /// A fingerprint reads back exactly as it was set, whatever its text; the 16 lowercase hex
     /// digits `TokenFingerprint.of` makes are kept as their 8 bytes.
     @Test(arguments: [TokenFingerprint.of("80a1c0ffee"), "0000000000000000", "ffffffffffffffff", "0123456789abcdef",
-                      "0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0", "", "é123456789abcdef", "g123456789abcdef"])
+                      "0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0", "", "é123456789abcdef", "g123456789abcdef",
+                      "0123456789abcde:", "0123456789abcde`", "/123456789abcdef"])
     func fingerprintsReadBackAsTheyCame(_ text: String) {
         var record = ActivityRecord(activityID: "a", bookingID: nil, attributesType: "T", startedAt: 0)
         record.tokenFingerprint = text

@@ -55,22 +55,21 @@ extension TokenFingerprint {
             self = Self.digits(bytes).map(Stored.digits) ?? .text(Text(String(decoding: bytes, as: UTF8.self)))
         }
 
-        /// The 8 bytes that `bytes` spell when they are 16 lowercase hex digits; else nil.
-        private static func digits(_ bytes: some Sequence<UInt8>) -> UInt64? {
+        /// The 8 bytes that `bytes` spell when they are 16 lowercase hex digits; else nil. Once
+        /// a push (`ActivityRecord.hasTokenFingerprint`): a digit or a letter by one subtraction.
+        private static func digits(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+            guard bytes.count == 16 else { return nil }
             var bits: UInt64 = 0
-            var count = 0
             for byte in bytes {
-                let nibble: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
-                default: return nil
+                var nibble = byte &- UInt8(ascii: "0")
+                if nibble > 9 {
+                    nibble = byte &- UInt8(ascii: "a")
+                    guard nibble < 6 else { return nil }
+                    nibble += 10
                 }
-                count += 1
-                guard count <= 16 else { return nil }
                 bits = bits << 4 | UInt64(nibble)
             }
-            return count == 16 ? bits : nil
+            return bits
         }
 
         var text: String {
