@@ -2,6 +2,18 @@ import Testing
 @testable import Prometheus
 
 @Suite struct SortingTests {
+    /// `ExactText.precedes` (memcmp in place) orders as the UTF-8 views do, prefixes, bytes above
+    /// 127, empty and bridged-looking strings included.
+    @Test func exactTextOrderIsUTF8ByteOrder() {
+        let words = ["", "a", "ab", "abc", "b", "é", "e\u{301}", "z", "Z", "😀", "ü", "a\u{0}", "\u{7f}", "\u{80}",
+                     String(repeating: "x", count: 40), String(repeating: "x", count: 40) + "y", "Gare du Nord", "Châtelet"]
+        for a in words {
+            for b in words {
+                #expect(ExactText.precedes(a, b) == a.utf8.lexicographicallyPrecedes(b.utf8), "\(a) \(b)")
+            }
+        }
+    }
+
     @Test func familiesSortByNameRegardlessOfInsertionOrder() {
         let names = ["zeta", "alpha", "mu", "alpha_total", "a"]
         let text = TextFormat.render(names.map { MetricFamily(name: $0, help: "h", type: .gauge) })

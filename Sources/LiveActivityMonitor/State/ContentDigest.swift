@@ -1,4 +1,5 @@
 import JSON
+import Prometheus
 
 /// A content-state's identity as DESIGN.md section 4 compares contents: canonical JSON (object
 /// keys sorted by their bytes, numbers compared as numbers, strings by their bytes), hashed with
@@ -24,6 +25,13 @@ enum ContentDigest {
             value = value &* 0x100_0000_01b3
         }
         mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 { for b in bytes { add(b) } }
+        /// A string's UTF-8 from its contiguous storage: its `utf8` view walked byte by byte,
+        /// and keys compared so, were most of a push's digest (callgrind, PERFORMANCE.md,
+        /// session 36). The same bytes either way.
+        mutating func add(utf8 text: String) {
+            var text = text
+            text.withUTF8 { add($0) }
+        }
         /// A length before variable text, so that no two sequences of parts hash as one.
         mutating func add(count: Int) { withUnsafeBytes(of: UInt64(count).littleEndian) { add($0) } }
     }
@@ -38,7 +46,7 @@ enum ContentDigest {
             let d = n.doubleValue == 0 ? 0 : n.doubleValue
             withUnsafeBytes(of: d.bitPattern.littleEndian) { h.add($0) }
         case .string(let s):
-            h.add(4); h.add(count: s.utf8.count); h.add(s.utf8)
+            h.add(4); h.add(count: s.utf8.count); h.add(utf8: s)
         case .array(let items):
             h.add(5); h.add(count: items.count)
             for item in items { write(item, into: &h) }
@@ -50,9 +58,9 @@ enum ContentDigest {
             withUnsafeTemporaryAllocation(of: Int.self, capacity: entries.count) { buffer in
                 var order = buffer
                 for i in 0..<entries.count { order.initializeElement(at: i, to: i) }
-                order.sort { entries[$0].key.utf8.lexicographicallyPrecedes(entries[$1].key.utf8) }
+                order.sort { ExactText.precedes(entries[$0].key, entries[$1].key) }
                 for i in order {
-                    h.add(count: entries[i].key.utf8.count); h.add(entries[i].key.utf8)
+                    h.add(count: entries[i].key.utf8.count); h.add(utf8: entries[i].key)
                     write(entries[i].value, into: &h)
                 }
             }
