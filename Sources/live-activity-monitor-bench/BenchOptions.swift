@@ -113,7 +113,8 @@ struct BenchOptions {
             case "--quick": quick = true
             case "--rounds": rounds = try positive(arg)
             case "--seconds": seconds = try positive(arg)
-            case "--out": output = try value(arg)
+            // From the working directory: a bare file name has no directory part to create.
+            case "--out": output = URL(fileURLWithPath: try value(arg)).standardizedFileURL.path
             case "--no-full-durability": fullDurability = false
             case "--keep": keep = true
             case "--postgres": postgres = try value(arg)
