@@ -6,30 +6,31 @@ import Glibc
 public enum ExactText {
     @inline(__always)
     public static func equal(_ a: String, _ b: String) -> Bool {
-        // Over the bytes in place (the UTF-8 view's iterator is far slower); the same storage,
-        // as interned strings share, is equal at once.
+        // The same storage, as interned strings share, is equal at once.
         // memcmp: the generic element loop cost a tenth of a second per million at start-up.
-        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                x.count == y.count
-                    && (x.baseAddress == y.baseAddress || x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-        }
-        return (inPlace ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+        inPlace(a, b) { x, y in
+            x.count == y.count && (x.baseAddress == y.baseAddress || x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+        } ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// UTF-8 byte order, which is code point order. By memcmp in place, as `equal`: the view's
     /// element loop was most of sorting a content's keys for its digest.
     @inline(__always)
     public static func precedes(_ a: String, _ b: String) -> Bool {
-        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                let common = min(x.count, y.count)
-                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                return order != 0 ? order < 0 : x.count < y.count
-            }
-        }
-        return (inPlace ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
+        inPlace(a, b) { x, y in
+            let common = min(x.count, y.count)
+            let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+            return order != 0 ? order < 0 : x.count < y.count
+        } ?? a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// `body` over both strings' UTF-8 in place (the UTF-8 view's iterator is far slower); nil
+    /// when either has no contiguous storage.
+    @inline(__always)
+    private static func inPlace<R>(_ a: String, _ b: String,
+                                   _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        let result = a.utf8.withContiguousStorageIfAvailable { x in b.utf8.withContiguousStorageIfAvailable { y in body(x, y) } }
+        return result ?? nil
     }
 
     public static func hash(_ text: String, into hasher: inout Hasher) {

@@ -43,14 +43,7 @@ public struct Priority10Minutes: Hashable, Sendable {
                 sum += UInt64(m.pushes)
                 buffer[count] = UInt8(m.index - oldest)
                 count += 1
-                var v = m.pushes
-                while v >= 0x80 {
-                    buffer[count] = UInt8(truncatingIfNeeded: v) | 0x80
-                    v >>= 7
-                    count += 1
-                }
-                buffer[count] = UInt8(v)
-                count += 1
+                Self.write(m.pushes, into: buffer, at: &count)
             }
         }
         storedTotal = UInt32(clamping: sum)
@@ -62,6 +55,29 @@ public struct Priority10Minutes: Hashable, Sendable {
         return n
     }
 
+    /// A count as LEB128 at `i`, which it moves past.
+    private static func write(_ pushes: UInt32, into buffer: UnsafeMutableBufferPointer<UInt8>, at i: inout Int) {
+        var v = pushes
+        while v >= 0x80 {
+            buffer[i] = UInt8(truncatingIfNeeded: v) | 0x80
+            v >>= 7
+            i += 1
+        }
+        buffer[i] = UInt8(v)
+        i += 1
+    }
+
+    /// The LEB128 count at `i`, which it moves past.
+    private static func readCount(_ bytes: UnsafeBufferPointer<UInt8>, at i: inout Int) -> UInt32 {
+        var pushes: UInt32 = 0, shift: UInt32 = 0
+        repeat {
+            pushes |= UInt32(bytes[i] & 0x7F) << shift
+            shift += 7
+            i += 1
+        } while bytes[i - 1] & 0x80 != 0
+        return pushes
+    }
+
     /// Calls `body` with each minute, oldest first, read in place.
     private func forEachMinute(_ body: (Minute) -> Void) {
         packed.withUnsafeBufferPointer { bytes in
@@ -70,14 +86,8 @@ public struct Priority10Minutes: Hashable, Sendable {
             var i = 4
             while i < bytes.count {
                 let index = oldest + Int32(bytes[i])
-                var pushes: UInt32 = 0, shift: UInt32 = 0
-                repeat {
-                    i += 1
-                    pushes |= UInt32(bytes[i] & 0x7F) << shift
-                    shift += 7
-                } while bytes[i] & 0x80 != 0
                 i += 1
-                body(Minute(index: index, pushes: pushes))
+                body(Minute(index: index, pushes: Self.readCount(bytes, at: &i)))
             }
         }
     }
@@ -140,19 +150,14 @@ public struct Priority10Minutes: Hashable, Sendable {
             while bytes[start - 1] & 0x80 != 0 { start -= 1 }
             let oldest = Int32(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(as: Int32.self))
             guard Int64(oldest) + Int64(bytes[start - 1]) == Int64(index) else { return nil }
-            var count: UInt32 = 0
-            for (k, byte) in bytes[start...].enumerated() { count |= UInt32(byte & 0x7F) << (7 * UInt32(k)) }
+            var i = start
+            let count = Self.readCount(bytes, at: &i)
             guard count <= UInt32.max - pushes else { return nil }
             let total = count + pushes
             return PackedBytes(count: start + Self.lengthOf(total)) { out in
                 out.baseAddress!.update(from: bytes.baseAddress!, count: start)
-                var i = start, v = total
-                while v >= 0x80 {
-                    out[i] = UInt8(truncatingIfNeeded: v) | 0x80
-                    v >>= 7
-                    i += 1
-                }
-                out[i] = UInt8(v)
+                var i = start
+                Self.write(total, into: out, at: &i)
             }
         }
         guard let made else { return false }
