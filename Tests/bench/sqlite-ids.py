@@ -1,32 +1,41 @@
 #!/usr/bin/env python3
-"""sqlite-ids.py PRELOAD N IDS [--page-size BYTES] [--rows] [--by-number] [--without INDEX ...]: SQLite alone (Python's
-sqlite3, over Debian's libsqlite3 as the server) storing events in the monitor's events table,
-its three indexes and `activity_events`, with the writer's settings (WAL, synchronous=NORMAL,
-8 MiB cache, checkpoints every 4,000 pages): PRELOAD events stored first, then N more timed in
+"""sqlite-ids.py PRELOAD N IDS [--page-size BYTES] [--cache-mib MIB] [--rows] [--by-number]
+[--bucketed-keys] [--without INDEX ...]: SQLite alone (Python's sqlite3, over Debian's libsqlite3
+as the server) storing events in the monitor's events table, its three indexes and
+`activity_events`, with the writer's settings (WAL, synchronous=NORMAL, 8 MiB cache unless
+--cache-mib, checkpoints every 4,000 pages): PRELOAD events stored first, then N more timed in
 commits of 1,000 (activities of a start and 9 pushes). IDS: `numbered` (each new id beside the
 last), `v7` (random activity and booking ids, time-ordered event ids) or `random` (all random).
 --rows adds each activity's row (`activities`: its id's key and `activities_by_booking`), written
 in the commit of its start; --by-number (with --rows) files events under the row's number, given
 in start order, as migration 16 does, not under the activity id (PERFORMANCE.md, session 33).
---without drops `events_by_event_id`, `events_by_booking` or `activity_events`. Prints µs an
-event (wall, CPU), KiB written an event (`wchar`: the log, and the checkpoints' copies) and the
-file's size.
+--without drops `events_by_event_id`, `events_by_booking` or `activity_events`, or (with
+--by-number) `activity_keys`: the activities table keyed by its number alone, without the two
+indexes a lookup by id needs (the key on `activity_id`, `activities_by_booking`), the events
+filed through a table of the commit's own starts: the upper bound of keeping those indexes out
+of the big file. --bucketed-keys keeps both indexes, led by the number's bucket of 2^17
+(`number >> 17`), so that new entries go to the newest bucket (a lookup by id would probe each
+bucket). Both new in session 37. Prints µs an event (wall, CPU), KiB written an event (`wchar`:
+the log, and the checkpoints' copies) and the file's size.
 A new file in the current directory, removed at the end (PERFORMANCE.md, session 31)."""
 import os, sqlite3, sys, time, uuid
 
-flags = {"--rows", "--by-number"}
-rows_too, by_number = "--rows" in sys.argv or "--by-number" in sys.argv, "--by-number" in sys.argv
+flags = {"--rows", "--by-number", "--bucketed-keys"}
+bucketed = "--bucketed-keys" in sys.argv
+rows_too, by_number = "--rows" in sys.argv or "--by-number" in sys.argv or bucketed, "--by-number" in sys.argv or bucketed
 args = [a for a in sys.argv[1:] if a not in flags]
-page, without = 4096, set()
+page, cache_mib, without = 4096, 8, set()
 if "--page-size" in args:
     i = args.index("--page-size"); page = int(args[i + 1]); del args[i:i + 2]
+if "--cache-mib" in args:
+    i = args.index("--cache-mib"); cache_mib = int(args[i + 1]); del args[i:i + 2]
 if "--without" in args:
     i = args.index("--without"); without = set(args[i + 1:]); del args[i:]
 preload, n, ids = int(args[0]), int(args[1]), args[2]
 assert ids in ("numbered", "v7", "random"), "IDS: numbered, v7 or random"
 path = f"sqlite-ids-{os.getpid()}.sqlite"
 db = sqlite3.connect(path, isolation_level=None)
-for pragma in (f"page_size={page}", "journal_mode=WAL", "synchronous=NORMAL", "cache_size=-8192",
+for pragma in (f"page_size={page}", "journal_mode=WAL", "synchronous=NORMAL", f"cache_size=-{cache_mib * 1024}",
                "wal_autocheckpoint=4000"):
     db.execute("PRAGMA " + pragma)
 db.execute("""CREATE TABLE events (seq INTEGER PRIMARY KEY, event_id TEXT, type TEXT NOT NULL, activity_id TEXT,
@@ -39,7 +48,15 @@ if "events_by_booking" not in without:
 if "activity_events" not in without:
     db.execute(f"""CREATE TABLE activity_events ({"number INTEGER" if by_number else "activity_id TEXT"} NOT NULL,
                    seq INTEGER NOT NULL, PRIMARY KEY ({"number" if by_number else "activity_id"}, seq)) WITHOUT ROWID""")
-if rows_too:
+keyless = "activity_keys" in without or bucketed
+assert not keyless or by_number, "--without activity_keys files by number"
+if rows_too and keyless:
+    db.execute("CREATE TABLE activities (activity_id TEXT, booking_id TEXT, number INTEGER PRIMARY KEY, row TEXT)")
+    db.execute("CREATE TEMP TABLE commit_starts (activity_id TEXT PRIMARY KEY, number INTEGER)")
+    if bucketed:
+        db.execute("CREATE INDEX activities_by_id ON activities(number >> 17, activity_id)")
+        db.execute("CREATE INDEX activities_by_booking ON activities(number >> 17, booking_id)")
+elif rows_too:
     db.execute("CREATE TABLE activities (activity_id TEXT PRIMARY KEY, booking_id TEXT, number INTEGER, row TEXT)")
     db.execute("CREATE INDEX activities_by_booking ON activities(booking_id)")
 body = "x" * 550   # about a push.sent's stored body
@@ -71,7 +88,13 @@ def store(batch):
             starts = [(r[2], r[3], numbered + k + 1, r[6][:300]) for k, r in enumerate(r for r in batch[i:i + 1000] if r[3])]
             numbered += len(starts)
             db.executemany("INSERT INTO activities VALUES (?, ?, ?, ?)", starts)
-        if "activity_events" not in without and by_number:
+            if keyless:
+                db.execute("DELETE FROM commit_starts")
+                db.executemany("INSERT INTO commit_starts VALUES (?, ?)", [(a, n) for a, _, n, _ in starts])
+        if "activity_events" not in without and keyless:
+            db.execute("""INSERT INTO activity_events SELECT a.number, e.seq FROM events e JOIN commit_starts a USING (activity_id)
+                          WHERE e.seq > ? ORDER BY 1, 2""", (before,))
+        elif "activity_events" not in without and by_number:
             db.execute("""INSERT INTO activity_events SELECT a.number, e.seq FROM events e JOIN activities a USING (activity_id)
                           WHERE e.seq > ? ORDER BY 1, 2""", (before,))
         elif "activity_events" not in without:
@@ -93,8 +116,8 @@ try:
     io, cpu, wall = written(), time.process_time(), time.monotonic()
     store(batch)
     wall, cpu, io = time.monotonic() - wall, time.process_time() - cpu, written() - io
-    print(f"ids {ids}, page {page}, rows {rows_too}, filed by {'number' if by_number else 'id'}, "
-          f"without {sorted(without) or 'none'}, {preload} stored: "
+    print(f"ids {ids}, page {page}, cache {cache_mib} MiB, rows {rows_too}, filed by {'number' if by_number else 'id'}, "
+          f"without {sorted(without) or 'none'}{', keys bucketed' if bucketed else ''}, {preload} stored: "
           f"{wall / n * 1e6:.1f} µs an event (CPU {cpu / n * 1e6:.1f}), {io / n / 1024:.1f} KiB written an event, "
           f"file {db.execute('PRAGMA page_count').fetchone()[0] * page / 1e6:.0f} MB")
 finally:
