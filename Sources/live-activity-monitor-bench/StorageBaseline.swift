@@ -114,6 +114,8 @@ final class StorageBaseline {
         let cpuBefore = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
         let (seconds, _) = try Stopwatch.time {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
+                // The activities the transaction's events name, as the store's writer notes them.
+                var named = Set<String>()
                 try db.transaction(.immediate) {
                     for row in rows[start..<min(start + Self.rowsPerTransaction, rows.count)] {
                         try insert.bind(row.key.map { prefix + $0 }, at: 1)
@@ -129,12 +131,13 @@ final class StorageBaseline {
                         try insert.bind(startsRow && row.bookingID != nil ? SQLiteValue.integer(1) : .null, at: 8)
                         _ = try insert.step()
                         insert.reset()
+                        if let id = row.activityID { named.insert(id) }
                         if let activityRow, startsRow, let id = row.activityID {
                             try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
                         }
                     }
                     // The events' index by activity, as the store files it (`filed_activity_events`).
-                    try EventStore.advanceAppliedSeq(db)
+                    try EventStore.advanceAppliedSeq(db, named: named)
                 }
             }
         }

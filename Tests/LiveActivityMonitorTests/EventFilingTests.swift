@@ -123,4 +123,16 @@ import Testing
         #expect(try db.scalar("SELECT number FROM activities WHERE activity_id = 'late-1'") == .integer(1))
         #expect(try db.scalar("SELECT count(*) FROM filed_activity_events f JOIN activity_events_numbered n ON n.seq = f.seq WHERE f.activity_id = 'late-1'") == .integer(1))
     }
+
+    /// A catch-up whose events name only an older file's row (which has no number) still files
+    /// them by id: the writer's note of the activities named (`DeferredWrites.named`) tells the
+    /// catch-up whether that pass is needed, by each row's number, not by the row being there.
+    @Test func eventsOfAnOlderRowAloneAreFiledByID() throws {
+        let server = try ReplayTests.serverOnOlderFile(rewoundBy: Self.rewindToBeforeNumbering)
+        defer { server.stop() }
+        #expect(try server.post(events: [ContentShapeTests.push("ride-1", "older-row-only", at: server.time.value, ["v": 3])])
+            .status == 200)
+        server.server.store.catchUp()
+        try Self.expectHistoriesWhole(server, "an older row's events alone")
+    }
 }

@@ -17,6 +17,9 @@ struct DeferredWrites {
     var counters: MonitorCounters
     /// Events stored since the tables were last brought up to date.
     var events = 0
+    /// The activities those events name (more, after a commit that failed: never fewer), so
+    /// that the catch-up knows whether any lacks a numbered row (`advanceAppliedSeq`).
+    var named = Set<String>()
     /// When they were (uptime nanoseconds).
     var flushedAt = DispatchTime.now().uptimeNanoseconds
     /// A `.sweep` is scheduled to bring them up to date if no commit does first.
@@ -44,6 +47,7 @@ struct DeferredWrites {
         rows = []
         self.counters = counters
         events = 0
+        named = []
         flushScheduled = false
         flushedAt = DispatchTime.now().uptimeNanoseconds
     }

@@ -56,7 +56,7 @@ extension EventStore {
                 replayed += 1
             }
             try finish()
-            try writeBehind([], nil, since: persisted, db)
+            try writeBehind([], nil, since: persisted, named: nil, db)
         }
         guard replayed + unreadable > 0 else { return }
         let milliseconds = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000

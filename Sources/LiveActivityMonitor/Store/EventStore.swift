@@ -316,6 +316,7 @@ public final class EventStore: Sendable {
                         }
                         summaries[j].accepted += 1
                         let seq = db.lastInsertRowID
+                        if let id = event.activityID { deferred.named.insert(id) }
                         try changes.apply(event, seq: seq, receivedAt: now)
                         // A start that started nothing, or not under that booking: indexed after all.
                         if inRow == .ifStarted, let id = event.activityID, try changes.bookingID(of: id) != event.bookingID {
@@ -339,7 +340,8 @@ public final class EventStore: Sendable {
                 if flush {
                     let written = try Self.writeRows(of: changes, at: now, db)
                     try Self.write(changes.startChanges, db)
-                    try writeBehind(deferred.rows.subtracting(written), changes, since: deferred.counters, db)
+                    try writeBehind(deferred.rows.subtracting(written), changes, since: deferred.counters,
+                                    named: deferred.named, db)
                 }
             }
         } catch {
@@ -422,19 +424,24 @@ public final class EventStore: Sendable {
     /// Completes bringing the tables up to date once the commit's own rows are written: the
     /// rows left `behind` by earlier commits (from `changes`, or memory, which holds every live
     /// record), the counters that differ from `persisted`, and `applied_seq`.
-    func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters, _ db: Database) throws {
+    /// `named`: the activities the events since `applied_seq` name, or nil when not known.
+    func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters,
+                     named: Set<String>?, _ db: Database) throws {
         var statements = RowStatements(db)
         let records = state.withLock { s in behind.compactMap { changes?.working($0) ?? s.records[$0] } }
         for record in records { try statements.write(record, record.rowWrite(dismissalChanged: false)) }
         try Self.write(changes?.counters ?? state.withLock { $0.counters }, changedSince: persisted, to: db)
-        try Self.advanceAppliedSeq(db)
+        try Self.advanceAppliedSeq(db, named: named)
     }
 
     /// Files the events stored since `applied_seq` under their activities: under the number of
     /// the activity's row (`activity_events_numbered`), or its id when it has no numbered row
     /// (`activity_events`); then moves `applied_seq` to the last event. The rows of this
-    /// catch-up are written before it. Public for the benchmark's storage baseline.
-    public static func advanceAppliedSeq(_ db: Database) throws {
+    /// catch-up are written before it. `named`: the activities those events name, or more (nil:
+    /// not known); when each of them has a numbered row, the second pass, which would look up
+    /// every event's activity again to find none, is left out. Public for the benchmark's
+    /// storage baseline.
+    public static func advanceAppliedSeq(_ db: Database, named: Set<String>? = nil) throws {
         // In key order, each activity's last leaf is written once. (Keeping the entries in memory
         // instead of reading the events back read less but was no faster: A/B, PERFORMANCE.md.)
         try db.run("""
@@ -443,6 +450,10 @@ public final class EventStore: Sendable {
             WHERE e.seq > (SELECT applied_seq FROM store_state) AND a.number IS NOT NULL
             ORDER BY a.number, e.seq
             """)
+        if let named, try allNumbered(named, db) {
+            try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
+            return
+        }
         try db.run("""
             INSERT INTO activity_events (activity_id, seq)
             SELECT activity_id, seq FROM events e
@@ -451,6 +462,17 @@ public final class EventStore: Sendable {
             ORDER BY activity_id, seq
             """)
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
+    }
+
+    /// Whether each of `activities` has a row with a number.
+    private static func allNumbered(_ activities: Set<String>, _ db: Database) throws -> Bool {
+        let number = try db.cached("SELECT number FROM activities WHERE activity_id = ?")
+        for id in activities {
+            try number.bind(id, at: 1)
+            defer { number.reset() }
+            guard try number.step(), !number.isNull(0) else { return false }
+        }
+        return true
     }
 
     /// Stores the rows a commit writes beside its events (`CommitWrites`).
