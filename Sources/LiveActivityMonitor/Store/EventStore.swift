@@ -443,24 +443,23 @@ public final class EventStore: Sendable {
     /// storage baseline.
     public static func advanceAppliedSeq(_ db: Database, named: Set<String>? = nil) throws {
         // In key order, each activity's last leaf is written once. (Keeping the entries in memory
-        // instead of reading the events back read less but was no faster: A/B, PERFORMANCE.md.)
+        // instead of reading the events back read less but was no faster, and inserted one
+        // statement each cost the writer more: A/B, PERFORMANCE.md, sessions 10 and 37.)
         try db.run("""
             INSERT INTO activity_events_numbered (number, seq)
             SELECT a.number, e.seq FROM events e JOIN activities a ON a.activity_id = e.activity_id
             WHERE e.seq > (SELECT applied_seq FROM store_state) AND a.number IS NOT NULL
             ORDER BY a.number, e.seq
             """)
-        if let named, try allNumbered(named, db) {
-            try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
-            return
+        if try named.map({ try !allNumbered($0, db) }) ?? true {
+            try db.run("""
+                INSERT INTO activity_events (activity_id, seq)
+                SELECT activity_id, seq FROM events e
+                WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.activity_id = e.activity_id AND a.number IS NOT NULL)
+                ORDER BY activity_id, seq
+                """)
         }
-        try db.run("""
-            INSERT INTO activity_events (activity_id, seq)
-            SELECT activity_id, seq FROM events e
-            WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.activity_id = e.activity_id AND a.number IS NOT NULL)
-            ORDER BY activity_id, seq
-            """)
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
     }
 
