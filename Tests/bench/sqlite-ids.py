@@ -48,9 +48,9 @@ if "events_by_booking" not in without:
 if "activity_events" not in without:
     db.execute(f"""CREATE TABLE activity_events ({"number INTEGER" if by_number else "activity_id TEXT"} NOT NULL,
                    seq INTEGER NOT NULL, PRIMARY KEY ({"number" if by_number else "activity_id"}, seq)) WITHOUT ROWID""")
-keyless = "activity_keys" in without or bucketed
-assert not keyless or by_number, "--without activity_keys files by number"
-if rows_too and keyless:
+keyed_by_number = "activity_keys" in without or bucketed
+assert not keyed_by_number or by_number, "--without activity_keys files by number"
+if rows_too and keyed_by_number:
     db.execute("CREATE TABLE activities (activity_id TEXT, booking_id TEXT, number INTEGER PRIMARY KEY, row TEXT)")
     db.execute("CREATE TEMP TABLE commit_starts (activity_id TEXT PRIMARY KEY, number INTEGER)")
     if bucketed:
@@ -88,10 +88,10 @@ def store(batch):
             starts = [(r[2], r[3], numbered + k + 1, r[6][:300]) for k, r in enumerate(r for r in batch[i:i + 1000] if r[3])]
             numbered += len(starts)
             db.executemany("INSERT INTO activities VALUES (?, ?, ?, ?)", starts)
-            if keyless:
+            if keyed_by_number:
                 db.execute("DELETE FROM commit_starts")
                 db.executemany("INSERT INTO commit_starts VALUES (?, ?)", [(a, n) for a, _, n, _ in starts])
-        if "activity_events" not in without and keyless:
+        if "activity_events" not in without and keyed_by_number:
             db.execute("""INSERT INTO activity_events SELECT a.number, e.seq FROM events e JOIN commit_starts a USING (activity_id)
                           WHERE e.seq > ? ORDER BY 1, 2""", (before,))
         elif "activity_events" not in without and by_number:
