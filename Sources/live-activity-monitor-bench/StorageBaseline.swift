@@ -92,13 +92,44 @@ final class StorageBaseline {
         var checkpointerCPUMicrosecondsPerRow: Double { checkpointerCPUSeconds / Double(rows) * 1e6 }
     }
 
-    /// Inserts every row once more (under new event ids). Throws unless every row was stored:
+    /// Inserts every row once more (under new event ids): `insert(count)` of all of them.
+    func insertAll() throws -> Measurement { try insert(rows.count) }
+
+    /// Inserts `count` rows, taking the rows in turn (again from the first, under new event ids,
+    /// when `count` is more than there are), timed. Throws unless every row was stored:
     /// `INSERT OR IGNORE` into a file that already holds these ids stores nothing, and times
     /// only the lookups (the stages phase once reused the throughput phase's file so: 4.3 µs a
     /// row, no row written; PERFORMANCE.md, session 21).
-    func insertAll() throws -> Measurement {
+    func insert(_ count: Int) throws -> Measurement {
+        let checkpointersBefore = ThreadCPU.threads(of: getpid(), named: "checkpointer")
+        // The monitor's store copies its log into the file on another thread: so does this.
+        let checkpointer = try Checkpointer(path: path)
+        defer { checkpointer.stop() }
+        let rowsBefore = try storedRows()
+        let cpuBefore = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
+        let (seconds, _) = try Stopwatch.time { try store(count) }
+        let cpu = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - cpuBefore
+        let checkpointerCPU = ThreadCPU.used(from: checkpointersBefore, to: ThreadCPU.threads(of: getpid(), named: "checkpointer"))
+        let stored = try storedRows() - rowsBefore
+        guard stored == count else {
+            throw BenchError("storage limit: \(stored) of \(count) rows stored (\(path) already held their ids)")
+        }
+        return Measurement(rows: stored, seconds: seconds, cpuSeconds: cpu, checkpointerCPUSeconds: checkpointerCPU)
+    }
+
+    /// Inserts rows, untimed, until the file holds `events` events (none if it holds as many):
+    /// SQLite's cost per row grows with its file, so a measurement compared with the monitor's
+    /// starts from the size the monitor's file had.
+    func fill(to events: Int) throws {
+        let missing = events - (try storedRows())
+        if missing > 0 { try store(missing) }
+    }
+
+    /// `count` rows, in transactions of `rowsPerTransaction`, under event ids no earlier call used.
+    private func store(_ count: Int) throws {
+        // A second pass would start each activity again: its row exists.
+        guard !newActivities || count <= rows.count else { throw BenchError("storage limit: new activities once only") }
         round += 1
-        let prefix = "r\(round)-"
         let insert = try db.prepare("""
             INSERT OR IGNORE INTO events (event_id, type, activity_id, booking_id, occurred_at, received_at, body,
                                           booking_in_row)
@@ -106,48 +137,34 @@ final class StorageBaseline {
             """)
         let now = Date().timeIntervalSince1970
         let activityRow = newActivities ? try ActivityRowCopier(db) : nil
-        let checkpointersBefore = ThreadCPU.threads(of: getpid(), named: "checkpointer")
-        // The monitor's store copies its log into the file on another thread: so does this.
-        let checkpointer = try Checkpointer(path: path)
-        defer { checkpointer.stop() }
-        let rowsBefore = try storedRows()
-        let cpuBefore = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID)
-        let (seconds, _) = try Stopwatch.time {
-            for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
-                // The activities the transaction's events name, as the store's writer notes them.
-                var named = Set<String>()
-                try db.transaction(.immediate) {
-                    for row in rows[start..<min(start + Self.rowsPerTransaction, rows.count)] {
-                        try insert.bind(row.key.map { prefix + $0 }, at: 1)
-                        try insert.bind(row.type, at: 2)
-                        try insert.bind(row.activityID, at: 3)
-                        try insert.bind(row.bookingID, at: 4)
-                        try insert.bind(row.occurredAt, at: 5)
-                        try insert.bind(now, at: 6)
-                        try insert.bind(row.body, at: 7)
-                        // A start whose booking its new row holds is found through the row, as the
-                        // store's (`CommitChanges.bookingInRow`).
-                        let startsRow = activityRow != nil && row.type == EventType.activityStarted.rawValue
-                        try insert.bind(startsRow && row.bookingID != nil ? SQLiteValue.integer(1) : .null, at: 8)
-                        _ = try insert.step()
-                        insert.reset()
-                        if let id = row.activityID { named.insert(id) }
-                        if let activityRow, startsRow, let id = row.activityID {
-                            try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
-                        }
+        for start in stride(from: 0, to: count, by: Self.rowsPerTransaction) {
+            // The activities the transaction's events name, as the store's writer notes them.
+            var named = Set<String>()
+            try db.transaction(.immediate) {
+                for n in start..<min(start + Self.rowsPerTransaction, count) {
+                    let row = rows[n % rows.count]
+                    try insert.bind(row.key.map { "r\(round)-\(n / rows.count)-" + $0 }, at: 1)
+                    try insert.bind(row.type, at: 2)
+                    try insert.bind(row.activityID, at: 3)
+                    try insert.bind(row.bookingID, at: 4)
+                    try insert.bind(row.occurredAt, at: 5)
+                    try insert.bind(now, at: 6)
+                    try insert.bind(row.body, at: 7)
+                    // A start whose booking its new row holds is found through the row, as the
+                    // store's (`CommitChanges.bookingInRow`).
+                    let startsRow = activityRow != nil && row.type == EventType.activityStarted.rawValue
+                    try insert.bind(startsRow && row.bookingID != nil ? SQLiteValue.integer(1) : .null, at: 8)
+                    _ = try insert.step()
+                    insert.reset()
+                    if let id = row.activityID { named.insert(id) }
+                    if let activityRow, startsRow, let id = row.activityID {
+                        try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
                     }
-                    // The events' index by activity, as the store files it (`filed_activity_events`).
-                    try EventStore.advanceAppliedSeq(db, named: named)
                 }
+                // The events' index by activity, as the store files it (`filed_activity_events`).
+                try EventStore.advanceAppliedSeq(db, named: named)
             }
         }
-        let cpu = Stopwatch.cpu(CLOCK_THREAD_CPUTIME_ID) - cpuBefore
-        let checkpointerCPU = ThreadCPU.used(from: checkpointersBefore, to: ThreadCPU.threads(of: getpid(), named: "checkpointer"))
-        let stored = try storedRows() - rowsBefore
-        guard stored == rows.count else {
-            throw BenchError("storage limit: \(stored) of \(rows.count) rows stored (\(path) already held their ids)")
-        }
-        return Measurement(rows: stored, seconds: seconds, cpuSeconds: cpu, checkpointerCPUSeconds: checkpointerCPU)
     }
 
     /// Rows in the events table (counted outside the timed loop, which stays the same).

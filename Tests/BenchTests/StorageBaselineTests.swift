@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDB
 import Testing
 @testable import live_activity_monitor_bench
 
@@ -18,6 +19,27 @@ import Testing
         #expect(first.rows == 30 && second.rows == 30)
         #expect(first.cpuMicrosecondsPerRow == first.cpuSeconds / 30 * 1e6)
         #expect(first.rowsPerSecond == 30 / first.seconds)
+    }
+
+    /// More rows than the lines take the lines again under new ids; `fill` brings the file to
+    /// a size (the batched server's before its round) and never shrinks or passes it.
+    @Test func insertTakesTheLinesAgainAndFillReachesASize() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/storage.sqlite"
+        let storage = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
+        try storage.fill(to: 45)
+        #expect(try Self.events(path) == 45)
+        try storage.fill(to: 10)
+        #expect(try Self.events(path) == 45)
+        #expect(try storage.insert(75).rows == 75)
+        #expect(try Self.events(path) == 120)
+    }
+
+    static func events(_ path: String) throws -> Int {
+        let db = try Database(path: path)
+        return Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? -1)
     }
 
     /// A second storage limit on the same file (what the stages phase did after the throughput
