@@ -16,7 +16,8 @@ import Synchronization
 /// and a checkpoint copies the WAL into the database file and truncates it, so the file stops
 /// growing once the retention period is reached.
 final class Retention: Sendable {
-    /// Rows per transaction in the automatic pass: about 10–30 ms of write lock here.
+    /// Rows per transaction in the automatic pass: few, so that ingest waits for one short batch
+    /// at most (measured under load: OPERATIONS.md, "Retention").
     static let automaticBatch = 1000
     /// The first automatic pass runs this long after start (or after the interval, if shorter).
     static let firstRunDelay = 60.0
