@@ -339,7 +339,7 @@ final class Benchmark {
     }
 
     /// `liveactivity_ingest_events_total`, summed over types.
-    private func storedEvents(port: Int) throws -> Int {
+    func storedEvents(port: Int) throws -> Int {
         let text = try HTTPProbe.text(port: port, path: "/metrics")
         return text.split(separator: "\n").filter { $0.hasPrefix("liveactivity_ingest_events_total{") }
             .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }

@@ -11,36 +11,51 @@ final class PostgresStorageBaseline {
     static let rowsPerStatement = 1000
     private let db: PostgresConnection
     private let rows: [StorageBaseline.Row]
+    /// Each row's partition (by the day it occurred).
+    private let days: [Int64]
     private var round = 0
 
     /// `uri` names an empty database: the store's migrations make the schema.
     init(uri: String, events lines: [String]) throws {
         db = try PostgresStoreDatabase.open(uri: uri)
         rows = try StorageBaseline.rows(lines)
+        days = rows.map { PostgresEventPartitions.day($0.occurredAt) }
+        // Before any timing, as the writer makes them outside its transaction.
+        try PostgresEventPartitions.ensure(Set(days), db)
     }
 
-    /// Inserts every row once more (under new event ids) and returns rows per second.
-    func insertAll() throws -> Double {
+    /// Inserts `count` rows, taking the rows in turn (again from the first, under new event ids,
+    /// when `count` is more than there are), and returns rows per second.
+    func insert(_ count: Int) throws -> Double {
+        let (seconds, _) = try Stopwatch.time { try store(count) }
+        return Double(count) / seconds
+    }
+
+    /// Inserts rows, untimed, until the database holds `events` events (none if it holds as
+    /// many), as `StorageBaseline.fill(to:)`: the rounds compare equal sizes.
+    func fill(to events: Int) throws {
+        let held = Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? 0)
+        if events > held { try store(events - held) }
+    }
+
+    /// `count` rows, a pass over the rows at a time under event ids no earlier pass used.
+    private func store(_ count: Int) throws {
         round += 1
-        let prefix = "r\(round)-"
         let now = Date().timeIntervalSince1970
-        let days = rows.map { PostgresEventPartitions.day($0.occurredAt) }
-        // Outside the timing, as the writer makes them outside its transaction.
-        try PostgresEventPartitions.ensure(Set(days), db)
-        let (seconds, _) = try Stopwatch.time {
-            for start in stride(from: 0, to: rows.count, by: Self.rowsPerTransaction) {
+        for pass in stride(from: 0, to: count, by: rows.count) {
+            let prefix = "r\(round)-\(pass / rows.count)-", passRows = min(rows.count, count - pass)
+            for start in stride(from: 0, to: passRows, by: Self.rowsPerTransaction) {
                 try db.transaction {
-                    let end = min(start + Self.rowsPerTransaction, rows.count)
+                    let end = min(start + Self.rowsPerTransaction, passRows)
                     for chunk in stride(from: start, to: end, by: Self.rowsPerStatement) {
-                        try insert(chunk..<min(chunk + Self.rowsPerStatement, end), prefix: prefix, days: days, now: now)
+                        try insert(chunk..<min(chunk + Self.rowsPerStatement, end), prefix: prefix, now: now)
                     }
                 }
             }
         }
-        return Double(rows.count) / seconds
     }
 
-    private func insert(_ range: Range<Int>, prefix: String, days: [Int64], now: Double) throws {
+    private func insert(_ range: Range<Int>, prefix: String, now: Double) throws {
         let slice = rows[range]
         let seqs = try db.prepared("SELECT nextval('events_seq') FROM generate_series(1, $1::integer)",
                                    [.integer(Int64(slice.count))]).rows.map { $0[0] }
