@@ -2,8 +2,10 @@ import CMicroHTTPD
 import Glibc
 
 /// Gathers one kind of a request's key/value pairs (the query arguments) through
-/// `MHD_get_connection_values`, whose iterator is a C callback. Lives for one call only.
-/// (Header fields are copied as bytes by `RequestHead`'s own walk.)
+/// `MHD_get_connection_values_n`, whose iterator is a C callback. Lives for one call only.
+/// (Header fields are copied as bytes by `RequestHead`'s own walk.) The sized walk, not the
+/// C strings: a value with an encoded NUL (`state=%00active`) arrives whole, for the handler to
+/// refuse, rather than cut at the NUL into another value (`state=`, no filter).
 final class ValueCollector {
     private(set) var pairs: [(String, String)] = []
 
@@ -21,8 +23,8 @@ final class ValueCollector {
         // by appends reallocated the array twice for a request's three or four headers.
         collector.pairs.reserveCapacity(count(of: kind, on: connection))
         withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(connection, kind, collectValue,
-                                          Unmanaged.passUnretained(collector).toOpaque())
+            _ = MHD_get_connection_values_n(connection, kind, collectValue,
+                                            Unmanaged.passUnretained(collector).toOpaque())
         }
         return collector
     }
@@ -32,16 +34,21 @@ final class ValueCollector {
         max(0, Int(MHD_get_connection_values(connection, kind, nil, nil)))
     }
 
-    fileprivate func append(_ name: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?) {
+    fileprivate func append(_ name: UnsafePointer<CChar>, _ nameSize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int) {
         // `?flag` has a NULL value.
-        pairs.append((String(cString: name), value.map { String(cString: $0) } ?? ""))
+        pairs.append((Self.text(name, nameSize), value.map { Self.text($0, valueSize) } ?? ""))
+    }
+
+    /// `size` bytes as UTF-8 (ill-formed sequences repaired, as `String(cString:)` does).
+    private static func text(_ bytes: UnsafePointer<CChar>, _ size: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: bytes, count: size), as: UTF8.self)
     }
 }
 
-/// `MHD_KeyValueIterator`; `cls` is the ValueCollector.
-private func collectValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind,
-                          key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) -> MHD_Result {
+/// `MHD_KeyValueIteratorN`; `cls` is the ValueCollector.
+private func collectValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, keySize: Int,
+                          value: UnsafePointer<CChar>?, valueSize: Int) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue().append(key, value)
+    Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue().append(key, keySize, value, valueSize)
     return .YES
 }

@@ -293,6 +293,9 @@ extension JSONValue {
         #expect(try server.get("/api/bookings/nope").status == 404)
         #expect(try server.get("/api/activities?limit=0").status == 400)
         #expect(try server.get("/api/activities?state=sleeping").status == 400)
+        // An encoded NUL stays in the value: not read as `state=` (no filter) and answered 200.
+        #expect(try server.get("/api/activities?state=%00active").status == 400)
+        #expect(try server.get("/api/activities?limit=5%00").status == 400)
         #expect(try server.get("/api/activities?cursor=garbage").status == 400)
         // Longer than any id can be: it could match nothing, and each record would be searched for it.
         #expect(try server.get("/api/activities?q=" + String(repeating: "a", count: 129)).status == 400)
