@@ -119,7 +119,7 @@ final class Benchmark {
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: storageLines)
         let stages = StageProfile(directory: directory, lines: Array(storageLines.prefix(options.storageRows / 4)),
                                   activities: activities, now: unixNow)
-        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = []
+        var stageFigures: [StageProfile.Figures] = []
 
         let wrk = Wrk(seconds: options.seconds)
         let single = Wrk.script("single-event.lua"), batch = Wrk.script("ndjson-batch.lua")
@@ -191,10 +191,7 @@ final class Benchmark {
             storageRate.append(inserted.rowsPerSecond)
             storageCPUPerRow.append(inserted.cpuMicrosecondsPerRow)
             storageCheckpointerCPUPerRow.append(inserted.checkpointerCPUMicrosecondsPerRow)
-            let stage = try stages.run()
-            decodeRate.append(stage.decode)
-            singleDecodeRate.append(stage.decodeSingle)
-            storeRate.append(stage.store)
+            stageFigures.append(try stages.run())
             log("round \(round): libmicrohttpd \(Int(libraryRate.last!)) req/s, our HTTPServer \(Int(httpRate.last!)) req/s, "
                 + "single \(Int(singleRate.last!)) ev/s, never started \(Int(unstartedRate.last!)) ev/s, "
                 + "Connection: close \(Int(closeRate.last!)) ev/s (libmicrohttpd \(Int(libraryCloseRate.last!)) req/s)"
@@ -221,7 +218,7 @@ final class Benchmark {
         results.add("cpu_writer_checkpointer_event", "  its background checkpointer's thread, CPU per event", "µs", writerCheckpointerCPUPerEvent)
         results.add("cpu_storage_row", "storage limit CPU per row (inserting thread)", "µs", storageCPUPerRow)
         results.add("cpu_storage_checkpointer_row", "  its background checkpointer's thread, CPU per row", "µs", storageCheckpointerCPUPerRow)
-        addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
+        addStageFigures(stageFigures)
         results.add("cpu_http", "our HTTPServer (fixed 200) CPU under load", "% of 1 core", httpCPU)
         results.add("cpu_single", "monitor CPU, single-event load", "% of 1 core", singleCPU)
         results.add("cpu_batched", "monitor CPU, batched load", "% of 1 core", batchCPU)
@@ -289,25 +286,26 @@ final class Benchmark {
     }
 
     /// The stage profile and the storage limit alone, for profiling the ingest path quickly.
-    /// The storage limit on a file of its own (the throughput phase's holds the same ids, so
-    /// its inserts would all be ignored), under keys of its own beside the throughput phase's.
+    /// Each round the storage limit, like the store stage, starts on a new file holding as many
+    /// rows as the store's starts, then stores the same events (files of the same sizes, as in
+    /// the throughput phase), under keys of its own beside the throughput phase's.
     private func stagesOnly() throws {
         let lines = storageEvents()
-        let storage = try StorageBaseline(path: directory + "/storage-stages.sqlite", durability: .normal, events: lines)
         let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
-        var decodeRate: [Double] = [], singleDecodeRate: [Double] = [], storeRate: [Double] = []
+        var stageFigures: [StageProfile.Figures] = []
         var storageRate: [Double] = [], storageCPU: [Double] = [], storageCheckpointer: [Double] = []
-        for _ in 1...options.rounds {
-            let stage = try stages.run()
-            decodeRate.append(stage.decode)
-            singleDecodeRate.append(stage.decodeSingle)
-            storeRate.append(stage.store)
+        for round in 1...options.rounds {
+            stageFigures.append(try stages.run())
+            let path = directory + "/storage-stages-\(round).sqlite"
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            let storage = try StorageBaseline(path: path, durability: .normal, events: lines)
+            try storage.fill(to: options.wrkActivities)
             let inserted = try storage.insertAll()
             storageRate.append(inserted.rowsPerSecond)
             storageCPU.append(inserted.cpuMicrosecondsPerRow)
             storageCheckpointer.append(inserted.checkpointerCPUMicrosecondsPerRow)
         }
-        addStageFigures(decode: decodeRate, single: singleDecodeRate, store: storeRate)
+        addStageFigures(stageFigures)
         results.add("stage_storage_limit", "  stage: storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
         results.add("stage_storage_cpu_row", "  stage: storage limit CPU per row (inserting thread)", "µs", storageCPU)
         results.add("stage_storage_checkpointer_row", "  stage: its background checkpointer's thread, CPU per row", "µs", storageCheckpointer)
@@ -332,10 +330,11 @@ final class Benchmark {
         results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", singleDecodeRate)
     }
 
-    private func addStageFigures(decode: [Double], single: [Double], store: [Double]) {
-        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", decode)
-        results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", single)
-        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", store)
+    private func addStageFigures(_ rounds: [StageProfile.Figures]) {
+        results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", rounds.map(\.decode))
+        results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", rounds.map(\.decodeSingle))
+        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", rounds.map(\.store))
+        results.add("stage_store_writer", "  stage: store, its writer thread's CPU per event", "µs", rounds.map(\.storeWriter))
     }
 
     /// `liveactivity_ingest_events_total`, summed over types.

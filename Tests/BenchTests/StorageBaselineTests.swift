@@ -63,6 +63,12 @@ import Testing
         #expect(ThreadCPU.seconds(stat: "no command name", ticksPerSecond: 100) == nil)
     }
 
+    /// `schedstat`'s first field is nanoseconds on a processor.
+    @Test func readsNanosecondsFromSchedstat() {
+        #expect(ThreadCPU.seconds(schedstat: "567303308 287506740 2300\n") == 0.567303308)
+        #expect(ThreadCPU.seconds(schedstat: "") == nil)
+    }
+
     /// A thread started between the readings counts from zero; the others by their difference.
     @Test func usedCountsThreadsStartedInBetween() {
         let before = ["10": 1.0, "11": 2.0]
