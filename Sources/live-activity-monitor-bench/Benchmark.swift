@@ -291,6 +291,7 @@ final class Benchmark {
     /// the throughput phase), under keys of its own beside the throughput phase's.
     private func stagesOnly() throws {
         let lines = storageEvents()
+        let rows = try StorageBaseline.rows(lines)
         let stages = StageProfile(directory: directory, lines: lines, activities: options.wrkActivities, now: unixNow)
         var stageFigures: [StageProfile.Figures] = []
         var storageRate: [Double] = [], storageCPU: [Double] = [], storageCheckpointer: [Double] = []
@@ -298,7 +299,7 @@ final class Benchmark {
             stageFigures.append(try stages.run())
             let path = directory + "/storage-stages-\(round).sqlite"
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-            let storage = try StorageBaseline(path: path, durability: .normal, events: lines)
+            let storage = try StorageBaseline(path: path, durability: .normal, rows: rows)
             try storage.fill(to: options.wrkActivities)
             let inserted = try storage.insertAll()
             storageRate.append(inserted.rowsPerSecond)

@@ -33,7 +33,12 @@ final class StorageBaseline {
     /// timing. `newActivities`: each `activity.started` row also inserts a row into `activities`,
     /// a copy of a live one of its attributes type already in the file under the event's ids
     /// (the activities must be new to the file).
-    init(path: String, durability: Durability, events lines: [String], newActivities: Bool = false) throws {
+    convenience init(path: String, durability: Durability, events lines: [String], newActivities: Bool = false) throws {
+        try self.init(path: path, durability: durability, rows: Self.rows(lines), newActivities: newActivities)
+    }
+
+    /// The same with `rows` already decoded (`rows(_:)`), for a limit made again each round.
+    init(path: String, durability: Durability, rows: [Row], newActivities: Bool = false) throws {
         if !FileManager.default.fileExists(atPath: path) { try EventStore(path: path, durability: durability).close() }
         self.path = path
         self.newActivities = newActivities
@@ -42,7 +47,7 @@ final class StorageBaseline {
         try db.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         // The monitor's writer settings: the same cache and checkpoint interval.
         try EventStore.tuneWriter(db)
-        rows = try Self.rows(lines)
+        self.rows = rows
     }
 
     /// The rows the server would store for `lines`: decoded and normalised by the real decoder.

@@ -441,7 +441,7 @@ public final class EventStore: Sendable {
     /// not known); when each of them has a numbered row, the second pass, which would look up
     /// every event's activity again to find none, is left out. Public for the benchmark's
     /// storage baseline.
-    public static func advanceAppliedSeq(_ db: Database, named: Set<String>? = nil) throws {
+    public static func advanceAppliedSeq(_ db: Database, named: Set<String>?) throws {
         // In key order, each activity's last leaf is written once. (Keeping the entries in memory
         // instead of reading the events back read less but was no faster, and inserted one
         // statement each cost the writer more: A/B, PERFORMANCE.md, sessions 10 and 37.)
