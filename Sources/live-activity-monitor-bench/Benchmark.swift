@@ -128,7 +128,7 @@ final class Benchmark {
         var httpCloseRate: [Double] = []
         var batchRate: [Double] = [], storageRate: [Double] = []
         var writerCPUPerEvent: [Double] = [], writerCheckpointerCPUPerEvent: [Double] = []
-        var storageCPUPerRow: [Double] = [], storageCheckpointerCPUPerRow: [Double] = []
+        var storageCPUPerRow: [Double] = [], storageCheckpointerCPUPerRow: [Double] = [], writerEventsPerCommit: [Double] = []
         var singleCPU: [Double] = [], batchCPU: [Double] = [], httpCPU: [Double] = [], peerCPU: [Double] = []
         var wrkCPU: [String: [Double]] = [:], machineCPU: [String: [Double]] = [:]
         var acknowledged = 0
@@ -172,6 +172,7 @@ final class Benchmark {
                 .requestsPerSecond)
             let per = options.eventsPerBatch
             let batchedStoredBefore = try storedEvents(port: batched.port)
+            let batchedCommitsBefore = try commits(port: batched.port)
             let writerBefore = batched.threadCPUSeconds(named: "store-writer")
             let checkpointerBefore = batched.threadCPUSeconds(named: "checkpointer")
             let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
@@ -184,10 +185,14 @@ final class Benchmark {
             writerCPUPerEvent.append((batched.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6)
             writerCheckpointerCPUPerEvent.append((batched.threadCPUSeconds(named: "checkpointer") - checkpointerBefore) / events * 1e6)
             // The storage limit stores what this round stored, from the size the batched
-            // server's file had before it (filled to it, untimed): SQLite's cost per row grows
-            // with the file, so both are measured over the same sizes.
+            // server's file had before it (filled to it, untimed), in transactions of the
+            // writer's mean commit: SQLite's cost per row grows with the file and depends on the
+            // commit size, so both are measured alike.
+            let stored = try storedEvents(port: batched.port) - batchedStoredBefore
+            let eventsPerCommit = stored / max(try commits(port: batched.port) - batchedCommitsBefore, 1)
+            writerEventsPerCommit.append(Double(eventsPerCommit))
             try storage.fill(to: batchedStoredBefore)
-            let inserted = try storage.insert(try storedEvents(port: batched.port) - batchedStoredBefore)
+            let inserted = try storage.insert(stored, perTransaction: eventsPerCommit)
             storageRate.append(inserted.rowsPerSecond)
             storageCPUPerRow.append(inserted.cpuMicrosecondsPerRow)
             storageCheckpointerCPUPerRow.append(inserted.checkpointerCPUMicrosecondsPerRow)
@@ -213,7 +218,8 @@ final class Benchmark {
         if full != nil { results.add("single_full", "single-event ingest (durability full)", "events/s", fullRate) }
         results.add("pushgateway", "Pushgateway 1.5 (in memory)", "pushes/s", peerRate)
         results.add("batched", "batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
-        results.add("storage_limit", "storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("writer_events_per_commit", "batched ingest's events per commit (the storage limit's transaction)", "events", writerEventsPerCommit)
+        results.add("storage_limit", "storage limit (prepared inserts, the writer's commit size)", "rows/s", storageRate)
         results.add("cpu_writer_event", "store writer CPU per event, batched load (writer thread)", "µs", writerCPUPerEvent)
         results.add("cpu_writer_checkpointer_event", "  its background checkpointer's thread, CPU per event", "µs", writerCheckpointerCPUPerEvent)
         results.add("cpu_storage_row", "storage limit CPU per row (inserting thread)", "µs", storageCPUPerRow)
@@ -301,13 +307,13 @@ final class Benchmark {
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
             let storage = try StorageBaseline(path: path, durability: .normal, rows: rows)
             try storage.fill(to: options.wrkActivities)
-            let inserted = try storage.insertAll()
+            let inserted = try storage.insertAll(perTransaction: StageProfile.eventsPerCommit)
             storageRate.append(inserted.rowsPerSecond)
             storageCPU.append(inserted.cpuMicrosecondsPerRow)
             storageCheckpointer.append(inserted.checkpointerCPUMicrosecondsPerRow)
         }
         addStageFigures(stageFigures)
-        results.add("stage_storage_limit", "  stage: storage limit (prepared inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("stage_storage_limit", "  stage: storage limit (prepared inserts, \(StageProfile.eventsPerCommit)/txn)", "rows/s", storageRate)
         results.add("stage_storage_cpu_row", "  stage: storage limit CPU per row (inserting thread)", "µs", storageCPU)
         results.add("stage_storage_checkpointer_row", "  stage: its background checkpointer's thread, CPU per row", "µs", storageCheckpointer)
     }
@@ -340,8 +346,18 @@ final class Benchmark {
 
     /// `liveactivity_ingest_events_total`, summed over types.
     func storedEvents(port: Int) throws -> Int {
+        try sumOfSamples(port: port, startingWith: "liveactivity_ingest_events_total{")
+    }
+
+    /// The store's commits so far (`liveactivity_store_commit_seconds_count`).
+    func commits(port: Int) throws -> Int {
+        try sumOfSamples(port: port, startingWith: "liveactivity_store_commit_seconds_count ")
+    }
+
+    /// The sum of the `/metrics` samples whose line starts with `prefix`.
+    private func sumOfSamples(port: Int, startingWith prefix: String) throws -> Int {
         let text = try HTTPProbe.text(port: port, path: "/metrics")
-        return text.split(separator: "\n").filter { $0.hasPrefix("liveactivity_ingest_events_total{") }
+        return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
             .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
     }
 
@@ -450,14 +466,15 @@ final class Benchmark {
             try FileManager.default.copyItem(atPath: directory + "/growth-compared.sqlite", toPath: directory + "/" + copy)
             for onLargest in round % 2 == 0 ? [true, false] : [false, true] {
                 let file = onLargest ? "growth.sqlite" : copy
-                let (rate, writerCPU) = try ingest(data, activities: next..<next + perRound, into: file)
+                let (rate, writerCPU, eventsPerCommit) = try ingest(data, activities: next..<next + perRound, into: file)
                 next += perRound
                 // The physical limit on the same file, once the server has stopped: SQLite
-                // storing the same kind of rows (new activities' rows, events, their index).
+                // storing the same kind of rows (new activities' rows, events, their index) in
+                // transactions of the writer's mean commit.
                 let storage = try StorageBaseline(path: directory + "/" + file, durability: .normal,
                                                   events: (next..<next + perRound).flatMap {
                                                       data.activity($0, pushes: options.pushesPerActivity, age: 3600)
-                                                  }, newActivities: true).insertAll()
+                                                  }, newActivities: true).insertAll(perTransaction: eventsPerCommit)
                 next += perRound
                 let side = onLargest ? "largest" : "compared"
                 figures["ingest_" + side, default: []].append(rate)
@@ -479,15 +496,18 @@ final class Benchmark {
         }
     }
 
-    /// Posts new `activities` to a new server on `file`: events per second, and the store
-    /// writer's CPU per event.
-    private func ingest(_ data: Dataset, activities: Range<Int>, into file: String) throws -> (rate: Double, writerCPU: Double) {
+    /// Posts new `activities` to a new server on `file`: events per second, the store writer's
+    /// CPU per event, and its mean events per commit.
+    private func ingest(_ data: Dataset, activities: Range<Int>, into file: String)
+        throws -> (rate: Double, writerCPU: Double, eventsPerCommit: Int) {
         let server = try monitor("monitor", database: file)
         defer { stop(server) }
         let writerBefore = server.threadCPUSeconds(named: "store-writer")
+        let commitsBefore = try commits(port: server.port)
         let rate = try load(data, activities: activities, port: server.port) { 3600 - Double($0 - activities.lowerBound) * 0.01 }
-        let events = Double(activities.count * (1 + options.pushesPerActivity))
-        return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6)
+        let events = activities.count * (1 + options.pushesPerActivity)
+        return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / Double(events) * 1e6,
+                events / max(try commits(port: server.port) - commitsBefore, 1))
     }
 
     /// The reads' medians once the server is idle: right after a load its writer is still

@@ -25,9 +25,13 @@ struct StageProfile {
         var storeWriter: Double
     }
 
+    /// The store stage's request, and so its commit (one submitter).
+    static let eventsPerCommit = 500
+
     func run() throws -> Figures {
-        let bodies = stride(from: 0, to: lines.count, by: 500).map {
-            Array(lines[$0..<min($0 + 500, lines.count)].joined(separator: "\n").utf8)
+        let per = Self.eventsPerCommit
+        let bodies = stride(from: 0, to: lines.count, by: per).map {
+            Array(lines[$0..<min($0 + per, lines.count)].joined(separator: "\n").utf8)
         }
         let decoder = IngestDecoder()
         var batches: [[Event]] = []

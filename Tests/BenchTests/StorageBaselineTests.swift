@@ -14,8 +14,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: Self.lines(30))
-        let first = try storage.insertAll()
-        let second = try storage.insertAll()   // new ids each round
+        let first = try storage.insertAll(perTransaction: 7)
+        let second = try storage.insertAll(perTransaction: 30)   // new ids each round
         #expect(first.rows == 30 && second.rows == 30)
         #expect(first.cpuMicrosecondsPerRow == first.cpuSeconds / 30 * 1e6)
         #expect(first.rowsPerSecond == 30 / first.seconds)
@@ -33,8 +33,23 @@ import Testing
         #expect(try Self.events(path) == 45)
         try storage.fill(to: 10)
         #expect(try Self.events(path) == 45)
-        #expect(try storage.insert(75).rows == 75)
+        #expect(try storage.insert(75, perTransaction: 8).rows == 75)
         #expect(try Self.events(path) == 120)
+    }
+
+    /// However small its transactions, the rows are filed under their activities by the end of
+    /// the call (the writer files less often than it commits, and so does the baseline).
+    @Test func insertFilesEveryRowByItsEnd() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/storage.sqlite"
+        let storage = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
+        #expect(try storage.insert(45, perTransaction: 4).rows == 45)
+        let db = try Database(path: path)
+        let filed = try db.scalar("SELECT (SELECT count(*) FROM activity_events) + (SELECT count(*) FROM activity_events_numbered)")
+        #expect(filed?.int64Value == 45)
+        #expect(try db.scalar("SELECT applied_seq = (SELECT max(seq) FROM events) FROM store_state")?.int64Value == 1)
     }
 
     static func events(_ path: String) throws -> Int {
@@ -49,9 +64,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/storage.sqlite"
-        _ = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30)).insertAll()
+        _ = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30)).insertAll(perTransaction: 10)
         let again = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
-        #expect(throws: BenchError.self) { _ = try again.insertAll() }
+        #expect(throws: BenchError.self) { _ = try again.insertAll(perTransaction: 10) }
     }
 }
 

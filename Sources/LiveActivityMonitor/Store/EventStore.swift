@@ -463,6 +463,11 @@ public final class EventStore: Sendable {
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
     }
 
+    /// The most events the writer stores before it brings the tables up to date (it does sooner
+    /// after a quarter second, and in any commit that starts an activity). Public for the
+    /// benchmark's storage baseline, which files its rows as often.
+    public static var eventsPerCatchUp: Int { DeferredWrites.maxEvents }
+
     /// Whether each of `activities` has a row with a number.
     private static func allNumbered(_ activities: Set<String>, _ db: Database) throws -> Bool {
         let number = try db.cached("SELECT number FROM activities WHERE activity_id = ?")
