@@ -36,7 +36,7 @@ extension Benchmark {
         let storage = try PostgresStorageBaseline(uri: uris[2], events: lines)
 
         let wrk = Wrk(seconds: options.seconds)
-        var singleRate: [Double] = [], batchRate: [Double] = [], storageRate: [Double] = []
+        var singleRate: [Double] = [], batchRate: [Double] = [], storageRate: [Double] = [], writerEventsPerCommit: [Double] = []
         for round in 1...options.rounds {
             let base = String(Int(unixNow) + round * 600)
             func load(_ server: ChildProcess, _ script: String, _ args: [String]) throws -> Wrk.Result {
@@ -50,17 +50,23 @@ extension Benchmark {
             singleRate.append(try load(single, "single-event.lua", ["ps\(round)", "wa", String(activities), base]).requestsPerSecond)
             let per = options.eventsPerBatch
             let batchedStoredBefore = try storedEvents(port: batched.port)
+            let batchedCommitsBefore = try commits(port: batched.port)
             let b = try load(batched, "ndjson-batch.lua", ["pb\(round)", "wa", String(activities), base, String(per)])
             batchRate.append(b.requestsPerSecond * Double(per))
-            // Over the batched database's sizes, as the SQLite storage limit (`throughput()`).
+            // Over the batched database's sizes and in its writer's mean commit, as the SQLite
+            // storage limit (`throughput()`).
+            let stored = try storedEvents(port: batched.port) - batchedStoredBefore
+            let eventsPerCommit = stored / max(try commits(port: batched.port) - batchedCommitsBefore, 1)
+            writerEventsPerCommit.append(Double(eventsPerCommit))
             try storage.fill(to: batchedStoredBefore)
-            storageRate.append(try storage.insert(try storedEvents(port: batched.port) - batchedStoredBefore))
+            storageRate.append(try storage.insert(stored, perTransaction: eventsPerCommit))
             log("round \(round): PostgreSQL single \(Int(singleRate.last!)) ev/s, batched \(Int(batchRate.last!)) ev/s, "
                 + "storage limit \(Int(storageRate.last!)) rows/s")
         }
         results.add("pg_single", "PostgreSQL: single-event ingest", "events/s", singleRate)
         results.add("pg_batched", "PostgreSQL: batched ingest (NDJSON, \(options.eventsPerBatch) per request)", "events/s", batchRate)
-        results.add("pg_storage_limit", "PostgreSQL storage limit (prepared batch inserts, 10k/txn)", "rows/s", storageRate)
+        results.add("pg_writer_events_per_commit", "PostgreSQL: batched ingest's events per commit (the limit's transaction)", "events", writerEventsPerCommit)
+        results.add("pg_storage_limit", "PostgreSQL storage limit (prepared batch inserts, the writer's commit size)", "rows/s", storageRate)
         results.add("pg_single_ratio", "PostgreSQL: single-event ingest / storage limit", "×",
                     zip(singleRate, storageRate).map { $0 / $1 })
         results.add("pg_batched_ratio", "PostgreSQL: batched ingest / storage limit", "×",

@@ -5,9 +5,11 @@ import PostgresDB
 /// The PostgreSQL storage limit: the rows the batched ingest stores (the same events, the store's
 /// own schema and migrations, its partitions by day and its table of idempotency keys), inserted
 /// through prepared statements, 1000 rows per statement (one array parameter per column, as the
-/// store's writer sends them) and 10,000 per transaction, with no HTTP, no parsing and no state.
+/// store's writer sends them) in transactions of the writer's commit size, with no HTTP, no
+/// parsing and no state.
 final class PostgresStorageBaseline {
-    static let rowsPerTransaction = 10_000
+    /// `fill`'s transactions (untimed).
+    static let fillRowsPerTransaction = 10_000
     static let rowsPerStatement = 1000
     private let db: PostgresConnection
     private let rows: [StorageBaseline.Row]
@@ -24,10 +26,11 @@ final class PostgresStorageBaseline {
         try PostgresEventPartitions.ensure(Set(days), db)
     }
 
-    /// Inserts `count` rows, taking the rows in turn (again from the first, under new event ids,
-    /// when `count` is more than there are), and returns rows per second.
-    func insert(_ count: Int) throws -> Double {
-        let (seconds, _) = try Stopwatch.time { try store(count) }
+    /// Inserts `count` rows in transactions of `perTransaction` (the writer's mean commit it is
+    /// compared with), taking the rows in turn (again from the first, under new event ids, when
+    /// `count` is more than there are), and returns rows per second.
+    func insert(_ count: Int, perTransaction: Int) throws -> Double {
+        let (seconds, _) = try Stopwatch.time { try store(count, perTransaction: perTransaction) }
         return Double(count) / seconds
     }
 
@@ -35,18 +38,18 @@ final class PostgresStorageBaseline {
     /// many), as `StorageBaseline.fill(to:)`: the rounds compare equal sizes.
     func fill(to events: Int) throws {
         let held = Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? 0)
-        if events > held { try store(events - held) }
+        if events > held { try store(events - held, perTransaction: Self.fillRowsPerTransaction) }
     }
 
     /// `count` rows, a pass over the rows at a time under event ids no earlier pass used.
-    private func store(_ count: Int) throws {
+    private func store(_ count: Int, perTransaction: Int) throws {
         round += 1
         let now = Date().timeIntervalSince1970
         for pass in stride(from: 0, to: count, by: rows.count) {
             let prefix = "r\(round)-\(pass / rows.count)-", passRows = min(rows.count, count - pass)
-            for start in stride(from: 0, to: passRows, by: Self.rowsPerTransaction) {
+            for start in stride(from: 0, to: passRows, by: max(perTransaction, 1)) {
                 try db.transaction {
-                    let end = min(start + Self.rowsPerTransaction, passRows)
+                    let end = min(start + max(perTransaction, 1), passRows)
                     for chunk in stride(from: start, to: end, by: Self.rowsPerStatement) {
                         try insert(chunk..<min(chunk + Self.rowsPerStatement, end), prefix: prefix, now: now)
                     }

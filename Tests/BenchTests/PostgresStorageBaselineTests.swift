@@ -15,7 +15,7 @@ import TestSupport
         #expect(try events() == 45)
         try storage.fill(to: 10)
         #expect(try events() == 45)
-        #expect(try storage.insert(75) > 0)
+        #expect(try storage.insert(75, perTransaction: 8) > 0)
         #expect(try events() == 120)
         // Every event under an id of its own (the ids table keeps the first of a repeated one).
         #expect(try db.scalar("SELECT count(*) FROM event_keys")?.int64Value == 120)
