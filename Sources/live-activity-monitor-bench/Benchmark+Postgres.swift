@@ -49,17 +49,15 @@ extension Benchmark {
             }
             singleRate.append(try load(single, "single-event.lua", ["ps\(round)", "wa", String(activities), base]).requestsPerSecond)
             let per = options.eventsPerBatch
-            let batchedStoredBefore = try storedEvents(port: batched.port)
-            let batchedCommitsBefore = try commits(port: batched.port)
+            let batchedBefore = try storeProgress(port: batched.port)
             let b = try load(batched, "ndjson-batch.lua", ["pb\(round)", "wa", String(activities), base, String(per)])
             batchRate.append(b.requestsPerSecond * Double(per))
             // Over the batched database's sizes and in its writer's mean commit, as the SQLite
             // storage limit (`throughput()`).
-            let stored = try storedEvents(port: batched.port) - batchedStoredBefore
-            let eventsPerCommit = stored / max(try commits(port: batched.port) - batchedCommitsBefore, 1)
-            writerEventsPerCommit.append(Double(eventsPerCommit))
-            try storage.fill(to: batchedStoredBefore)
-            storageRate.append(try storage.insert(stored, perTransaction: eventsPerCommit))
+            let batchedRound = try storeProgress(port: batched.port).since(batchedBefore)
+            writerEventsPerCommit.append(Double(batchedRound.eventsPerCommit))
+            try storage.fill(to: batchedBefore.events)
+            storageRate.append(try storage.insert(batchedRound.events, perTransaction: batchedRound.eventsPerCommit))
             log("round \(round): PostgreSQL single \(Int(singleRate.last!)) ev/s, batched \(Int(batchRate.last!)) ev/s, "
                 + "storage limit \(Int(storageRate.last!)) rows/s")
         }

@@ -171,8 +171,7 @@ final class Benchmark {
             peerRate.append(try load(peer, Wrk.script("pushgateway.lua"), ["wa", String(activities)], cpu: &peerCPU)
                 .requestsPerSecond)
             let per = options.eventsPerBatch
-            let batchedStoredBefore = try storedEvents(port: batched.port)
-            let batchedCommitsBefore = try commits(port: batched.port)
+            let batchedBefore = try storeProgress(port: batched.port)
             let writerBefore = batched.threadCPUSeconds(named: "store-writer")
             let checkpointerBefore = batched.threadCPUSeconds(named: "checkpointer")
             let b = try load(batched, batch, ["b\(round)", "wa", String(activities), base, String(per)], cpu: &batchCPU)
@@ -188,11 +187,10 @@ final class Benchmark {
             // server's file had before it (filled to it, untimed), in transactions of the
             // writer's mean commit: SQLite's cost per row grows with the file and depends on the
             // commit size, so both are measured alike.
-            let stored = try storedEvents(port: batched.port) - batchedStoredBefore
-            let eventsPerCommit = stored / max(try commits(port: batched.port) - batchedCommitsBefore, 1)
-            writerEventsPerCommit.append(Double(eventsPerCommit))
-            try storage.fill(to: batchedStoredBefore)
-            let inserted = try storage.insert(stored, perTransaction: eventsPerCommit)
+            let batchedRound = try storeProgress(port: batched.port).since(batchedBefore)
+            writerEventsPerCommit.append(Double(batchedRound.eventsPerCommit))
+            try storage.fill(to: batchedBefore.events)
+            let inserted = try storage.insert(batchedRound.events, perTransaction: batchedRound.eventsPerCommit)
             storageRate.append(inserted.rowsPerSecond)
             storageCPUPerRow.append(inserted.cpuMicrosecondsPerRow)
             storageCheckpointerCPUPerRow.append(inserted.checkpointerCPUMicrosecondsPerRow)
@@ -346,19 +344,19 @@ final class Benchmark {
 
     /// `liveactivity_ingest_events_total`, summed over types.
     func storedEvents(port: Int) throws -> Int {
-        try sumOfSamples(port: port, startingWith: "liveactivity_ingest_events_total{")
+        try storeProgress(port: port).events
     }
 
-    /// The store's commits so far (`liveactivity_store_commit_seconds_count`).
-    func commits(port: Int) throws -> Int {
-        try sumOfSamples(port: port, startingWith: "liveactivity_store_commit_seconds_count ")
-    }
-
-    /// The sum of the `/metrics` samples whose line starts with `prefix`.
-    private func sumOfSamples(port: Int, startingWith prefix: String) throws -> Int {
-        let text = try HTTPProbe.text(port: port, path: "/metrics")
-        return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
-            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
+    /// A server's stored events and its store's commits so far, from one scrape
+    /// (`liveactivity_ingest_events_total`, `liveactivity_store_commit_seconds_count`).
+    func storeProgress(port: Int) throws -> StoreProgress {
+        let lines = try HTTPProbe.text(port: port, path: "/metrics").split(separator: "\n")
+        func sum(_ prefix: String) -> Int {
+            lines.filter { $0.hasPrefix(prefix) }
+                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
+        }
+        return StoreProgress(events: sum("liveactivity_ingest_events_total{"),
+                             commits: sum("liveactivity_store_commit_seconds_count "))
     }
 
     // MARK: Growth
@@ -503,11 +501,11 @@ final class Benchmark {
         let server = try monitor("monitor", database: file)
         defer { stop(server) }
         let writerBefore = server.threadCPUSeconds(named: "store-writer")
-        let commitsBefore = try commits(port: server.port)
+        let before = try storeProgress(port: server.port)
         let rate = try load(data, activities: activities, port: server.port) { 3600 - Double($0 - activities.lowerBound) * 0.01 }
-        let events = activities.count * (1 + options.pushesPerActivity)
-        return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / Double(events) * 1e6,
-                events / max(try commits(port: server.port) - commitsBefore, 1))
+        let events = Double(activities.count * (1 + options.pushesPerActivity))
+        return (rate, (server.threadCPUSeconds(named: "store-writer") - writerBefore) / events * 1e6,
+                try storeProgress(port: server.port).since(before).eventsPerCommit)
     }
 
     /// The reads' medians once the server is idle: right after a load its writer is still

@@ -99,7 +99,7 @@ final class StorageBaseline {
         var checkpointerCPUMicrosecondsPerRow: Double { checkpointerCPUSeconds / Double(rows) * 1e6 }
     }
 
-    /// Inserts every row once more (under new event ids): `insert(count)` of all of them.
+    /// Inserts every row once more (under new event ids): `insert` of all of them.
     func insertAll(perTransaction: Int) throws -> Measurement { try insert(rows.count, perTransaction: perTransaction) }
 
     /// Inserts `count` rows in transactions of `perTransaction` (the size of the writer's commits

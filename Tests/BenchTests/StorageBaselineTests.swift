@@ -10,8 +10,7 @@ import Testing
 
     /// Every row stored, and the per-row figures divide by them.
     @Test func insertAllStoresEveryRowAndCountsPerRow() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.newDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let storage = try StorageBaseline(path: directory + "/storage.sqlite", durability: .normal, events: Self.lines(30))
         let first = try storage.insertAll(perTransaction: 7)
@@ -24,8 +23,7 @@ import Testing
     /// More rows than the lines take the lines again under new ids; `fill` brings the file to
     /// a size (the batched server's before its round) and never shrinks or passes it.
     @Test func insertTakesTheLinesAgainAndFillReachesASize() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.newDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/storage.sqlite"
         let storage = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
@@ -40,8 +38,7 @@ import Testing
     /// However small its transactions, the rows are filed under their activities by the end of
     /// the call (the writer files less often than it commits, and so does the baseline).
     @Test func insertFilesEveryRowByItsEnd() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.newDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/storage.sqlite"
         let storage = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
@@ -52,6 +49,13 @@ import Testing
         #expect(try db.scalar("SELECT applied_seq = (SELECT max(seq) FROM events) FROM store_state")?.int64Value == 1)
     }
 
+    /// A new directory for one test's files (the test removes it).
+    static func newDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     static func events(_ path: String) throws -> Int {
         let db = try Database(path: path)
         return Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? -1)
@@ -60,13 +64,24 @@ import Testing
     /// A second storage limit on the same file (what the stages phase did after the throughput
     /// phase) would only find its ids taken: it must fail, not report a rate of lookups.
     @Test func insertAllRefusesAFileThatAlreadyHoldsItsRows() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.newDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/storage.sqlite"
         _ = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30)).insertAll(perTransaction: 10)
         let again = try StorageBaseline(path: path, durability: .normal, events: Self.lines(30))
         #expect(throws: BenchError.self) { _ = try again.insertAll(perTransaction: 10) }
+    }
+}
+
+@Suite struct StoreProgressTests {
+    /// A round is the difference of two readings; its mean commit is whole, and a round whose
+    /// commits were not counted is one commit.
+    @Test func aRoundIsTheDifferenceAndItsMeanCommitIsWhole() {
+        let round = StoreProgress(events: 31_000, commits: 12).since(StoreProgress(events: 1_000, commits: 10))
+        #expect(round == StoreProgress(events: 30_000, commits: 2))
+        #expect(round.eventsPerCommit == 15_000)
+        #expect(StoreProgress(events: 29_999, commits: 2).eventsPerCommit == 14_999)
+        #expect(StoreProgress(events: 500, commits: 0).eventsPerCommit == 500)
     }
 }
 

@@ -463,8 +463,8 @@ public final class EventStore: Sendable {
         try db.run("UPDATE store_state SET applied_seq = (SELECT coalesce(max(seq), 0) FROM events)")
     }
 
-    /// The most events the writer stores before it brings the tables up to date (it does sooner
-    /// after a quarter second, and in any commit that starts an activity). Public for the
+    /// The most events the writer stores before it brings the tables up to date (sooner once its
+    /// catch-up interval has passed, and in any commit that starts an activity). Public for the
     /// benchmark's storage baseline, which files its rows as often.
     public static var eventsPerCatchUp: Int { DeferredWrites.maxEvents }
 
