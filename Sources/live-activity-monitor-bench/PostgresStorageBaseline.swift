@@ -28,10 +28,24 @@ final class PostgresStorageBaseline {
 
     /// Inserts `count` rows in transactions of `perTransaction` (the writer's mean commit it is
     /// compared with), taking the rows in turn (again from the first, under new event ids, when
-    /// `count` is more than there are), and returns rows per second.
+    /// `count` is more than there are), and returns rows per second. Throws unless every row
+    /// was stored under a key of its own (a key already taken would be skipped, as the
+    /// store skips a duplicate, and the rate would count work not done).
     func insert(_ count: Int, perTransaction: Int) throws -> Double {
+        let before = try storedRows()
         let (seconds, _) = try Stopwatch.time { try store(count, perTransaction: perTransaction) }
+        let stored = try storedRows()
+        guard stored.events - before.events == count, stored.keys - before.keys == count else {
+            throw BenchError("PostgreSQL storage limit: \(stored.events - before.events) events and "
+                             + "\(stored.keys - before.keys) keys stored of \(count)")
+        }
         return Double(count) / seconds
+    }
+
+    /// Rows in the events table and in its table of keys (counted outside the timing).
+    private func storedRows() throws -> (events: Int, keys: Int) {
+        let row = try db.query("SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM event_keys)").rows.first
+        return (Int(row?[0].int64Value ?? -1), Int(row?[1].int64Value ?? -1))
     }
 
     /// Inserts rows, untimed, until the database holds `events` events (none if it holds as

@@ -20,4 +20,13 @@ import TestSupport
         // Every event under an id of its own (the ids table keeps the first of a repeated one).
         #expect(try db.scalar("SELECT count(*) FROM event_keys")?.int64Value == 120)
     }
+
+    /// A second limit on the same database finds its keys taken (the store would skip those
+    /// events as duplicates): it must fail, not report a rate for work not done.
+    @Test func insertRefusesADatabaseThatAlreadyHoldsItsKeys() throws {
+        let uri = try PostgresCluster.database()
+        _ = try PostgresStorageBaseline(uri: uri, events: StorageBaselineTests.lines(30)).insert(30, perTransaction: 10)
+        let again = try PostgresStorageBaseline(uri: uri, events: StorageBaselineTests.lines(30))
+        #expect(throws: BenchError.self) { _ = try again.insert(30, perTransaction: 10) }
+    }
 }
