@@ -338,7 +338,7 @@ final class Benchmark {
     private func addStageFigures(_ rounds: [StageProfile.Figures]) {
         results.add("stage_decode", "  stage: decode, CPU per event (no HTTP)", "µs", rounds.map(\.decode))
         results.add("stage_decode_single", "  stage: decode one object per body, CPU per event", "µs", rounds.map(\.decodeSingle))
-        results.add("stage_store", "  stage: store, 500/commit, CPU per event", "µs", rounds.map(\.store))
+        results.add("stage_store", "  stage: store, \(StageProfile.eventsPerCommit)/commit, CPU per event", "µs", rounds.map(\.store))
         results.add("stage_store_writer", "  stage: store, its writer thread's CPU per event", "µs", rounds.map(\.storeWriter))
     }
 

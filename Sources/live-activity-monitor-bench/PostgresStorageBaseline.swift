@@ -51,7 +51,7 @@ final class PostgresStorageBaseline {
     /// Inserts rows, untimed, until the database holds `events` events (none if it holds as
     /// many), as `StorageBaseline.fill(to:)`: the rounds compare equal sizes.
     func fill(to events: Int) throws {
-        let held = Int(try db.scalar("SELECT count(*) FROM events")?.int64Value ?? 0)
+        let held = try storedRows().events
         if events > held { try store(events - held, perTransaction: Self.fillRowsPerTransaction) }
     }
 
@@ -59,11 +59,12 @@ final class PostgresStorageBaseline {
     private func store(_ count: Int, perTransaction: Int) throws {
         round += 1
         let now = Date().timeIntervalSince1970
+        let step = max(perTransaction, 1)
         for pass in stride(from: 0, to: count, by: rows.count) {
             let prefix = "r\(round)-\(pass / rows.count)-", passRows = min(rows.count, count - pass)
-            for start in stride(from: 0, to: passRows, by: max(perTransaction, 1)) {
+            for start in stride(from: 0, to: passRows, by: step) {
                 try db.transaction {
-                    let end = min(start + max(perTransaction, 1), passRows)
+                    let end = min(start + step, passRows)
                     for chunk in stride(from: start, to: end, by: Self.rowsPerStatement) {
                         try insert(chunk..<min(chunk + Self.rowsPerStatement, end), prefix: prefix, now: now)
                     }

@@ -149,8 +149,9 @@ final class StorageBaseline {
         // The activities the events since the last filing name, as the store's writer notes them.
         var named = Set<String>()
         var unfiled = 0
-        for start in stride(from: 0, to: count, by: max(perTransaction, 1)) {
-            let end = min(start + max(perTransaction, 1), count)
+        let step = max(perTransaction, 1)
+        for start in stride(from: 0, to: count, by: step) {
+            let end = min(start + step, count)
             var startedActivity = false
             try db.transaction(.immediate) {
                 for n in start..<end {
