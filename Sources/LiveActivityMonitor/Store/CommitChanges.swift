@@ -12,20 +12,25 @@ struct CommitChanges {
     /// The verdicts of this commit's events whose content would not decode, by `seq`: stored
     /// with them (`event_verdicts`), for replays to honour.
     private(set) var verdicts: [(seq: Int64, detail: String)] = []
-    /// The activities this commit has read or changed, each in one slot (`Slot`): an event's
-    /// id is hashed once for its original, its working record and whether it changed, where
-    /// three dictionaries each hashed it (PERFORMANCE.md, session 36).
-    private var slots: [String: Slot] = [:]
+    /// The activities this commit has read or changed, each in one slot (`Slot`), in the order
+    /// first met: an event's id is hashed once for its original, its working record and whether
+    /// it changed, where three dictionaries each hashed it (PERFORMANCE.md, session 36).
+    private var slots: [Slot] = []
+    /// Where `slots` holds each activity. A slot never moves, so a new one costs one hash
+    /// (`slot`), where a dictionary of slots cost three (PERFORMANCE.md, session 40).
+    private var slotIndex: [String: Int] = [:]
     /// The slot the last lookup found: the commit looks an event's activity up for its booking,
-    /// its booking's place and its rules in turn. Forgotten whenever a slot is added.
-    private var lastSlot: (id: String, index: [String: Slot].Index)?
+    /// its booking's place and its rules in turn.
+    private var lastSlot: (id: String, index: Int)?
     /// The records the commit changed, by an event or by time (set by `finish`).
     private(set) var changedIDs = Set<String>()
     /// Of those, the ones new to the store or whose dismissal changed (set by `finish`).
     private var wholeRowIDs = Set<String>()
     /// Whether one of those leaves memory at the commit's time (set by `finish`).
     private var leavesMemory = false
-    private var acceptedByType: [EventType: Double] = [:]
+    /// The commit's events by type, in a short list: a commit has few types, and a dictionary
+    /// hashed each event's type by its name.
+    private var acceptedByType: [(type: EventType, count: Double)] = []
     private var pushes = PushTally()
     private var effects = EffectTally()
     private let engine: StateEngine
@@ -101,10 +106,18 @@ struct CommitChanges {
     }
 
     /// The record as the commit left it (after `finish`: for its row), nil if it holds none.
-    func working(_ id: String) -> ActivityRecord? { slots[id]?.working }
+    func working(_ id: String) -> ActivityRecord? { slotIndex[id].flatMap { slots[$0].working } }
+
+    /// Makes room in the index for `activities` more slots at once, so that it never grows by
+    /// hashing every id again (the slots themselves grow as they come: a large request may name
+    /// few activities).
+    mutating func reserveSlots(_ activities: Int) {
+        slotIndex.reserveCapacity(slotIndex.count + activities)
+    }
 
     /// One activity as this commit knows it.
     private struct Slot {
+        let id: String
         /// As the store knew it before this commit (nil: never started), when `read`.
         var original: ActivityRecord?
         /// Read from the store (memory, else its row); if not, a subscriber a broadcast took
@@ -117,7 +130,7 @@ struct CommitChanges {
         /// comparison walks attributes and content, a measurable share of the writer's time).
         var changedByEvent = false
 
-        static func read(_ original: ActivityRecord?) -> Slot { Slot(original: original, read: true) }
+        static func read(_ id: String, _ original: ActivityRecord?) -> Slot { Slot(id: id, original: original, read: true) }
 
         /// `body` on the record as the commit knows it, in place (an optional's or a dictionary
         /// value's getter copies the whole record).
@@ -143,24 +156,34 @@ struct CommitChanges {
     }
 
     /// Where `slots` holds `id`, its original read from the store the first time.
-    private mutating func slot(_ id: String) throws -> [String: Slot].Index {
+    private mutating func slot(_ id: String) throws -> Int {
         if let last = lastSlot, last.id == id { return last.index }
-        let i = try slots.index(forKey: id) ?? add(.read(load(id)), for: id)
+        // Looked up and, when new, claimed in one hash: the next place is written in as it is found.
+        let next = slots.count
+        let i = Self.claim(&slotIndex[id, default: next])
+        if i == next {
+            do { slots.append(.read(id, try load(id))) } catch {
+                slotIndex[id] = nil
+                throw error
+            }
+        }
         lastSlot = (id, i)
         return i
     }
 
-    /// Adds `slot` for `id`, not yet in `slots`; returns where.
-    @discardableResult
-    private mutating func add(_ slot: Slot, for id: String) -> [String: Slot].Index {
-        lastSlot = nil  // an insertion may move every slot
-        slots[id] = slot
-        return slots.index(forKey: id)!
+    /// The place a dictionary's defaulting accessor yields: it inserts the default for a new key,
+    /// so that the lookup and the insertion hash the key once.
+    private static func claim(_ place: inout Int) -> Int { place }
+
+    /// Adds `slot`, whose activity is not in `slots` yet.
+    private mutating func add(_ slot: consuming Slot) {
+        slotIndex[slot.id] = slots.count
+        slots.append(slot)
     }
 
-    /// `body` on the slot at `i`, in place (a dictionary value's getter copies it).
-    private mutating func withSlot<T>(_ i: [String: Slot].Index, _ body: (inout Slot) throws -> T) rethrows -> T {
-        try body(&slots.values[i])
+    /// `body` on the slot at `i`, in place (an array's getter copies it).
+    private mutating func withSlot<T>(_ i: Int, _ body: (inout Slot) throws -> T) rethrows -> T {
+        try body(&slots[i])
     }
 
     /// Applies an event just stored by the commit at `receivedAt` as `seq` (or replayed at
@@ -179,7 +202,11 @@ struct CommitChanges {
         if current?.delivery.knownInRow == true, StateEngine.readsKnown(event), let id = current?.activityID {
             current!.delivery.takeBack(row: try known(id))
         }
-        acceptedByType[event.type, default: 0] += 1
+        if let i = acceptedByType.firstIndex(where: { $0.type == event.type }) {
+            acceptedByType[i].count += 1
+        } else {
+            acceptedByType.append((event.type, 1))
+        }
         // Start windows run out at the commit's time before its first event (and in `finish`).
         if startsExpiredAt != receivedAt {
             startsExpiredAt = receivedAt
@@ -212,15 +239,13 @@ struct CommitChanges {
         var (received, content) = StateEngine.receivable(event, receivedAt: receivedAt)
         var fromMemory = subscribers(channel)
         // Room for every subscriber at once: growing by doubling moved 800-byte slots again and again.
-        lastSlot = nil
         slots.reserveCapacity(slots.count + fromMemory.count)
+        reserveSlots(fromMemory.count)
         // The subscribers this commit has read already take it as this commit knows them...
         var known = Set<String>()
-        for (id, _) in fromMemory where slots.index(forKey: id) != nil { known.insert(id) }
-        var i = slots.startIndex
-        while i != slots.endIndex {
-            if withSlot(i, { $0.working?.channelID == channel }) { known.insert(slots.keys[i]) }
-            slots.formIndex(after: &i)
+        for (id, _) in fromMemory where slotIndex[id] != nil { known.insert(id) }
+        for i in slots.indices {
+            if let id = withSlot(i, { $0.working?.channelID == channel ? $0.id : nil }) { known.insert(id) }
         }
         for id in known.sorted() {
             let i = try slot(id)
@@ -242,7 +267,7 @@ struct CommitChanges {
             let dismissedAt = r.dismissedAt
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
-            add(Slot(original: nil, read: false, receivedDismissal: dismissedAt, working: consume r), for: id)
+            add(Slot(id: id, original: nil, read: false, receivedDismissal: dismissedAt, working: consume r))
             receivers.append((id, seq))
         }
     }
@@ -264,7 +289,7 @@ struct CommitChanges {
     mutating func finish(at now: Double, due: [String]) throws {
         // Counted once per type and commit: a series key per event cost more than the count.
         for (type, count) in acceptedByType { counters.inc(MonitorMetrics.ingestEvents, type.rawValue, by: count) }
-        acceptedByType = [:]
+        acceptedByType = []
         pushes.add(to: &counters)
         pushes = PushTally()
         effects.add(to: &counters)
@@ -275,17 +300,16 @@ struct CommitChanges {
         }
         // Each slot is reached through its index and changed in place: reading a record by key
         // or index copies it.
-        changedIDs = []
+        // Sized for every slot at once: a set that grows hashes its ids again at each doubling.
+        changedIDs = Set(minimumCapacity: slots.count)
         wholeRowIDs = []
         leavesMemory = false
-        var i = slots.startIndex
-        while i != slots.endIndex {
-            defer { slots.formIndex(after: &i) }
+        for i in slots.indices {
             guard withSlot(i, { if case .some = $0.working { true } else { false } }) else { continue }
-            engine.advance(&slots.values[i].working!, to: now, counters: &counters, labels: labels)
+            engine.advance(&slots[i].working!, to: now, counters: &counters, labels: labels)
             let settled = withSlot(i) { $0.settled(at: now) }
             guard settled.changed else { continue }
-            let id = slots.keys[i]
+            let id = withSlot(i) { $0.id }
             changedIDs.insert(id)
             if settled.wholeRow { wholeRowIDs.insert(id) }
             if settled.leaves { leavesMemory = true }
@@ -311,12 +335,11 @@ struct CommitChanges {
     mutating func takeWorking() -> [ActivityRecord] {
         var records: [ActivityRecord] = []
         records.reserveCapacity(slots.count)
-        var i = slots.startIndex
-        while i != slots.endIndex {
+        for i in slots.indices {
             if let r = withSlot(i, { $0.working.take() }) { records.append(r) }
-            slots.formIndex(after: &i)
         }
-        slots = [:]
+        slots = []
+        slotIndex = [:]
         lastSlot = nil
         return records
     }
