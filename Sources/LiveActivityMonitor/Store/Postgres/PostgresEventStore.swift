@@ -185,6 +185,7 @@ final class PostgresEventStore: Sendable {
             load: { [self] id in try state.withLock({ $0.records[id] }) ?? PostgresStateLoader.record(id, db) },
             subscribers: subscriberFinder())
         changes.counters.add(taken)
+        changes.reserveSlots(batches.reduce(0) { $0 + $1.count })
         let summaries: [IngestSummary]
         do {
             summaries = try writer.commit(batches, at: now, due: due.ids, &changes)
