@@ -298,12 +298,12 @@ struct CommitChanges {
                 if case .none = s.working { s.working = s.original }
             }
         }
-        // Each slot is reached through its index and changed in place: reading a record by key
-        // or index copies it.
         // Sized for every slot at once: a set that grows hashes its ids again at each doubling.
         changedIDs = Set(minimumCapacity: slots.count)
         wholeRowIDs = []
         leavesMemory = false
+        // Each slot is reached through its index and changed in place: reading a record by key
+        // or index copies it.
         for i in slots.indices {
             guard withSlot(i, { if case .some = $0.working { true } else { false } }) else { continue }
             engine.advance(&slots[i].working!, to: now, counters: &counters, labels: labels)
