@@ -86,6 +86,34 @@ public final class Statement {
         try check(utf8.withUnsafeBufferPointer { bindText($0, at: index) }, index)
     }
 
+    /// Binds `text` to the parameter at `index` without SQLite copying it (`SQLITE_STATIC`), runs
+    /// `body`, which steps the statement, then resets it and clears its bindings (`reset()`):
+    /// the text's UTF-8 is borrowed only while `body` runs, and SQLite lets go of a binding only
+    /// at a reset (it refuses to bind a statement stepped since its last reset). For a long text
+    /// bound once a row (an event's stored body), whose copy by `bind(_:at:)` costs SQLite an
+    /// allocation and the copy.
+    public func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) throws -> T {
+        var text = text
+        return try text.withUTF8 { try withBorrowedText($0, at: index, body) }
+    }
+
+    /// `withText(_:at:_:)` for UTF-8 in a buffer (text built in place).
+    public func withText<T>(utf8: [UInt8], at index: Int32, _ body: () throws -> T) throws -> T {
+        try utf8.withUnsafeBufferPointer { try withBorrowedText($0, at: index, body) }
+    }
+
+    private func withBorrowedText<T>(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32, _ body: () throws -> T) throws -> T {
+        let code = utf8.withMemoryRebound(to: CChar.self) { chars in
+            // Empty text has no bytes to borrow: copied (`bindText`), as it stays empty text.
+            guard let base = chars.baseAddress, !chars.isEmpty else { return bindText(utf8, at: index) }
+            return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), nil, UInt8(SQLITE_UTF8))
+        }
+        // Let go of before the bytes go, whatever `body` did.
+        defer { reset() }
+        try check(code, index)
+        return try body()
+    }
+
     /// `sqlite3_bind_text64` of UTF-8 bytes, copied (`SQLITE_TRANSIENT`); its result code.
     private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32) -> Int32 {
         utf8.withMemoryRebound(to: CChar.self) { chars in

@@ -90,6 +90,30 @@ import SQLiteDB
         #expect(rows.allSatisfy { $0[1] == .text("text") })
     }
 
+    /// Text lent for one step (`withText`) is stored as the text a copy would store, empty text
+    /// included, and the statement holds no binding of it afterwards, even though SQLite refuses
+    /// to unbind a statement stepped since its last reset: a step without it stores NULL, where
+    /// it would read the lent bytes after they had gone.
+    @Test func textLentForAStepIsStoredAndLetGo() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path("lent.sqlite"))
+        try db.execute("CREATE TABLE t(n, s)")
+        let insert = try db.prepare("INSERT INTO t(n, s) VALUES (?, ?)")
+        let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
+        for (n, text) in texts.enumerated() {
+            try insert.bind(Int64(n), at: 1)
+            let lent = n % 2 == 0 ? try insert.withText(text, at: 2) { try insert.step() }
+                : try insert.withText(utf8: Array(text.utf8), at: 2) { try insert.step() }
+            #expect(lent == false)
+            try insert.bind(Int64(n), at: 1)
+            #expect(try insert.step() == false)
+            insert.reset()
+        }
+        let rows = try db.query("SELECT n, s FROM t ORDER BY rowid")
+        #expect(rows == texts.indices.flatMap { n in [[.integer(Int64(n)), .text(texts[n])], [.integer(Int64(n)), .null]] })
+    }
+
     @Test func literalsAndAccessors() {
         let values: [SQLiteValue] = [.null, 42, 2.5, "x"]
         #expect(values == [.null, .integer(42), .real(2.5), .text("x")])

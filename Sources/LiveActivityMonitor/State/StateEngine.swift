@@ -80,7 +80,9 @@ public struct StateEngine: Sendable {
         func applied(_ event: borrowing Event) -> Outcome {
             var outcome = apply(event, seq: seq, to: &record, counters: &counters, pushes: &pushes, labels: &labels,
                                 shapes: &shapes, starts: &starts, channels: &channels)
-            outcome.effect.warnings = dating.warnings + Self.valueWarnings(event) + outcome.effect.warnings
+            // Most events warn of nothing: their effect's warnings are then the rules' as they are.
+            let warnings = dating.warnings + Self.valueWarnings(event)
+            if !warnings.isEmpty { outcome.effect.warnings = warnings + outcome.effect.warnings }
             return outcome
         }
         // Nearly every ingested event takes effect as dated and carries its content read: applied

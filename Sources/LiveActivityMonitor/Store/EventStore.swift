@@ -296,15 +296,14 @@ public final class EventStore: Sendable {
                         try insert.bind(event.bookingID, at: 4)
                         try insert.bind(event.occurredAt, at: 5)
                         try insert.bind(now, at: 6)
+                        try insert.bind(inRow == .no ? SQLiteValue.null : .integer(1), at: 8)
+                        // The body, the row's longest value, lent to SQLite for the step (then reset).
                         if let booking {
                             Self.write(event.body, inheriting: booking, into: &inherited)
-                            try insert.bind(utf8: inherited, at: 7)
+                            _ = try insert.withText(utf8: inherited, at: 7) { try insert.step() }
                         } else {
-                            try insert.bind(event.body, at: 7)
+                            _ = try insert.withText(event.body, at: 7) { try insert.step() }
                         }
-                        try insert.bind(inRow == .no ? SQLiteValue.null : .integer(1), at: 8)
-                        _ = try insert.step()
-                        insert.reset()
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
                             changes.duplicate(event)
