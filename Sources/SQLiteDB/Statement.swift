@@ -108,7 +108,7 @@ public final class Statement {
             guard let base = chars.baseAddress, !chars.isEmpty else { return bindText(utf8, at: index) }
             return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), nil, UInt8(SQLITE_UTF8))
         }
-        // Let go of before the bytes go, whatever `body` did.
+        // Reset, letting go of the text, before its bytes go, whatever `body` did.
         defer { reset() }
         try check(code, index)
         return try body()
