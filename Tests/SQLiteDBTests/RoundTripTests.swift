@@ -72,6 +72,9 @@ import SQLiteDB
         #expect(try select.step() == false)
     }
 
+    /// Texts bound other than as a `String` value: empty, plain, beyond ASCII, long.
+    static let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
+
     /// Text bound from UTF-8 bytes is text, as the String it spells would be, empty included.
     @Test func utf8BytesBindAsText() throws {
         let dir = try TemporaryDirectory()
@@ -79,7 +82,7 @@ import SQLiteDB
         let db = try Database(path: dir.path("utf8.sqlite"))
         try db.execute("CREATE TABLE t(s)")
         let insert = try db.prepare("INSERT INTO t(s) VALUES (?)")
-        let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
+        let texts = Self.texts
         for text in texts {
             try insert.bind(utf8: Array(text.utf8), at: 1)
             #expect(try insert.step() == false)
@@ -100,7 +103,7 @@ import SQLiteDB
         let db = try Database(path: dir.path("lent.sqlite"))
         try db.execute("CREATE TABLE t(n, s)")
         let insert = try db.prepare("INSERT INTO t(n, s) VALUES (?, ?)")
-        let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
+        let texts = Self.texts
         for (n, text) in texts.enumerated() {
             try insert.bind(Int64(n), at: 1)
             let lent = n % 2 == 0 ? try insert.withText(text, at: 2) { try insert.step() }
