@@ -80,12 +80,6 @@ public final class Statement {
         try check(value.withUTF8 { bindText($0, at: index) }, index)
     }
 
-    /// Binds `utf8` as text (copied, as a String's) to the parameter at `index` (1-based): for
-    /// text built in a reused buffer rather than a String.
-    public func bind(utf8: [UInt8], at index: Int32) throws(SQLiteError) {
-        try check(utf8.withUnsafeBufferPointer { bindText($0, at: index) }, index)
-    }
-
     /// Binds `text` to the parameter at `index` without SQLite copying it (`SQLITE_STATIC`), runs
     /// `body`, which steps the statement, then resets it and clears its bindings (`reset()`):
     /// the text's UTF-8 is borrowed only while `body` runs, and SQLite lets go of a binding only

@@ -72,38 +72,17 @@ import SQLiteDB
         #expect(try select.step() == false)
     }
 
-    /// Texts bound other than as a `String` value: empty, plain, beyond ASCII, long.
-    static let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
-
-    /// Text bound from UTF-8 bytes is text, as the String it spells would be, empty included.
-    @Test func utf8BytesBindAsText() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path("utf8.sqlite"))
-        try db.execute("CREATE TABLE t(s)")
-        let insert = try db.prepare("INSERT INTO t(s) VALUES (?)")
-        let texts = Self.texts
-        for text in texts {
-            try insert.bind(utf8: Array(text.utf8), at: 1)
-            #expect(try insert.step() == false)
-            insert.reset()
-        }
-        let rows = try db.query("SELECT s, typeof(s) FROM t ORDER BY rowid")
-        #expect(rows.map { $0[0] } == texts.map { .text($0) })
-        #expect(rows.allSatisfy { $0[1] == .text("text") })
-    }
-
-    /// Text lent for one step (`withText`) is stored as the text a copy would store, empty text
-    /// included, and the statement holds no binding of it afterwards, even though SQLite refuses
-    /// to unbind a statement stepped since its last reset: a step without it stores NULL, where
-    /// it would read the lent bytes after they had gone.
+    /// Text lent for one step (`withText`), from a String or from UTF-8 bytes, is stored as the
+    /// text a copy would store, as text, empty text included; and the statement holds no binding
+    /// of it afterwards, even though SQLite refuses to unbind a statement stepped since its last
+    /// reset: a step without it stores NULL, where it would read the lent bytes after they had gone.
     @Test func textLentForAStepIsStoredAndLetGo() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path("lent.sqlite"))
         try db.execute("CREATE TABLE t(n, s)")
         let insert = try db.prepare("INSERT INTO t(n, s) VALUES (?, ?)")
-        let texts = Self.texts
+        let texts = ["", "plain", "ünïcødé ✓ 🌍", String(repeating: "long ", count: 5_000)]
         for (n, text) in texts.enumerated() {
             try insert.bind(Int64(n), at: 1)
             let lent = n % 2 == 0 ? try insert.withText(text, at: 2) { try insert.step() }
@@ -115,6 +94,7 @@ import SQLiteDB
         }
         let rows = try db.query("SELECT n, s FROM t ORDER BY rowid")
         #expect(rows == texts.indices.flatMap { n in [[.integer(Int64(n)), .text(texts[n])], [.integer(Int64(n)), .null]] })
+        #expect(try db.query("SELECT typeof(s) FROM t WHERE s IS NOT NULL").allSatisfy { $0[0] == .text("text") })
     }
 
     @Test func literalsAndAccessors() {
