@@ -80,8 +80,20 @@ enum DirectAnswer {
 /// connection, but runs on the thread that serves it. In the thread-pool mode a connection stays
 /// with the thread that accepted it for its whole life (its open and close are both reported
 /// there), and the thread serves one connection at a time, so the connection a message is about
-/// is one of this thread's: ``libraryErrorConnection(page:)`` finds it when only one can be.
+/// is one of this thread's: ``libraryErrorConnection(_:)`` finds it when only one can be.
 final class WorkerThread {
+    /// Where in a request libmicrohttpd's refusal came, as far as its page tells.
+    enum RefusedStage {
+        /// Its headers, after its request line (a `Content-Length` refused): a connection between
+        /// requests, as idle keep-alive ones are, cannot be the one.
+        case headers
+        /// Its chunked body (a chunk or a trailer refused).
+        case chunkedBody
+        /// Anywhere before the handler has the whole request.
+        case anyStage
+    }
+
+
     /// One connection of this thread. Its retained reference is the connection's socket
     /// context, so that a request finds it without a look-up (``of(_:)``).
     final class Connection {
@@ -172,16 +184,17 @@ final class WorkerThread {
     /// response queued and is in one of three stages: between requests or reading its request
     /// line (no request yet, or one whose head the access handler has not seen: a request line
     /// or a header line refused, a head too large) or receiving a chunked body (a chunk or a
-    /// trailer refused). If exactly one connection of this thread is in any of them, it is the
-    /// one; with more (idle keep-alive connections count), libmicrohttpd's own page stays.
-    func libraryErrorConnection() -> Connection? {
+    /// trailer refused). A refusal its page places (`stage`) narrows them to that stage. If
+    /// exactly one connection of this thread can be the one, it is; with more, libmicrohttpd's own
+    /// page stays.
+    func libraryErrorConnection(_ stage: RefusedStage) -> Connection? {
         var found: Connection?
         for record in connections.values where !record.answeredDirectly {
             let candidate: Bool
             switch record.context {
-            case nil: candidate = true
-            case let context? where !context.started: candidate = true
-            case let context?: candidate = context.chunked && !context.bodyComplete && !context.responded
+            case nil: candidate = stage == .anyStage
+            case let context? where !context.started: candidate = stage != .chunkedBody
+            case let context?: candidate = stage != .headers && context.chunked && !context.bodyComplete && !context.responded
             }
             guard candidate, CMicroHTTPD_has_response(record.connection) == 0 else { continue }
             if found != nil { return nil }

@@ -172,11 +172,13 @@ final class ServerCore: Sendable {
     /// the server answers first, on the socket (`DirectAnswer`), and libmicrohttpd's own answer
     /// then fails to send. The message names no connection: the server answers only when one
     /// connection of this polling thread alone can be the one refused
-    /// (``WorkerThread/libraryErrorConnection()``); otherwise libmicrohttpd's page stays,
+    /// (``WorkerThread/libraryErrorConnection(_:)``); otherwise libmicrohttpd's page stays,
     /// as it does for a connection's first request refused before its request line was parsed.
     func answerLibraryError(status: Int, page: String) {
         let thread = WorkerThread.current
-        guard let record = thread.libraryErrorConnection() else { return }
+        let stage: WorkerThread.RefusedStage = page.contains("Content-Length") ? .headers
+            : page.contains("chunked") ? .chunkedBody : .anyStage
+        guard let record = thread.libraryErrorConnection(stage) else { return }
         let fd = CMicroHTTPD_connection_fd(record.connection)
         guard fd >= 0 else { return }
         record.answeredDirectly = true

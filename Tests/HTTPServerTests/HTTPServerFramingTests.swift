@@ -144,6 +144,24 @@ import Testing
         #expect(fixture.told.value == ["400 /v1/events"])
     }
 
+    /// The same beside connections between requests on the same polling thread (one opened and
+    /// silent, one kept alive after a request): they cannot be the one refused, so the answer is
+    /// still the server's, once. (It was libmicrohttpd's page, its head written twice, whenever
+    /// another connection of the thread was open.)
+    @Test func malformedContentLengthBesideIdleConnectionsIsAnswered400Once() throws {
+        let fixture = try Fixture { $0.threadPoolSize = 1 }
+        defer { fixture.server.stop() }
+        let silent = try fixture.connect()
+        let keptAlive = try fixture.connect()
+        #expect(try keptAlive.get("/before").text == "GET /before 0")
+        let connection = try fixture.connect()
+        try connection.send("GET /metrics HTTP/1.1\r\nHost: test\r\nContent-Length: abc\r\n\r\n")
+        try Self.expectRefusal(connection, status: 400, mentioning: "Content-Length")
+        #expect(fixture.told.value == ["400 /metrics"])
+        #expect(try keptAlive.get("/after").text == "GET /after 0")
+        #expect(try silent.get("/silent").text == "GET /silent 0")
+    }
+
     /// Twenty digits do not fit in 64 bits: too large, like any length over the cap.
     @Test func contentLengthBeyond64BitsIsAnswered413Once() throws {
         let fixture = try Fixture { $0.maxBodyBytes = 1_000 }
