@@ -10,6 +10,10 @@ import Glibc
 /// - a head with bytes libmicrohttpd does not hand on: it ends every name and value at its
 ///   first NUL byte (`Bearer <token>\0junk` would reach a handler as `Bearer <token>`), and
 ///   drops folded lines' breaks and extra spaces after a colon (400);
+/// - a field name that is not a token (whitespace before the colon: libmicrohttpd keeps it in
+///   the name, so `Content-Length : 5` would frame nothing here and its body would be read as a
+///   request of its own) or a value with a control character (a bare CR, which a proxy may read
+///   as a line's end) (400, RFC 9112 sections 2.2 and 5.1, RFC 9110 section 5);
 /// - HTTP/1.1 without exactly one `Host` (400);
 /// - ambiguous framing: `Content-Length` with `Transfer-Encoding`, `Content-Length` more than
 ///   once (even with equal values: no client sends that), one that is not a decimal number, or
@@ -107,6 +111,10 @@ struct RequestHead {
             return .failure(Refusal(status: 400, message: "the request head holds bytes the server cannot read: a NUL byte, "
                                     + "a folded header line, or more than one space after a colon"))
         }
+        if scan.malformedField {
+            return .failure(Refusal(status: 400, message: "a header field holds a character HTTP does not allow: "
+                                    + "whitespace before its colon, or a control character such as a bare CR"))
+        }
         if scan.hostCount > 1 {
             return .failure(Refusal(status: 400, message: "more than one Host header"))
         }
@@ -181,6 +189,8 @@ private struct HeadScan {
     var contentCodings: [String] = []
     /// The first is the one libmicrohttpd looks at.
     var expects = RequestHead.Occurrences()
+    /// A field's name is not a token, or its value holds a control character other than a tab.
+    var malformedField = false
 
     /// The fields read here, in the order of ``add(name:value:)``'s switch.
     static let names = ["host", "transfer-encoding", "content-length", "content-encoding", "expect", "cookie"].map(FieldName.init)
@@ -191,6 +201,9 @@ private struct HeadScan {
         let valueBytes = UnsafeRawBufferPointer(start: value, count: value.map { strlen($0) } ?? 0)
         byteCount += nameBytes.count + valueBytes.count
         fieldCount += 1
+        if nameBytes.isEmpty || !nameBytes.allSatisfy(Self.isTokenByte) || valueBytes.contains(where: Self.isControl) {
+            malformedField = true
+        }
         fields.append(name: nameBytes, value: valueBytes)
         guard let which = FieldName.firstIndex(in: Self.names, of: nameBytes) else { return }
         let text = { String(decoding: valueBytes, as: UTF8.self) }
@@ -203,6 +216,24 @@ private struct HeadScan {
         default: cookieBytes += text().utf8.count + 1
         }
     }
+}
+
+extension HeadScan {
+    /// RFC 9110 section 5.6.2's `tchar`: what a field name is made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+             UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// A control character a field value may not hold (RFC 9110 section 5.5: a tab it may).
+    static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
 }
 
 /// `MHD_KeyValueIterator` over the head's records; `cls` is the `HeadScan`. Query arguments and
