@@ -46,10 +46,15 @@ import Testing
         #expect(try Self.run(["--version"]).stdout.hasPrefix("live-activity-monitor "))
     }
 
+    /// More attributes types than the label has slots.
+    static let fiftyOneTypes = (0..<51).map { "T\($0)" }.joined(separator: ",")
+
     @Test(arguments: [
         (["serve", "--bogus"], "unknown option --bogus"),
         (["serve", "--port", "70000"], "--port must be an integer"),
         (["serve", "--port"], "needs a value"),
+        (["serve", "--port", "--db", "x.sqlite"], "--port needs a value"),
+        (["serve", "--attributes-types", fiftyOneTypes], "at most 50 can have series of their own"),
         (["serve", "--durability", "sometimes"], "--durability must be normal or full"),
         (["serve", "--max-connections-per-address", "-1"], "--max-connections-per-address must be an integer"),
         (["serve", "--retention", "soon"], "--retention must look like 30d"),

@@ -72,12 +72,22 @@ struct ArgumentParser {
             } else if let inline {
                 parsed.values[name] = inline
             } else {
-                guard i < arguments.count else { throw UsageError("--\(name) needs a value (\(option.valueName!))") }
+                // The next argument naming an option of this command is that option: the value was left out.
+                guard i < arguments.count, !namesOption(arguments[i]) else {
+                    throw UsageError("--\(name) needs a value (\(option.valueName!))")
+                }
                 parsed.values[name] = arguments[i]
                 i += 1
             }
         }
         return parsed
+    }
+
+    /// Whether `argument` is `--help` or one of this command's options (`--name` or `--name=…`).
+    private func namesOption(_ argument: String) -> Bool {
+        guard argument.hasPrefix("--") else { return false }
+        let name = argument.dropFirst(2).prefix { $0 != "=" }
+        return name == "help" || options.contains { $0.name == name }
     }
 
     var helpText: String {

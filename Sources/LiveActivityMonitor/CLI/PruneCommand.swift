@@ -14,7 +14,7 @@ enum PruneCommand {
             (dismissed activities are kept); safe while servers run.
             """,
         options: [
-            .init(name: "older-than", environment: "LAM_PRUNE_OLDER_THAN", valueName: "AGE", help: "Age such as 30d, 12h or 90m (required)."),
+            .init(name: "older-than", environment: "LAM_PRUNE_OLDER_THAN", valueName: "AGE", help: "Age such as 30d, 12h, 90m or 45s (required)."),
             CommandLineTool.dbOption,
             CommandLineTool.dbPasswordFileOption,
         ])

@@ -30,7 +30,7 @@ enum ServeCommand {
             .init(name: "durability", environment: "LAM_DURABILITY", valueName: "normal|full",
                   help: "normal: a commit survives a process crash; full: fsync each commit, survives power loss (default normal)."),
             .init(name: "retention", environment: "LAM_RETENTION", valueName: "AGE",
-                  help: "Delete events older than AGE (30d, 12h, 90m) every hour, as prune does; counters are kept (default off)."),
+                  help: "Delete events older than AGE (30d, 12h, 90m, 45s) every hour, as prune does; counters are kept (default off)."),
             .init(name: "attributes-types", environment: "LAM_ATTRIBUTES_TYPES", valueName: "A,B,…",
                   help: "Attributes types that always get their own attributes_type series, besides those with a template in the web root (comma-separated)."),
             .init(name: "priority10-budget", environment: "LAM_PRIORITY10_BUDGET", valueName: "N",
@@ -82,7 +82,7 @@ enum ServeCommand {
         }
         if let r = parsed.values["retention"], r != "off" {
             guard let seconds = CommandLineTool.duration(r) else {
-                throw UsageError("\(parsed.source("retention")) must look like 30d, 12h or 90m (or off), not '\(r)'")
+                throw UsageError("\(parsed.source("retention")) must look like 30d, 12h, 90m or 45s (or off), not '\(r)'")
             }
             c.retention = seconds
         }
@@ -113,6 +113,13 @@ enum ServeCommand {
         if let rate = parsed.values["demo-rate"] {
             guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
             c.demoRate = r
+        }
+        // Those types always have series of their own: more than the label's slots would break
+        // the bound that keeps `attributes_type` a closed set.
+        let reserved = Set(c.reservedTypes).subtracting([AttributesTypeLabels.other])
+        guard reserved.count <= AttributesTypeLabels.limit else {
+            throw UsageError("\(parsed.source("attributes-types")) and the templates of \(c.webRoot) name \(reserved.count) "
+                             + "attributes types: at most \(AttributesTypeLabels.limit) can have series of their own")
         }
         return c
     }
