@@ -198,9 +198,14 @@ private struct HeadScan {
     mutating func add(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
         let nameBytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
         // `?flag` has a NULL value; a header field never has.
-        let valueBytes = UnsafeRawBufferPointer(start: value, count: value.map { strlen($0) } ?? 0)
-        byteCount += nameBytes.count + valueBytes.count
+        let rawValue = UnsafeRawBufferPointer(start: value, count: value.map { strlen($0) } ?? 0)
+        byteCount += nameBytes.count + rawValue.count
         fieldCount += 1
+        // A value is without the whitespace around it (RFC 9110 section 5.5): libmicrohttpd drops
+        // only the leading.
+        var end = rawValue.count
+        while end > 0, rawValue[end - 1] == UInt8(ascii: " ") || rawValue[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        let valueBytes = UnsafeRawBufferPointer(rebasing: rawValue[..<end])
         if nameBytes.isEmpty || !nameBytes.allSatisfy(Self.isTokenByte) || valueBytes.contains(where: Self.isControl) {
             malformedField = true
         }

@@ -154,8 +154,10 @@ enum BearerToken {
     static func allows(_ request: HTTPRequest, token: String?) -> Bool {
         guard let token else { return true }
         guard let header = request.header("authorization") else { return false }
-        let prefix = "Bearer "
-        guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix.lowercased() else { return false }
-        return ConstantTime.equals(String(header.dropFirst(prefix.count)), token)
+        // RFC 6750 section 2.1: the scheme in any case, then one or more spaces.
+        let scheme = "bearer"
+        guard header.prefix(scheme.count).lowercased() == scheme, header.dropFirst(scheme.count).first == " " else { return false }
+        let credentials = header.dropFirst(scheme.count).drop { $0 == " " }
+        return !credentials.isEmpty && ConstantTime.equals(String(credentials), token)
     }
 }
