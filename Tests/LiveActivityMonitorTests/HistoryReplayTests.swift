@@ -142,6 +142,12 @@ import Testing
         // Before its first event a booking has no activities and no events.
         let empty = try server.json("/api/bookings/BK-1042?at=\(Self.iso(Scenario.t0 - 1))")
         #expect(empty["activities"] == .array([]) && empty["events"] == .array([]))
+        // An instant that RFC 3339 can be given in but not written back in (an offset moves it out
+        // of years 0000–9999) is echoed as its number of seconds, as every such date is.
+        let early = try server.json("/api/bookings/BK-1042?at=0000-01-01T00:00:00%2B23:59")
+        #expect(early["at"] == .number(JSONNumber(-62_167_305_540.0)), "\(early["at"] ?? .null)")
+        let late = try server.get("/api/activities/ride-1?at=0000-01-01T00:00:00%2B23:59")
+        #expect(late.status == 404 && late.text.contains("had not started at -62167305540"), "\(late.text)")
     }
 
     @Test func anActivityWhoseStartWasPrunedIsNotReplayed() throws {

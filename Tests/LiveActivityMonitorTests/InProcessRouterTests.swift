@@ -108,6 +108,22 @@ import Testing
         }
     }
 
+    /// The longest id an activity may have is a search that finds it, even where its lower case
+    /// is longer (`İ`, two bytes, is three in lower case): the length is the typed query's.
+    @Test func theLongestIDIsASearchThatFindsIt() throws {
+        try Self.run { (m) throws in
+            let id = String(repeating: "İ", count: 64)
+            #expect(id.utf8.count == 128)
+            let start = JSONValue(["type": "activity.started", "activity_id": id, "booking_id": "BK-longest",
+                                   "attributes_type": "TimerWidgetAttributes", "occurred_at": TestServer.base - 60,
+                                   "content_state": ["startedAt": TestServer.base - 60]] as [String: Any])
+            #expect(try m.post(events: [start]).status == 200)
+            let q = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let found = try JSONParser.parse(m.get("/api/activities?q=" + q).body)
+            #expect(found["activities"]?.arrayValue?.map { $0["activity_id"]?.stringValue } == [id])
+        }
+    }
+
     @Test func pagesFollowThePhoneOrder() throws {
         try Self.run { (m) throws in
             try m.post(events: (0..<5).map { IngestTests.started("a\($0)", at: TestServer.base - 100 + Double($0)) })

@@ -48,13 +48,17 @@ import Testing
         ("application/json", IngestDecoder.Format.json), ("Application/JSON; charset=utf-8", .json),
         (" \tapplication/json \t;q=1", .json), ("application/x-ndjson", .ndjson),
         ("APPLICATION/NDJSON;x=y", .ndjson), ("application/jsonl", .ndjson),
+        ("application/json; charset=\"UTF-8\"", .json), ("application/x-ndjson;x=y; Charset = utf-8 ", .ndjson),
     ] as [(String, IngestDecoder.Format)])
     func contentTypesTaken(_ header: String, _ format: IngestDecoder.Format) {
         #expect(IngestDecoder.format(contentType: header) == format)
     }
 
     @Test(arguments: [nil, "", ";", "text/plain", "application/js", "application/jsonx", "application/json-seq",
-                      "application /json", "applicatİon/json", "application/json\u{0}"] as [String?])
+                      "application /json", "applicatİon/json", "application/json\u{0}",
+                      // JSON is UTF-8: a body declared in another charset is not read as it.
+                      "application/json; charset=latin1", "application/x-ndjson; x=y; charset=utf-16", "application/json;charset="]
+                      as [String?])
     func contentTypesRefused(_ header: String?) {
         #expect(IngestDecoder.format(contentType: header) == nil)
     }

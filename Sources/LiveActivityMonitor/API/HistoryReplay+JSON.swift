@@ -72,7 +72,7 @@ extension HistoryReplay {
             w.beginObject()
             w.key("activity_id"); w.string(passage.activityID)
             w.key("kind"); w.string(passage.transition.kind.rawValue)
-            w.key("at"); w.string(RFC3339.format(passage.transition.at))
+            w.key("at"); w.date(passage.transition.at)
             w.endObject()
         }
         w.endArray()

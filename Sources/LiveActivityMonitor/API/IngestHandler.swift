@@ -126,7 +126,7 @@ struct IngestHandler: Sendable {
 
     static func unsupportedContentType(_ request: HTTPRequest) -> APIError {
         .unsupportedMediaType(
-            "Content-Type must be application/json or application/x-ndjson, not \(request.header("content-type") ?? "missing")")
+            "Content-Type must be application/json or application/x-ndjson, in UTF-8, not \(request.header("content-type") ?? "missing")")
     }
 
     /// Refuses a request that waits for `100 Continue` if its headers alone decide it (the

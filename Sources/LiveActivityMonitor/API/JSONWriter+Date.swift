@@ -10,3 +10,12 @@ extension JSONWriter {
         if RFC3339.hasForm(seconds) { string(RFC3339.format(seconds)) } else { number(JSONNumber(seconds)) }
     }
 }
+
+extension RFC3339 {
+    /// A date as the server writes it in a message: RFC 3339 UTC, or the number of Unix seconds
+    /// where RFC 3339 has no form for it (`JSONWriter.date`; `format` traps on numbers past
+    /// Int64 milliseconds, e.g. 1e300).
+    static func text(_ seconds: Double) -> String {
+        hasForm(seconds) ? format(seconds) : JSONNumber(seconds).description
+    }
+}

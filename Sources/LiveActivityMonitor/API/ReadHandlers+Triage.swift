@@ -45,7 +45,7 @@ extension ReadHandlers {
                     w.key("activity_id"); w.string(item.activityID)
                     w.key("attributes_type"); w.string(item.attributesType)
                     w.key("state"); w.string(item.state)
-                    w.key("at"); w.string(RFC3339.format(item.at))
+                    w.key("at"); w.date(item.at)
                     w.key("detail"); w.string(item.detail)
                     w.endObject()
                 }

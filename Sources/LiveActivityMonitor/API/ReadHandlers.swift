@@ -33,11 +33,13 @@ struct ReadHandlers: Sendable {
                 state = parsed
             }
             attributesType = query["attributes_type"].flatMap { $0.isEmpty ? nil : $0 }
-            search = query["q"].flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            if let search, search.utf8.count > EventValidator.maxIDLength {
-                // No id is longer: such a search could only cost a pass over every record.
+            let typed = query["q"].flatMap { $0.isEmpty ? nil : $0 }
+            if let typed, typed.utf8.count > EventValidator.maxIDLength {
+                // No id is longer: such a search could only cost a pass over every record. (Counted
+                // as typed: lower case can be longer, `İ` two bytes becomes three.)
                 throw .badRequest("q must be at most \(EventValidator.maxIDLength) bytes (the longest id)")
             }
+            search = typed?.lowercased()
             limit = try ReadHandlers.pageLimit.parse(query)
             if let c = query["cursor"], !c.isEmpty {
                 guard let cursor = Cursor(c) else { throw .badRequest("cursor is not one this server gave") }
@@ -303,7 +305,7 @@ struct ReadHandlers: Sendable {
                 throw .notFound("activity \"\(id)\" cannot be replayed: its start is no longer stored (pruned)")
             }
             guard let past = replay.records[id] else {
-                throw .notFound("activity \"\(id)\" had not started at \(RFC3339.format(asked ?? 0))")
+                throw .notFound("activity \"\(id)\" had not started at \(RFC3339.text(asked ?? 0))")
             }
             past.writeMembers(to: &w, now: at, priority10Budget: priority10Budget)
         } else {
@@ -334,7 +336,7 @@ struct ReadHandlers: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)
-        if let asked { w.key("at"); w.string(RFC3339.format(asked)) }
+        if let asked { w.key("at"); w.date(asked) }
         w.key("activities")
         w.beginArray()
         if let at {

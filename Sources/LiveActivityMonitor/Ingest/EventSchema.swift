@@ -158,7 +158,8 @@ enum EventSchema {
     /// "outside 2000-01-01 … 2100-01-01", from a window.
     static func windowText(_ window: Range<Double>) -> String {
         guard RFC3339.hasForm(window.lowerBound), RFC3339.hasForm(window.upperBound) else {
-            return "outside \(JSONNumber(window.lowerBound)) … \(JSONNumber(window.upperBound)) seconds"
+            // The window is half open: say so, or its upper bound reads as a value it takes.
+            return "outside \(JSONNumber(window.lowerBound)) … \(JSONNumber(window.upperBound)) seconds (the upper bound excluded)"
         }
         return "outside \(RFC3339.format(window.lowerBound).prefix(10)) … \(RFC3339.format(window.upperBound).prefix(10))"
     }

@@ -117,10 +117,7 @@ struct FieldReader {
             return nil
         }
         guard window.contains(seconds) else {
-            // Only years 0000–9999 have an RFC 3339 form, and RFC3339.format traps on numbers
-            // past Int64 milliseconds (e.g. 1e300): show anything else as the number it was.
-            let shown = RFC3339.hasForm(seconds) ? RFC3339.format(seconds) : JSONNumber(seconds).description
-            fail(row, "\(EventSchema.windowText(window)): \(shown)")
+            fail(row, "\(EventSchema.windowText(window)): \(RFC3339.text(seconds))")
             return nil
         }
         return seconds

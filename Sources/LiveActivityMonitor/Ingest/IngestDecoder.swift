@@ -32,9 +32,23 @@ public struct IngestDecoder: Sendable {
                     (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == lower : byte == lower
                 }
             }
-            if matches("application/json") { return .json }
-            if matches("application/x-ndjson") || matches("application/ndjson") || matches("application/jsonl") { return .ndjson }
-            return nil
+            let format: Format? = matches("application/json") ? .json
+                : matches("application/x-ndjson") || matches("application/ndjson") || matches("application/jsonl") ? .ndjson : nil
+            guard let format, end < header.count else { return format }
+            // Parameters are rare: read as text. JSON is UTF-8 (RFC 8259): a body declared in
+            // another charset would be read as other text than the client meant.
+            return Self.declaresOnlyUTF8(String(decoding: header[(end + 1)...], as: UTF8.self)) ? format : nil
+        }
+    }
+
+    /// Whether the parameters after a media type (`a=b; charset=utf-8`) name no charset but UTF-8.
+    private static func declaresOnlyUTF8(_ parameters: String) -> Bool {
+        parameters.split(separator: ";").allSatisfy { parameter in
+            let parts = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.first?.lowercased() == "charset" else { return true }
+            let value = parts.count > 1 ? parts[1] : ""
+            let unquoted = value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"") ? String(value.dropFirst().dropLast()) : value
+            return unquoted.lowercased() == "utf-8"
         }
     }
 

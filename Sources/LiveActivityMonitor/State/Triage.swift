@@ -113,7 +113,7 @@ enum TriageProblem: String, CaseIterable, Sendable {
             "\(record.delivery.missed) push\(record.delivery.missed == 1 ? "" : "es") APNs accepted not shown on the phone"
         case .futureTimestamp:
             // A timestamp in milliseconds has no RFC 3339 form: shown as the number it was sent as.
-            "content timestamp \(RFC3339.hasForm(record.contentTimestamp) ? RFC3339.format(record.contentTimestamp) : "\(JSONNumber(record.contentTimestamp))")"
+            "content timestamp \(RFC3339.text(record.contentTimestamp))"
                 + ": later updates are ignored"
         case .tokenInvalidated:
             "APNs answered \(record.tokenInvalidReason ?? "410")"
