@@ -150,6 +150,45 @@ import Testing
         #expect(late.status == 404 && late.text.contains("had not started at -62167305540"), "\(late.text)")
     }
 
+    /// An event that names another booking than its activity's (a backend that sent the id of a
+    /// booking made again, or a wrong one) is that booking's too. Its answers list the activity,
+    /// with the booking it has, and the event with what it did: not a null effect beside no
+    /// activity, as when the activity's other events were left out of the replay.
+    @Test func anEventNamingAnotherBookingSaysWhatItDidThere() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try TestServer(directory: dir)
+        let t = Scenario.t0
+        #expect(try server.post(events: [
+            JSONValue(["id": "s1", "type": "activity.started", "activity_id": "R1", "booking_id": "BK-A",
+                       "attributes_type": "LiveActivityAttributes", "occurred_at": t,
+                       "content_state": Scenario.ride(0.1, 9), "push_token": Scenario.tokenA] as [String: Any]),
+            Scenario.push("R1", "p1", at: t + 60, content: Scenario.ride(0.5, 4), extra: ["booking_id": "BK-B"]),
+            Scenario.push("R1", "p2", at: t + 120, content: Scenario.ride(0.7, 2)),
+        ]).status == 200)
+        for at in ["", "?at=\(Self.iso(t + 90))"] {
+            let b = try server.json("/api/bookings/BK-B" + at)
+            #expect(b["activities"]?.arrayValue?.map { $0["activity_id"] } == ["R1"], "\(at)")
+            #expect(b["activities"]?[0]?["booking_id"] == "BK-A", "\(at)")
+            #expect(b["events"]?.arrayValue?.map { $0["id"] } == ["p1"], "\(at)")
+            #expect(b["events"]?[0]?["effect"]?["result"] == "applied", "\(at)")
+            #expect(b["events"]?[0]?["lock_screen"]?["content_changes"]?.arrayValue?.isEmpty == false, "\(at)")
+            #expect(b["not_replayed"] == .array([]), "\(at)")
+        }
+        // As it was at p1's time: the activity showed p1's content, not p2's yet.
+        let past = try server.json("/api/bookings/BK-B?at=\(Self.iso(t + 90))")
+        #expect(past["activities"]?[0]?["content_state"]?["progress"] == 0.5)
+        // Its own booking still has every event of it.
+        #expect(try server.json("/api/bookings/BK-A")["events"]?.arrayValue?.map { $0["id"] } == ["s1", "p1", "p2"])
+        let file = try server.get("/api/bookings/BK-B?format=ndjson").text
+        #expect(try JSONParser.parse(String(file.split(separator: "\n")[0]))["effect"]?["result"] == "applied", "\(file)")
+        server.stop(keepFiles: true)
+        let text = try CommandLineTests.run(["history", "BK-B", "--db", dir + "/monitor.sqlite"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("R1  LiveActivityAttributes") && text.stdout.contains("(booking BK-A)"), "\(text.stdout)")
+        #expect(!text.stdout.contains("not replayed"), "\(text.stdout)")
+    }
+
     @Test func anActivityWhoseStartWasPrunedIsNotReplayed() throws {
         let server = try TestServer()
         defer { server.stop() }

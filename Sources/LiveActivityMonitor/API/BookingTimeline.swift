@@ -20,19 +20,18 @@ struct BookingTimeline {
     }
 
     let bookingID: String
-    /// The booking's activities now (the text form lists them).
+    /// The booking's activities now, then those of other bookings its events name (the text
+    /// form lists them).
     let records: [ActivityRecord]
     /// The booking's events up to the instant asked for, in `occurred_at` order.
     let rows: [StoredEventRow]
     let replay: HistoryReplay
 
-    /// - Parameter notReplayed: activities whose start is no longer stored (their events have no effect).
-    init(bookingID: String, records: [ActivityRecord], rows: [StoredEventRow], until: Double? = nil,
-         notReplayed: Set<String>) {
+    init(bookingID: String, history: BookingHistory, until: Double? = nil) {
         self.bookingID = bookingID
-        self.records = records
-        self.rows = rows.filter { $0.effectiveTime <= until ?? .infinity }
-        replay = HistoryReplay(rows, until: until, skipping: notReplayed)
+        records = history.records
+        rows = history.rows.filter { $0.effectiveTime <= until ?? .infinity }
+        replay = HistoryReplay(history.replayed, until: until, skipping: history.notReplayed)
     }
 
     /// The attachment's name: `booking-<id>.<format>`, the id cut to ASCII letters, digits,
@@ -121,6 +120,7 @@ struct BookingTimeline {
         var lines: [String] = []
         for r in records {
             var line = "  \(r.activityID)  \(r.attributesType)  \(r.state(at: now).rawValue)"
+            if r.bookingID != bookingID { line += "  (booking \(r.bookingID ?? "none"))" }
             line += "  started \(RFC3339.format(r.startedAt))"
             if let ended = r.endedAt { line += ", ended \(RFC3339.format(ended)) by \(r.endedBy?.rawValue ?? "?")" }
             if let fp = r.tokenFingerprint { line += ", token \(fp)\(r.tokenInvalidated ? " (invalidated)" : "")" }

@@ -259,15 +259,7 @@ struct ReadHandlers: Sendable {
     /// The booking's whole timeline (up to `?at=`) as a file for a support ticket.
     private func bookingFile(_ id: String, _ format: BookingTimeline.Format, query: [String: String]) throws(APIError) -> HTTPResponse {
         let at = Self.limit(try Self.instant(query))
-        let timeline: BookingTimeline
-        do {
-            let records = try store.records(bookingID: id), rows = try store.storedEvents(bookingID: id)
-            guard !records.isEmpty || !rows.isEmpty else { throw APIError.notFound("no booking \"\(id)\"") }
-            timeline = BookingTimeline(bookingID: id, records: records, rows: rows, until: at,
-                                       notReplayed: try notReplayable(records, rows))
-        } catch let error as APIError {
-            throw error
-        } catch { throw type(of: store).unavailable(error) }
+        let timeline = BookingTimeline(bookingID: id, history: try history(of: id), until: at)
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", format.mediaType),
             ("Content-Disposition", "attachment; filename=\"\(BookingTimeline.fileName(id, format))\""),
@@ -320,17 +312,11 @@ struct ReadHandlers: Sendable {
     private func bookingNow(_ id: String, query: [String: String]) throws(APIError) -> HTTPResponse {
         let asked = try Self.instant(query), at = Self.limit(asked), paging = try EventPage(query)
         let now = store.clock.now()
-        let records: [ActivityRecord], rows: [StoredEventRow], notReplayed: Set<String>
-        do {
-            records = try store.records(bookingID: id)
-            rows = try store.storedEvents(bookingID: id)
-            notReplayed = try notReplayable(records, rows)
-        } catch { throw type(of: store).unavailable(error) }
-        guard !records.isEmpty || !rows.isEmpty else { throw .notFound("no booking \"\(id)\"") }
-        let page = paging.select(rows, until: at)
+        let history = try history(of: id)
+        let page = paging.select(history.rows, until: at)
         let judged: Set<Int64>
-        do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
-        let replay = HistoryReplay(rows, until: at, skipping: notReplayed, noting: Set(page.rows.map(\.seq)),
+        do { judged = try store.judgedSuperseded(among: history.replayed) } catch { throw type(of: store).unavailable(error) }
+        let replay = HistoryReplay(history.replayed, until: at, skipping: history.notReplayed, noting: Set(page.rows.map(\.seq)),
                                    settings: store.settings, now: now, judged: judged,
                                    channels: store.withLiveState { $0.channels })
         var w = JSONWriter()
@@ -340,16 +326,16 @@ struct ReadHandlers: Sendable {
         w.key("activities")
         w.beginArray()
         if let at {
-            for r in replay.records(bookingID: id) { r.write(to: &w, now: at, priority10Budget: priority10Budget) }
+            for r in replay.records(among: history.records) { r.write(to: &w, now: at, priority10Budget: priority10Budget) }
         } else {
-            for r in records { r.write(to: &w, now: now, priority10Budget: priority10Budget) }
+            for r in history.records { r.write(to: &w, now: now, priority10Budget: priority10Budget) }
         }
         w.endArray()
         w.key("priority10_budget"); w.number(Int64(priority10Budget))
         // The booking's activities the replay cannot rebuild (at `at`: those started by then).
         w.key("not_replayed")
         w.beginArray()
-        for r in records where notReplayed.contains(r.activityID) && r.startedAt <= at ?? .infinity {
+        for r in history.records where history.notReplayed.contains(r.activityID) && r.startedAt <= at ?? .infinity {
             w.string(r.activityID)
         }
         w.endArray()
@@ -377,9 +363,17 @@ struct ReadHandlers: Sendable {
         at.map { (((($0 * 1000).rounded()) + 0.5) / 1000).nextDown }
     }
 
-    /// The activities among a booking's that the replay cannot rebuild (`HistoryReplay.notReplayable`).
-    private func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow]) throws -> Set<String> {
-        try HistoryReplay.notReplayable(records, rows, record: { try store.record($0) })
+    /// A booking's activities and events as its answers replay them (`BookingHistory`); 404 when
+    /// it has neither.
+    private func history(of id: String) throws(APIError) -> BookingHistory {
+        do {
+            let records = try store.records(bookingID: id), rows = try store.storedEvents(bookingID: id)
+            guard !records.isEmpty || !rows.isEmpty else { throw APIError.notFound("no booking \"\(id)\"") }
+            return try BookingHistory(records: records, rows: rows, record: { try store.record($0) },
+                                      events: { try store.storedEvents(activityID: $0) })
+        } catch let error as APIError {
+            throw error
+        } catch { throw type(of: store).unavailable(error) }
     }
 
 }

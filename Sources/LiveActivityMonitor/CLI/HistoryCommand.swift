@@ -53,8 +53,9 @@ enum HistoryCommand {
         while try activities.step() { records.append(try ActivityRecord(row: activities)) }
         let rows = try EventStore.storedEvents(sql: EventStore.bookingEventsSQL, value: booking, in: db)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
-        let notReplayed = try HistoryReplay.notReplayable(records, rows) { try EventStore.loadRecord($0, from: db) }
-        return BookingTimeline(bookingID: booking, records: records, rows: rows, notReplayed: notReplayed)
+        let history = try BookingHistory(records: records, rows: rows, record: { try EventStore.loadRecord($0, from: db) },
+                                         events: { try EventStore.storedEvents(sql: EventStore.activityEventsSQL, value: $0, in: db) })
+        return BookingTimeline(bookingID: booking, history: history)
     }
 
     /// The same from the PostgreSQL store's tables (read-only).
@@ -62,7 +63,8 @@ enum HistoryCommand {
         let records = try PostgresEventStore.records(bookingID: booking, db)
         let rows = try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, booking, db)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
-        let notReplayed = try HistoryReplay.notReplayable(records, rows) { try PostgresStateLoader.record($0, db) }
-        return BookingTimeline(bookingID: booking, records: records, rows: rows, notReplayed: notReplayed)
+        let history = try BookingHistory(records: records, rows: rows, record: { try PostgresStateLoader.record($0, db) },
+                                         events: { try PostgresEventStore.storedEvents(PostgresEventStore.activityEventsSQL, $0, db) })
+        return BookingTimeline(bookingID: booking, history: history)
     }
 }

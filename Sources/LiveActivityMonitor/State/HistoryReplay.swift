@@ -138,10 +138,9 @@ struct HistoryReplay {
         }
     }
 
-    /// The activities of `bookingID` as they were, in start order (the read API's order).
-    func records(bookingID: String) -> [ActivityRecord] {
-        records.values.filter { $0.bookingID == bookingID }
-            .sorted { ($0.startedAt, $0.activityID) < ($1.startedAt, $1.activityID) }
+    /// Those of `known` that had started, as they were, in `known`'s order.
+    func records(among known: [ActivityRecord]) -> [ActivityRecord] {
+        known.compactMap { records[$0.activityID] }
     }
 
     private mutating func apply(_ event: Event, receivedAt: Double, seq: Int64) {
@@ -268,18 +267,5 @@ extension HistoryReplay {
     /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
     static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
         rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
-    }
-
-    /// The activities among a booking's that a replay of `rows` cannot rebuild: a booking's
-    /// activity whose start was pruned, and an activity of another booking that one of its events
-    /// names (`record` finds it).
-    static func notReplayable(_ records: [ActivityRecord], _ rows: [StoredEventRow],
-                              record: (String) throws -> ActivityRecord?) rethrows -> Set<String> {
-        var out = Set(records.filter { !startIsStored($0, in: rows) }.map(\.activityID))
-        let booked = Set(records.map(\.activityID))
-        for id in Set(rows.compactMap(\.activityID)) where !booked.contains(id) {
-            if let other = try record(id), !startIsStored(other, in: rows) { out.insert(id) }
-        }
-        return out
     }
 }
