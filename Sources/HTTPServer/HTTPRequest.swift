@@ -63,4 +63,25 @@ public struct HTTPRequest: Sendable {
 public protocol InflightBudget: Sendable {
     /// Holds `bytes` more; false, holding nothing, when that would go over the budget.
     func hold(_ bytes: Int) -> Bool
+    /// Holds `bytes` for an answer's body until libmicrohttpd has sent it and let it go (the
+    /// hold goes in ``HTTPResponse/answerHold``); nil, holding nothing, when that would go over
+    /// the budget while other requests or answers hold some of it.
+    func holdAnswer(_ bytes: Int) -> AnswerHold?
+}
+
+/// Bytes of the in-flight budget an answer's body holds while libmicrohttpd keeps it: until
+/// the client has read it, however slowly, or the connection is gone. Given back when the last
+/// reference goes.
+public final class AnswerHold: Sendable {
+    private let core: ServerCore
+    let bytes: Int
+
+    init(core: ServerCore, bytes: Int) {
+        self.core = core
+        self.bytes = bytes
+    }
+
+    deinit {
+        if bytes > 0 { core.inflightBodyBytes.wrappingSubtract(bytes, ordering: .relaxed) }
+    }
 }

@@ -88,6 +88,10 @@ public final class HTTPResponder: InflightBudget {
         }
     }
 
+    public func holdAnswer(_ bytes: Int) -> AnswerHold? {
+        core.takeInflight(bytes, beyond: 0).map { AnswerHold(core: core, bytes: $0) }
+    }
+
     private var mhdConnection: OpaquePointer { OpaquePointer(bitPattern: connection)! }
 
     /// Gives the request its answer. Only the first call counts; a call after the server has

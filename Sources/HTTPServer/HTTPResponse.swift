@@ -9,6 +9,9 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes, copied into libmicrohttpd when the response is queued.
     public var body: [UInt8]
+    /// The in-flight budget the body holds while libmicrohttpd keeps its copy
+    /// (``InflightBudget/holdAnswer(_:)``); nil for an answer that holds none.
+    public var answerHold: AnswerHold?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

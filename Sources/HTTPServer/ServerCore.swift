@@ -274,10 +274,11 @@ final class ServerCore: Sendable {
     /// left to libmicrohttpd), the default headers it does not override, and `Connection:
     /// close` if `closes` and it sets no `Connection` itself; nil if libmicrohttpd has no memory.
     private func make(_ response: HTTPResponse, closes: Bool) -> OpaquePointer? {
-        let mhdResponse = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                                            .RESPMEM_MUST_COPY)
-        }
+        let mhdResponse = response.answerHold.map { HeldBody.response(response.body, holding: $0) }
+            ?? response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                                .RESPMEM_MUST_COPY)
+            }
         guard let mhdResponse else { return nil }
         // A handler's headers are few: a small array, not a set, of their lowercased names.
         var names: [String] = []
@@ -303,5 +304,33 @@ final class ServerCore: Sendable {
             // libmicrohttpd rejects names or values containing CR, LF or other forbidden bytes.
             log("HTTPServer: dropped response header \"\(header.name)\": libmicrohttpd refused it")
         }
+    }
+}
+
+/// A body libmicrohttpd sends from a copy of its own that holds part of the in-flight budget
+/// (``AnswerHold``) until libmicrohttpd lets the response go: sent, or its connection closed.
+private final class HeldBody {
+    let bytes: UnsafeMutableRawBufferPointer
+    let hold: AnswerHold
+
+    private init(_ body: [UInt8], hold: AnswerHold) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, body.count), alignment: 1)
+        body.withUnsafeBytes { copy.copyMemory(from: $0) }
+        bytes = copy
+        self.hold = hold
+    }
+
+    deinit { bytes.deallocate() }
+
+    /// A libmicrohttpd response over a copy of `body`, which keeps `hold` until it is let go;
+    /// nil if libmicrohttpd has no memory.
+    static func response(_ body: [UInt8], holding hold: AnswerHold) -> OpaquePointer? {
+        let held = HeldBody(body, hold: hold)
+        let cls = Unmanaged.passRetained(held).toOpaque()
+        let response = MHD_create_response_from_buffer_with_free_callback_cls(body.count, held.bytes.baseAddress, { cls in
+            if let cls { Unmanaged<HeldBody>.fromOpaque(cls).release() }
+        }, cls)
+        if response == nil { Unmanaged<HeldBody>.fromOpaque(cls).release() }
+        return response
     }
 }

@@ -15,6 +15,8 @@ import Testing
             asked.withLock { $0.append(bytes) }
             return bytes <= limit
         }
+        /// Never asked here: an ingest's answer is small.
+        func holdAnswer(_ bytes: Int) -> AnswerHold? { nil }
     }
 
     static var content: [String: Any] { ["driverName": "Ana", "rating": "4.9", "progress": 0.25, "duration": 12] }

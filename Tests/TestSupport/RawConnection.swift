@@ -25,8 +25,9 @@ public final class RawConnection {
     private var pending: [UInt8] = []
 
     /// Connects to `host` (IPv4 or IPv6 literal) : `port`; blocking reads give up after
-    /// `receiveTimeout` seconds.
-    public init(host: String = "127.0.0.1", port: Int, receiveTimeout: Double = 5) throws {
+    /// `receiveTimeout` seconds. `receiveBuffer`: the socket's receive buffer in bytes (a client
+    /// that reads slowly, or not at all, takes little of an answer).
+    public init(host: String = "127.0.0.1", port: Int, receiveTimeout: Double = 5, receiveBuffer: Int? = nil) throws {
         var v4 = in_addr()
         var v6 = in6_addr()
         var storage = sockaddr_storage()
@@ -57,6 +58,9 @@ public final class RawConnection {
         guard s >= 0 else { throw Failure.connect(errno: errno) }
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let result = withUnsafeBytes(of: storage) { raw in
             Glibc.connect(s, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
         }

@@ -25,9 +25,27 @@ struct Router: Sendable {
 
     /// `listsBusy`: no list thread was free in time for this list (`listThreads`): it is refused.
     private func handle(_ request: HTTPRequest, listsBusy: Bool) -> HTTPResponse {
-        let (handler, response) = route(request, listsBusy: listsBusy)
+        var (handler, response) = route(request, listsBusy: listsBusy)
+        if handler.hasPrefix("/api/") { response = Self.held(response, for: request) }
         httpRequests.inc([String(response.status), handler])
         return response
+    }
+
+    /// Answers from this size on hold their size of the in-flight budget (`--max-inflight-bytes`)
+    /// until libmicrohttpd has sent them (a booking's file, a page of thousands of events).
+    static let heldAnswerBytes = 256 << 10
+
+    /// `response`, holding the budget if it is large: libmicrohttpd keeps an answer until its
+    /// client has read it, so clients that ask for large answers and read none would otherwise
+    /// keep them all in memory for as long as their connections last. Over the budget: 503.
+    static func held(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        guard response.body.count >= heldAnswerBytes, let budget = request.inflightBudget else { return response }
+        guard let hold = budget.holdAnswer(response.body.count) else {
+            return APIError.overBudget("too many large answers waiting for their clients to read them: retry shortly").response
+        }
+        var held = response
+        held.answerHold = hold
+        return held
     }
 
     /// What the HTTP server calls, on a polling thread that must never wait: an ingest is

@@ -44,7 +44,7 @@ enum ServeCommand {
             .init(name: "max-live-activities", environment: "LAM_MAX_LIVE_ACTIVITIES", valueName: "N",
                   help: "Live activities kept in memory, 1000 to 100000000; beyond it the oldest-started leave memory (still stored, missing from gauges and the wall) (default 2000000)."),
             .init(name: "max-inflight-bytes", environment: "LAM_MAX_INFLIGHT_BYTES", valueName: "N",
-                  help: "Bytes all requests may hold at once (their bodies and their events' parsed contents); beyond it a request gets 503 and Retry-After, 0 for no limit (default 67108864 = 64 MiB)."),
+                  help: "Bytes all requests may hold at once (their bodies, their events' parsed contents, and answers of 256 KiB or more until sent); beyond it a request gets 503 and Retry-After, 0 for no limit (default 67108864 = 64 MiB)."),
             .init(name: "max-connections", environment: "LAM_MAX_CONNECTIONS", valueName: "N",
                   help: "Concurrent connections accepted, 1 to 100000 (default 8192); the open-files limit is raised to fit, within its hard limit."),
             .init(name: "http-threads", environment: "LAM_HTTP_THREADS", valueName: "N",
