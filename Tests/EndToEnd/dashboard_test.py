@@ -70,12 +70,14 @@ class Step:
 
 def hhmm(seconds):
     """A time as the dashboard's clock shows it (Web/js/format.js): "14:32", with the day in
-    front ("Nov 30 00:13") when it is not today. The page runs with TZ=UTC."""
+    front ("Nov 30 00:13") when it is not today, and the year when it is not this year ("Dec 31,
+    2026 23:59"). The page runs with TZ=UTC."""
     t, today = time.gmtime(seconds), time.gmtime()
     text = time.strftime("%H:%M", t)
     if t[:3] == today[:3]:
         return text
-    return f"{time.strftime('%b', t)} {t.tm_mday} {text}"
+    year = f", {t.tm_year}" if t.tm_year != today.tm_year else ""
+    return f"{time.strftime('%b', t)} {t.tm_mday}{year} {text}"
 
 
 def js(s):
@@ -846,6 +848,11 @@ def vector_checks(chrome):
                 cases.append((c, events))
                 server.ingest(events)
             chrome.navigate(server.base + "/")
+            # A time of another year says its year: a timestamp sent in milliseconds (as a vector has)
+            # is tens of thousands of years ahead, not a day of this year.
+            for t in (base, base - 400 * 86400, base * 1000):
+                shown = chrome.evaluate(f"import('./js/format.js').then((m) => m.clock({t}))")
+                check(f"the page's clock writes {t} s as {hhmm(t)!r}", shown == hhmm(t), shown)
             for c, events in cases:
                 # Version 2: a start push names no activity, and an expectation may name one.
                 activity = next((e["activity_id"] for e in events if "activity_id" in e), None)

@@ -19,15 +19,19 @@ const clockSecFmt = new Intl.DateTimeFormat(undefined, {
   hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
 });
 const dayFmt = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const yearDayFmt = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
 
-/** "14:32" (with the day when it is not today). */
+/** "14:32" (with the day when it is not today, and the year when it is not this year: a
+ *  timestamp sent in milliseconds is tens of thousands of years ahead). */
 export function clock(seconds, { withSeconds = false } = {}) {
   if (seconds === null || seconds === undefined) return "—";
   const d = new Date(seconds * 1000);
   // A date JavaScript cannot hold (a timestamp sent in microseconds): its number, as sent.
   if (Number.isNaN(d.getTime())) return `${seconds} s`;
   const text = (withSeconds ? clockSecFmt : clockFmt).format(d);
-  return sameDay(d, new Date()) ? text : `${dayFmt.format(d)} ${text}`;
+  const now = new Date();
+  if (sameDay(d, now)) return text;
+  return `${(d.getFullYear() === now.getFullYear() ? dayFmt : yearDayFmt).format(d)} ${text}`;
 }
 
 /** "2026-11-29 14:32:05" in local time, for tooltips and the timeline. */
