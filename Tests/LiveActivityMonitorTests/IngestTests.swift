@@ -91,7 +91,9 @@ import Testing
         BadInput(name: "raw control character", body: "{\"type\":\"activity.started\",\"activity_id\":\"a\u{1}\"}",
                  status: 400, message: "JSON"),
         BadInput(name: "deep nesting", body: String(repeating: "[", count: 100_000), status: 400, message: "nesting"),
-        BadInput(name: "wrong content type", body: "{}", contentType: "text/plain", status: 415, message: "application/json"),
+        BadInput(name: "wrong content type", body: "{}", contentType: "text/plain", status: 415,
+                 message: "application/json or application/x-ndjson, in UTF-8, not text/plain"),
+        BadInput(name: "empty content type", body: "{}", contentType: "", status: 415, message: "in UTF-8: the request has none"),
         BadInput(name: "too many events", body: "[" + Array(repeating: "{}", count: 1001).joined(separator: ",") + "]",
                  status: 413, message: "at most 1000"),
     ]

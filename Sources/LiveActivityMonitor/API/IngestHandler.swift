@@ -125,8 +125,9 @@ struct IngestHandler: Sendable {
     }
 
     static func unsupportedContentType(_ request: HTTPRequest) -> APIError {
-        .unsupportedMediaType(
-            "Content-Type must be application/json or application/x-ndjson, in UTF-8, not \(request.header("content-type") ?? "missing")")
+        let given = request.header("content-type").flatMap { $0.isEmpty ? nil : $0 }
+        return .unsupportedMediaType("Content-Type must be application/json or application/x-ndjson, in UTF-8"
+                                     + (given.map { ", not \($0)" } ?? ": the request has none"))
     }
 
     /// Refuses a request that waits for `100 Continue` if its headers alone decide it (the

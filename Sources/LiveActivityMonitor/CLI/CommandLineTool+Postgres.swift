@@ -1,3 +1,4 @@
+import Foundation
 import PostgresDB
 
 /// `--db` as an SQLite file or a PostgreSQL URI (every command) and its password, which never comes from the
@@ -35,9 +36,23 @@ extension CommandLineTool {
         case postgres(uri: String, password: String?)
     }
 
+    /// `--db`'s value: a PostgreSQL URI, or the path of an SQLite file (which need not exist yet;
+    /// an empty path or a directory is a usage error, not an I/O error from SQLite).
+    static func database(_ parsed: ArgumentParser.Parsed) throws -> String {
+        let db = parsed.values["db"] ?? MonitorConfiguration().databasePath
+        let example = "a file such as ./live-activities.sqlite, or postgres://user@host:port/db"
+        guard !db.isEmpty else { throw UsageError("\(parsed.source("db")) must not be empty: \(example)") }
+        var isDirectory: ObjCBool = false
+        if !PostgresStoreDatabase.isPostgresURI(db), FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory),
+           isDirectory.boolValue {
+            throw UsageError("\(parsed.source("db")) names a directory, \(db): give \(example)")
+        }
+        return db
+    }
+
     /// `--db` (and `--db-password-file`) of `history`, `import` and `prune`.
     static func databaseLocation(_ parsed: ArgumentParser.Parsed) throws -> DatabaseLocation {
-        let db = parsed.values["db"] ?? MonitorConfiguration().databasePath
+        let db = try database(parsed)
         let password = try databasePassword(parsed)
         return PostgresStoreDatabase.isPostgresURI(db) ? .postgres(uri: db, password: password) : .sqlite(path: db)
     }

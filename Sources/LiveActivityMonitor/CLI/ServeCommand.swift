@@ -69,7 +69,7 @@ enum ServeCommand {
             }
             c.host = host
         }
-        c.databasePath = parsed.values["db"] ?? c.databasePath
+        c.databasePath = try CommandLineTool.database(parsed)
         c.webRoot = parsed.values["web-root"] ?? c.webRoot
         c.ingestToken = try CommandLineTool.readToken(parsed, "ingest-token-file") ?? c.ingestToken
         c.readToken = try CommandLineTool.readToken(parsed, "read-token-file") ?? c.readToken
