@@ -264,8 +264,10 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
     check("job variable", job_problems)
 
     instance, instance_problems = query_variable_problems("instance", INSTANCE_VARIABLE_QUERY)
-    if instance is not None and (not (instance.get("multi") and instance.get("includeAll")) or instance.get("allValue")):
-        instance_problems.append("must be multi-select with All (and no custom allValue)")
+    # All is every instance of the selected jobs (`.*` beside `job=~"$job"`), not only those
+    # with a build_info series in the range: a monitor down the whole range still shows in up.
+    if instance is not None and (not (instance.get("multi") and instance.get("includeAll")) or instance.get("allValue") != ".*"):
+        instance_problems.append("must be multi-select with All, its allValue .*")
     check("instance variable (depends on job)", instance_problems)
 
     panels = all_panels(dashboard)
