@@ -93,7 +93,6 @@ final class WorkerThread {
         case anyStage
     }
 
-
     /// One connection of this thread. Its retained reference is the connection's socket
     /// context, so that a request finds it without a look-up (``of(_:)``).
     final class Connection {
