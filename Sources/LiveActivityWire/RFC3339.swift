@@ -56,12 +56,12 @@ public enum RFC3339 {
         return Double(seconds) + fraction
     }
 
-    /// Formats Unix seconds as UTC, with milliseconds only when the time has a fraction.
     /// Whether a date has an RFC 3339 form: years 0000–9999.
     public static func hasForm(_ unixSeconds: Double) -> Bool {
         (-62_167_219_200.0..<253_402_300_800.0).contains(unixSeconds)
     }
 
+    /// Formats Unix seconds as UTC, with milliseconds only when the time has a fraction.
     public static func format(_ unixSeconds: Double) -> String {
         let millis = Int64((unixSeconds * 1000).rounded())
         var seconds = millis / 1000

@@ -215,6 +215,28 @@ struct APNsEventTests {
         #expect(LiveActivityEvent.apnsReason(fromResponseBody: Data("<html>".utf8)) == nil)
     }
 
+    /// A backend that writes `aps.timestamp` in milliseconds: the push reaches the monitor, which
+    /// stores it as sent and warns (the card would freeze on the phone), rather than a 422 the
+    /// reporter would drop.
+    @Test func aTimestampInMillisecondsReachesTheMonitor() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let reporter = ActivityReporter(configuration: ReporterConfiguration(serverURL: server.url, app: "com.example.ride"),
+                                        sleep: SleepRecorder().immediate)
+        let milliseconds = Data(String(decoding: Self.update, as: UTF8.self)
+            .replacingOccurrences(of: "1795000100", with: "1795000100000").utf8)
+        await reporter.report(.started(activityID: "A1B2", bookingID: "BK-1042", attributesType: "LiveActivityAttributes",
+                                       ActivityStarted(contentState: Samples.ride), occurredAt: Samples.at(0)))
+        await reporter.report(try LiveActivityEvent.pushSent(apnsPayload: milliseconds, pushToken: Self.token, status: 200,
+                                                             latencyMs: 38.2, activityID: "A1B2", occurredAt: Samples.at(100)))
+        #expect(await reporter.flush())
+        #expect(await reporter.statistics.accepted == 2)
+        #expect(await reporter.statistics.rejected == 0)
+        let push = try #require(try await server.events(booking: "BK-1042").values.first { $0["type"] == "push.sent" })
+        #expect(push["timestamp"] == 1_795_000_100_000)
+        #expect(push["effect"]?.objectValue?["warnings"] == .array(["timestamp_in_future"]), "\(push)")
+    }
+
     @Test func theRideBackendsPushesShowInTheMetrics() async throws {
         let server = try LiveServer()
         defer { server.stop() }

@@ -102,20 +102,32 @@ struct EventEncodingTests {
         #expect(json == #"{"activity_id":"A1","id":"s1","occurred_at":"2026-11-18T11:06:40Z","type":"activity.stale"}"#)
     }
 
+    /// A date as the events' encoder writes it (`WireDate.strategy`).
+    static func written(_ seconds: Double) throws -> JSONContent {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = WireDate.strategy
+        let array = try JSONDecoder().decode([JSONContent].self, from: encoder.encode([Date(timeIntervalSince1970: seconds)]))
+        return try #require(array.first)
+    }
+
     @Test func datesAreWrittenAsTheMonitorWritesThem() throws {
         var generator = SystemRandomNumberGenerator()
         var values: [Double] = [0, 946_684_800, LiveServer.base, LiveServer.base + 0.001, LiveServer.base + 0.9995,
                                 4_102_444_799.999, -1.5, 951_782_400]   // 951_782_400 is 2000-02-29
         for _ in 0..<2000 { values.append(Double.random(in: 0..<4_102_444_800, using: &generator)) }
         for seconds in values {
-            let written = WireDate.format(Date(timeIntervalSince1970: seconds))
+            let written = try #require(try Self.written(seconds).stringValue, "\(seconds)")
             // The monitor reads it back to the millisecond and echoes the very same text.
             let read = try #require(RFC3339.parse(written), "\(written)")
             #expect(abs(read - seconds) < 0.000_501, "\(seconds) → \(written)")
             #expect(RFC3339.format(read) == written)
         }
-        #expect(WireDate.format(Date(timeIntervalSince1970: LiveServer.base + 0.25)) == "2026-11-18T11:06:40.250Z")
-        #expect(WireDate.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        #expect(try Self.written(LiveServer.base + 0.25) == "2026-11-18T11:06:40.250Z")
+        #expect(try Self.written(951_782_400) == "2000-02-29T00:00:00Z")
+        // Outside years 0000–9999 RFC 3339 has no form: the number of seconds, as the monitor
+        // takes and serves it (a timestamp in milliseconds; text would be a 422).
+        #expect(try Self.written(1_795_000_100_000) == 1_795_000_100_000)
+        #expect(try Self.written(-1e12) == -1_000_000_000_000)
     }
 
     @Test func aContentStateEncodesAsActivityKitDecodesIt() throws {
