@@ -140,6 +140,14 @@ public actor ActivityReporter {
             log("rejected \(event.kind.rawValue) event \(event.id): it cannot be encoded (\(error))")
             return
         }
+        // One event the buffer could not hold beside others, or the monitor could never take, is
+        // rejected alone: appended, it would first push every buffered event out.
+        guard body.count <= min(buffer.maxBytes, Self.largestEvent) else {
+            stats.rejected += 1
+            log("rejected \(event.kind.rawValue) event \(event.id): \(body.count) bytes encoded, "
+                + "more than \(min(buffer.maxBytes, Self.largestEvent)) (maxBufferedBytes, or the monitor's 1 MiB request limit)")
+            return
+        }
         let dropped = buffer.append(EventBuffer.Entry(id: event.id, kind: event.kind.rawValue, body: body))
         if !dropped.isEmpty {
             stats.dropped += dropped.count
@@ -148,6 +156,10 @@ public actor ActivityReporter {
         if buffer.pendingCount >= batchLimit, let wait, wait.kind == .batching { wait.task.cancel() }
         startDriver()
     }
+
+    /// The largest event reported: the monitor's default request limit (1 MiB), far above any
+    /// event it takes (a content state or attributes at most 4 KiB, ids 128 bytes).
+    static let largestEvent = 1 << 20
 
     /// Queues several events, in order.
     public func report(_ events: [LiveActivityEvent]) {

@@ -31,7 +31,8 @@ public struct ReporterConfiguration: Sendable {
     /// updates and push results before starts, ends and dismissals.
     public var maxBufferedEvents = 5_000
     /// Bytes of encoded events kept while the monitor is unreachable; past this the oldest are
-    /// dropped (counted), as for `maxBufferedEvents`.
+    /// dropped (counted), as for `maxBufferedEvents`. One event larger than this (or than 1 MiB)
+    /// is rejected (counted) when reported.
     public var maxBufferedBytes = 4 * 1024 * 1024
     /// Seconds to wait for one answer. The default transport sets it on its session (Linux
     /// ignores a request's own timeout); a transport you pass must apply it itself.

@@ -42,6 +42,26 @@ struct ReporterBatchingTests {
         #expect(transport.attempts.map(\.eventIDs.count) == [3])
     }
 
+    /// An event larger than the buffer's bytes (or than the monitor takes) is rejected alone: it
+    /// does not push the buffered events out first.
+    @Test func anEventTooLargeForTheBufferIsRejectedAlone() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        var configuration = ReporterConfiguration(serverURL: server.url)
+        configuration.maxBufferedBytes = 64 * 1024
+        configuration.batchDelay = 3600
+        let reporter = ActivityReporter(configuration: configuration, sleep: SleepRecorder().immediate)
+        await reporter.report(Samples.series(10))
+        let huge = LiveActivityEvent.updated(activityID: "T1", ActivityUpdated(contentState: ["note": .string(String(repeating: "x", count: 100_000))]),
+                                             occurredAt: Samples.at(50), id: "huge")
+        await reporter.report(huge)
+        var stats = await reporter.statistics
+        #expect(stats.rejected == 1 && stats.dropped == 0 && stats.buffered == 10, "\(stats)")
+        #expect(await reporter.flush())
+        stats = await reporter.statistics
+        #expect(stats.accepted == 10, "\(stats)")
+    }
+
     @Test func aBatchStaysUnderTheByteLimit() async throws {
         let server = try LiveServer()
         defer { server.stop() }
