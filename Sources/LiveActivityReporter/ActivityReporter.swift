@@ -87,7 +87,8 @@ public actor ActivityReporter {
         self.sleep = sleep
         self.random = random
         buffer = EventBuffer(maxEvents: configuration.maxBufferedEvents, maxBytes: configuration.maxBufferedBytes)
-        fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents))
+        // The monitor takes at most 1,000 events a request: more would be refused every time.
+        fullBatchLimit = max(1, min(configuration.maxBatchEvents, configuration.maxBufferedEvents, Self.largestBatch))
         batchLimit = fullBatchLimit
         for url in configuration.serverURLs {
             if let warning = Self.plainHTTPWarning(url) { configuration.log?(warning) }
@@ -156,6 +157,9 @@ public actor ActivityReporter {
         if buffer.pendingCount >= batchLimit, let wait, wait.kind == .batching { wait.task.cancel() }
         startDriver()
     }
+
+    /// The most events the monitor takes in one request.
+    static let largestBatch = 1000
 
     /// The largest event reported: the monitor's default request limit (1 MiB), far above any
     /// event it takes (a content state or attributes at most 4 KiB, ids 128 bytes).

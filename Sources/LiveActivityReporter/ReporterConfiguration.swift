@@ -20,7 +20,7 @@ public struct ReporterConfiguration: Sendable {
     public var ingestToken: String?
     /// Set as `app` on every event that has none (your bundle id).
     public var app: String?
-    /// Events per request, at most. The monitor takes up to 1000.
+    /// Events per request, at most. The monitor takes up to 1000: a larger value sends 1000.
     public var maxBatchEvents = 100
     /// Bytes per request, at most. The monitor takes up to 1 MiB by default.
     public var maxBatchBytes = 512 * 1024

@@ -62,6 +62,20 @@ struct ReporterBatchingTests {
         #expect(stats.accepted == 10, "\(stats)")
     }
 
+    /// More events a batch than the monitor takes (1,000) would be a 413 every time: 1,000 go.
+    @Test func aBatchIsAtMostWhatTheMonitorTakes() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let transport = RecordingTransport()
+        var configuration = ReporterConfiguration(serverURL: server.url)
+        configuration.maxBatchEvents = 5000
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: SleepRecorder().immediate)
+        await reporter.report(Samples.series(2500))
+        #expect(await reporter.flush())
+        #expect(transport.attempts.map(\.eventIDs.count) == [1000, 1000, 500])
+        #expect(await reporter.statistics.accepted == 2500)
+    }
+
     @Test func aBatchStaysUnderTheByteLimit() async throws {
         let server = try LiveServer()
         defer { server.stop() }

@@ -15,6 +15,15 @@ struct RetryPolicyTests {
         #expect(policy.delay(afterFailures: 1, random: 0.3, retryAfter: 600) == 60)
     }
 
+    /// Settings that would retry at once, or sooner each time, still wait: a refused connection
+    /// fails in microseconds, and the reporter would spin.
+    @Test func noSettingRetriesInATightLoop() {
+        let zero = RetryPolicy(initialDelay: 0, multiplier: 0.5, maxDelay: 0, jitter: 0)
+        #expect((1...5).map { zero.delay(afterFailures: $0, random: 0) } == Array(repeating: RetryPolicy.minimumDelay, count: 5))
+        let shrinking = RetryPolicy(initialDelay: 1, multiplier: 0.1, maxDelay: 30, jitter: 0)
+        #expect((1...3).map { shrinking.delay(afterFailures: $0, random: 0) } == [1, 1, 1])
+    }
+
     @Test func jitterSpreadsRetriesOfManyClients() {
         let policy = RetryPolicy()
         let delays = Set((0..<100).map { _ in policy.delay(afterFailures: 3, random: Double.random(in: 0..<1)) })
