@@ -91,6 +91,12 @@ final class WorkerThread {
         case chunkedBody
         /// Anywhere before the handler has the whole request.
         case anyStage
+
+        /// The stage libmicrohttpd's error page names: its pages about a `Content-Length` and a
+        /// chunk say so.
+        init(page: String) {
+            self = page.contains("Content-Length") ? .headers : page.contains("chunked") ? .chunkedBody : .anyStage
+        }
     }
 
     /// One connection of this thread. Its retained reference is the connection's socket

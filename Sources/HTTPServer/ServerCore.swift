@@ -176,31 +176,32 @@ final class ServerCore: Sendable {
     /// as it does for a connection's first request refused before its request line was parsed.
     func answerLibraryError(status: Int, page: String) {
         let thread = WorkerThread.current
-        let stage: WorkerThread.RefusedStage = page.contains("Content-Length") ? .headers
-            : page.contains("chunked") ? .chunkedBody : .anyStage
+        let stage = WorkerThread.RefusedStage(page: page)
         guard let record = thread.libraryErrorConnection(stage) else { return }
         let fd = CMicroHTTPD_connection_fd(record.connection)
         guard fd >= 0 else { return }
         record.answeredDirectly = true
         inFlight.wrappingAdd(1, ordering: .relaxed)
         record.holdsInFlight = true
-        let (answer, message) = libraryErrorAnswer(status: status, page: page, on: record.connection)
+        let (answer, message) = libraryErrorAnswer(status: status, stage: stage, on: record.connection)
         if let path = record.context?.sentPath { serverAnswered?(path, answer) }
         DirectAnswer.send(status: answer, message: message, defaultHeaders: defaultHeaders, includeBody: true, to: fd)
     }
 
-    /// The server's status and words for one of libmicrohttpd's error pages. libmicrohttpd
-    /// calls any `Content-Length` that starts with a digit and overflows 64 bits too large
-    /// (413); only digits are a length, too large for any cap, and anything else is malformed.
-    func libraryErrorAnswer(status: Int, page: String, on connection: OpaquePointer) -> (status: Int, message: String) {
+    /// The server's status and words for one of libmicrohttpd's error pages (its status, and
+    /// the stage its page names). libmicrohttpd calls any `Content-Length` that starts with a
+    /// digit and overflows 64 bits too large (413); only digits are a length, too large for any
+    /// cap, and anything else is malformed.
+    func libraryErrorAnswer(status: Int, stage: WorkerThread.RefusedStage,
+                            on connection: OpaquePointer) -> (status: Int, message: String) {
         switch status {
-        case 400 where page.contains("Content-Length"), 413 where page.contains("Content-Length"):
+        case 400 where stage == .headers, 413 where stage == .headers:
             let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { String(cString: $0) }
             if status == 413, let length, !length.isEmpty, length.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
                 return (413, bodyTooLargeMessage)
             }
             return (400, RequestHead.badLengthMessage)
-        case 400 where page.contains("chunked"): return (400, "malformed chunked body")
+        case 400 where stage == .chunkedBody: return (400, "malformed chunked body")
         case 400: return (400, "malformed request")
         case 413: return (413, bodyTooLargeMessage)
         case 414: return (414, "request line too long")

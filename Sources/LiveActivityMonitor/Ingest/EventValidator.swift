@@ -149,8 +149,7 @@ public enum EventValidator {
             case .date:
                 if let field, let seconds = values.number(field) {
                     // Stored as sent where RFC 3339 has no form for it (a timestamp in milliseconds).
-                    w.key(key)
-                    if RFC3339.hasForm(seconds) { w.string(RFC3339.format(seconds)) } else { w.number(JSONNumber(seconds)) }
+                    w.key(key); w.date(seconds)
                 } else {
                     w.key(key); w.write(value)
                 }

@@ -1,4 +1,3 @@
-import JSON
 import LiveActivityWire
 
 /// What is wrong with a live activity now, as on-call sorts it (`GET /api/triage`, the
