@@ -1,5 +1,7 @@
 import Foundation
 import JSON
+import PostgresDB
+import SQLiteDB
 import Testing
 @testable import LiveActivityMonitor
 
@@ -112,9 +114,86 @@ import Testing
         #expect(try server.post(events: [Self.start("taxi-4", type: "TaxiAttributes")]).status == 200)
         #expect(try server.metric(Self.startedSeries("TaxiAttributes")) == 1)
         #expect(try server.metric(Self.startedSeries(AttributesTypeLabels.other)) == 4)
-        // The live junk type kept its slot; types that lost theirs keep the counts they had.
-        let types = try Self.startedTypes(server)
-        #expect(types.isSuperset(of: ["RideAttributes", "TaxiAttributes", "Junk0", "Junk1", "Junk2"]))
-        #expect(try server.metric("liveactivity_activities{attributes_type=\"Junk0\",state=\"active\"}") == 1)
+        // The live junk type kept its slot; the two that gave theirs up (first in byte order)
+        // lost their series, and stay without them after a restart.
+        for _ in 0..<2 {
+            let types = try Self.startedTypes(server)
+            #expect(types.isSuperset(of: ["RideAttributes", "TaxiAttributes", "Junk0", "Junk2"]))
+            #expect(types.isDisjoint(with: ["Junk1", "Junk10"]))
+            #expect(types.count <= AttributesTypeLabels.limit + 1)
+            #expect(try server.metric("liveactivity_activities{attributes_type=\"Junk0\",state=\"active\"}") == 1)
+            try server.restart()
+        }
+    }
+
+    /// Every label value an `attributes_type` series carries, over the whole exposition.
+    static func allTypes(_ text: String) -> Set<String> {
+        Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line -> String? in
+            guard let range = line.range(of: "attributes_type=\"") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != "\"" })
+        })
+    }
+
+    /// How many series of types named `prefix…` the `counters` table holds, in SQLite or PostgreSQL.
+    static func storedSeries(_ server: TestServer, prefix: String) throws -> Int {
+        let path = server.configuration.databasePath, needle = "\"" + prefix
+        if path.hasPrefix("postgres") {
+            let db = try PostgresConnection(uri: path)
+            return Int(try db.query("SELECT count(*) FROM counters WHERE strpos(key, $1) > 0", [.text(needle)]).rows[0][0].int64Value ?? -1)
+        }
+        let db = try Database(path: path, mode: .readOnly)
+        return Int(try db.query("SELECT count(*) FROM counters WHERE instr(key, ?) > 0", [.text(needle)])[0][0].int64Value ?? -1)
+    }
+
+    /// A client that reports a hundred new types a minute, each dismissed at once: each minute
+    /// they take the free slots from the last minute's, which must take their series with them,
+    /// or the label grows by a slot's worth of series every minute, for good.
+    @Test(arguments: [false, true]) func typesThatLoseTheirSlotTakeTheirSeriesWithThem(postgres: Bool) throws {
+        let uri = postgres ? try PostgresCluster.database() : nil
+        let server = try TestServer { c in if let uri { c.databasePath = uri } }
+        defer { server.stop() }
+        let free = AttributesTypeLabels.limit - TestServer.templateCount
+        for round in 0..<5 {
+            let ids = (0..<100).map { "churn-\(round)-\($0)" }
+            #expect(try server.post(events: ids.map { Self.start($0, type: "Churn" + $0.dropFirst(6)) }).status == 200)
+            #expect(try server.post(events: ids.map(Self.dismissed)).status == 200)
+            server.time.advance(by: 61)
+            // The types that waited, started again: each minute a new set takes the slots.
+            #expect(try server.post(events: ids.map { Self.start($0 + "-again", type: "Churn" + $0.dropFirst(6)) }).status == 200)
+            #expect(try server.post(events: ids.map { Self.dismissed($0 + "-again") }).status == 200)
+        }
+        for _ in 0..<2 {
+            let types = Self.allTypes(try server.get("/metrics").text)
+            #expect(types.count <= AttributesTypeLabels.limit + 1, "\(types.count) attributes_type values")
+            #expect(types.filter { $0.hasPrefix("Churn") }.count <= free)
+            // Rows of ended series are deleted (by the commits, the last at the stop), not only
+            // left out of the exposition.
+            try server.restart()
+            #expect(try Self.storedSeries(server, prefix: "Churn") <= free * 3)
+        }
+    }
+
+    /// A database written before series ended with their slot holds the series of every type
+    /// that ever had one: start-up keeps those of the types it gives a slot, and deletes the rest.
+    @Test func startUpEndsTheSeriesOfTypesWithoutASlot() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.start("a-1", type: "LiveType")]).status == 200)
+        server.stop(keepFiles: true)
+        let db = try Database(path: server.configuration.databasePath)
+        for i in 0..<200 {
+            let key = SeriesKey(MonitorMetrics.started.name, ["OldType\(i)", "app"]).storageKey
+            try db.run("INSERT INTO counters (key, value) VALUES (?, ?)", [.text(key), .real(Double(i + 1))])
+        }
+        let again = try TestServer(directory: server.directory)
+        defer { again.stop() }
+        let free = AttributesTypeLabels.limit - TestServer.templateCount
+        let types = Self.allTypes(try again.get("/metrics").text)
+        #expect(types.count == AttributesTypeLabels.limit, "\(types.count) attributes_type values")
+        // The live type first, then the most started.
+        #expect(types.contains("LiveType") && types.contains("OldType199") && !types.contains("OldType0"))
+        try again.restart()
+        #expect(try Self.storedSeries(again, prefix: "OldType") == free - 1)
+        #expect(Self.allTypes(try again.get("/metrics").text) == types)
     }
 }

@@ -53,14 +53,22 @@ public struct AttributesTypeLabels: Sendable, Equatable {
     }
 
     /// Gives the slots of admitted types that no live activity uses (`inUse`) to types that
-    /// waited for one. Their counters keep the series they have; new counts go to `other`.
-    public mutating func expire(inUse: Set<ExactString>) {
+    /// waited for one; returns the types that gave theirs up. Their series end (the caller
+    /// removes them, so that the label never has more than `limit` values); their new counts
+    /// go to `other`.
+    public mutating func expire(inUse: Set<ExactString>) -> Set<ExactString> {
         let unused = admitted.subtracting(inUse).sorted { ExactText.precedes($0.text, $1.text) }
         let next = waiting.sorted { ExactText.precedes($0.text, $1.text) }
+        var released = Set<ExactString>()
         for (old, new) in zip(unused, next) {
             admitted.remove(old)
             admitted.insert(new)
+            released.insert(old)
         }
         waiting = []
+        return released
     }
+
+    /// Whether `type` has series of its own: a known type, or the overflow.
+    public func hasSeries(_ type: ExactString) -> Bool { isKnown(type) || type.text == Self.other }
 }

@@ -31,11 +31,32 @@ public struct MonitorCounters: Sendable, Equatable {
         counters[SeriesKey(family.name, labels)] ?? 0
     }
 
-    /// The series whose value differs from `old`: what a commit must write. Compared once per
+    /// The series whose value differs from `old`, and those `old` had that are gone
+    /// (`removeSeries(ofTypes:)`): what a commit must write, or delete. Compared once per
     /// commit rather than tracked per increment (a set insert per event cost more).
     func changedSeries(since old: MonitorCounters) -> [SeriesKey] {
         counters.compactMap { old.counters[$0.key] == $0.value ? nil : $0.key }
             + histograms.compactMap { old.histograms[$0.key] == $0.value ? nil : $0.key }
+            + old.counters.keys.filter { counters[$0] == nil } + old.histograms.keys.filter { histograms[$0] == nil }
+    }
+
+    /// Takes out every series of the given attributes types and returns them: types that have
+    /// no label of their own any more, so that the label keeps its 50 values (DESIGN.md section 5).
+    mutating func removeSeries(ofTypes types: Set<ExactString>) -> MonitorCounters {
+        var removed = MonitorCounters()
+        guard !types.isEmpty else { return removed }
+        for key in counters.keys where Self.attributesType(of: key).map(types.contains) == true {
+            removed.counters[key] = counters.removeValue(forKey: key)
+        }
+        return removed
+    }
+
+    /// The attributes type a series of a per-type family counts (nil for other families).
+    /// Only counters have the label: no histogram has a free-text one.
+    static func attributesType(of key: SeriesKey) -> ExactString? {
+        guard let family = MonitorMetrics.persistedFamily(named: key.family), family.labels.first == "attributes_type",
+              key.labelValues.count == family.labels.count else { return nil }
+        return ExactString(key.labelValues[0])
     }
 
     /// Adds another set of counts (used to fold pending in-memory counts into a commit).

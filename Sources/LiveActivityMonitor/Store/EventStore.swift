@@ -216,7 +216,7 @@ public final class EventStore: Sendable {
     }
 
     private func writeUntilStopped(_ db: Database) {
-        var deferred = DeferredWrites(counters: state.withLock { $0.counters }, interval: catchUpInterval)
+        var deferred = DeferredWrites(counters: state.withLock { $0.takeTableCounters() }, interval: catchUpInterval)
         var lastTimedSweep = DispatchTime(uptimeNanoseconds: 0)
         while true {
             if wake.wait(timeout: nextTimedSweep(after: lastTimedSweep)) == .timedOut {
@@ -563,14 +563,18 @@ public final class EventStore: Sendable {
     private static func write(_ counters: MonitorCounters, changedSince persisted: MonitorCounters, to db: Database) throws {
         let upsert = try db.cached("INSERT OR REPLACE INTO counters (key, value, histogram) VALUES (?, ?, ?)")
         for key in counters.changedSeries(since: persisted) {
-            try upsert.bind(key.storageKey, at: 1)
             if let h = counters.histograms[key] {
                 try upsert.bind(Double(h.count), at: 2)
                 try upsert.bind(([String(h.sum)] + h.bucketCounts.map { String($0) }).joined(separator: ";"), at: 3)
-            } else {
-                try upsert.bind(counters.counters[key] ?? 0, at: 2)
+            } else if let value = counters.counters[key] {
+                try upsert.bind(value, at: 2)
                 try upsert.bindNull(at: 3)
+            } else {
+                // A series that ended (its attributes type lost its label).
+                try db.run("DELETE FROM counters WHERE key = ?", [.text(key.storageKey)])
+                continue
             }
+            try upsert.bind(key.storageKey, at: 1)
             _ = try upsert.step()
             upsert.reset()
         }

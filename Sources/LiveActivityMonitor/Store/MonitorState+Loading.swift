@@ -46,7 +46,8 @@ extension MonitorState {
     }
 
     /// The label slots once the records are loaded: `reserved` types, then app-reported types
-    /// that live activities use, then the most started.
+    /// that live activities use, then the most started. The series of types left without a
+    /// slot end (`droppedOnLoad`), as at run time (`expireLabels`).
     mutating func assignLabels(reserved: [String], appStarts: [ExactString: Double]) {
         let live = records.countByType()
         let candidates = appStarts.keys.sorted { a, b in
@@ -54,6 +55,8 @@ extension MonitorState {
             return x != y ? x > y : ExactText.precedes(a.text, b.text)
         }
         labels = AttributesTypeLabels(reserved: reserved, admitted: candidates.map(\.text))
+        let unlabelled = Set(counters.counters.keys.compactMap(MonitorCounters.attributesType).filter { !labels.hasSeries($0) })
+        droppedOnLoad = counters.removeSeries(ofTypes: unlabelled)
     }
 
     /// Makes a commit's changes what memory holds; its records are moved here (the commit's

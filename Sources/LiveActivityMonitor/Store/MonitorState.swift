@@ -31,6 +31,9 @@ struct MonitorState: Sendable {
     var lastFlush = -Double.infinity
     /// When label slots were last given from unused types to waiting ones (clock seconds).
     var labelsExpiredAt = -Double.infinity
+    /// The series start-up found of types without a label (`assignLabels`): left out of
+    /// `counters`, still in the table until the writer's first catch-up deletes them.
+    var droppedOnLoad = MonitorCounters()
 
     /// The live part as a reader sees it (`MonitorStore.withLiveState`), sharing this state's storage.
     var live: LiveState {
@@ -71,7 +74,9 @@ struct MonitorState: Sendable {
     }
 
     /// At most once a minute, while types wait for a label slot: the slots of types that no
-    /// live activity uses go to them (a walk of the live records, so not on every commit).
+    /// live activity uses go to them (a walk of the live records, so not on every commit), and
+    /// the series of the types that gave theirs up end: the next catch-up deletes their rows
+    /// (they are gone from `counters`, not from what the table holds).
     mutating func expireLabels(now: Double) {
         guard !labels.waiting.isEmpty, now - labelsExpiredAt >= 60 else { return }
         labelsExpiredAt = now
@@ -79,7 +84,16 @@ struct MonitorState: Sendable {
         records.withRecords { records in
             for record in records where record.state(at: now) != .dismissed { inUse.insert(ExactString(record.attributesType)) }
         }
-        labels.expire(inUse: inUse)
+        _ = counters.removeSeries(ofTypes: labels.expire(inUse: inUse))
+    }
+
+    /// What the `counters` table holds once loaded, for the writer to compare its commits with
+    /// (so that its first catch-up deletes the rows of `droppedOnLoad`). Called once, by the writer.
+    mutating func takeTableCounters() -> MonitorCounters {
+        var table = counters
+        table.add(droppedOnLoad)
+        droppedOnLoad = MonitorCounters()
+        return table
     }
 
     /// Keeps `record` if it is still on a lock screen at `now` (the table schedules its next

@@ -173,7 +173,13 @@ struct PostgresCommitWriter {
     }
 
     private func write(_ counters: MonitorCounters, changedSince persisted: MonitorCounters) throws {
-        let keys = counters.changedSeries(since: persisted)
+        var keys = counters.changedSeries(since: persisted)
+        // Series that ended (their attributes type lost its label).
+        let ended = keys.filter { counters.counters[$0] == nil && counters.histograms[$0] == nil }
+        if !ended.isEmpty {
+            try db.prepared("DELETE FROM counters WHERE key = ANY($1::text[])", [try .array(ended.map { .text($0.storageKey) })])
+            keys.removeAll { counters.counters[$0] == nil && counters.histograms[$0] == nil }
+        }
         guard !keys.isEmpty else { return }
         var values: [PostgresValue] = [], histograms: [PostgresValue] = []
         for key in keys {

@@ -44,7 +44,7 @@ final class PostgresEventStore: Sendable {
                                                 priority10Budget: settings.priority10Budget, now: clock.now())
         }
         state = Mutex(try reload(db))
-        let writer = PostgresWriterSlot(db, PostgresCommitWriter(db, epoch: epoch), persisted: state.withLock { $0.counters })
+        let writer = PostgresWriterSlot(db, PostgresCommitWriter(db, epoch: epoch), persisted: state.withLock { $0.takeTableCounters() })
         readers = PostgresConnectionPool(maxIdle: readConnections) { try PostgresStoreDatabase.connect(uri: uri, password: password) }
         Thread.start(named: "store-writer") { [self] in
             writeUntilStopped(writer)
@@ -158,13 +158,13 @@ final class PostgresEventStore: Sendable {
         do {
             try writer.recoverIfNeeded { db in
                 let fresh = try reload(db)
-                state.withLock { s in
+                return state.withLock { s in
                     // Counts not written yet stay counted.
                     let unpersisted = s.unpersisted
                     s = fresh
                     s.unpersisted = unpersisted
+                    return s.takeTableCounters()
                 }
-                return fresh.counters
             }
         } catch {
             return fail(jobs, error, writer)
