@@ -110,4 +110,43 @@ import Testing
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--format must be text, ndjson or csv"))
     }
+
+    /// The files and `history` judge as the page does: with the server's rule settings, its now,
+    /// the start pushes it judged superseded and its channels. Before, they replayed with the
+    /// defaults and now at infinity: a start push still in its window read `not_started` in the
+    /// file and `waiting` on the page, and a push a shorter delivery grace made `missed` read null.
+    @Test func theFilesAndHistoryJudgeWithTheServersSettings() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = Date().timeIntervalSince1970
+        let server = try TestServer(now: now, directory: dir) { c in
+            c.engine.startWindow = 600
+            c.engine.deliveryGrace = 5
+        }
+        let token = String(repeating: "ac", count: 32)
+        let content = { (p: Double) -> JSONValue in ["driverName": "Ana", "rating": "4.9", "progress": .number(JSONNumber(p)), "duration": 3] }
+        let events: [JSONValue] = [
+            ["id": "x-p2s", "type": "push.sent", "event": "start", "booking_id": "BK-X", "attributes_type": "LiveActivityAttributes",
+             "attributes": [:], "content_state": content(0), "push_to_start_token": .string(String(repeating: "cd", count: 32)),
+             "status": 200, "latency_ms": 9, "alert": ["title": "a", "body": "b"], "occurred_at": .number(JSONNumber(now - 5))],
+            ["id": "x-s", "type": "activity.started", "activity_id": "X1", "booking_id": "BK-X", "attributes_type": "LiveActivityAttributes",
+             "occurred_at": .number(JSONNumber(now - 60)), "content_state": content(0.1), "push_token": .string(token)],
+            ["id": "x-u", "type": "push.sent", "event": "update", "activity_id": "X1", "occurred_at": .number(JSONNumber(now - 30)),
+             "timestamp": .number(JSONNumber(now - 30)), "status": 200, "latency_ms": 5, "push_token": .string(token), "content_state": content(0.5)],
+            ["id": "x-o", "type": "activity.observed", "activity_id": "X1", "occurred_at": .number(JSONNumber(now - 20)), "content_state": content(0.1)],
+        ]
+        #expect(try server.post(events: events).status == 200)
+        let page = HistoryPagingTests.events(try server.json("/api/bookings/BK-X"))
+        let verdicts = { (events: [JSONValue]) in events.map { "\($0["id"]!.stringValue!): \($0["effect"]?["start"] ?? .null) \($0["effect"]?["delivery"] ?? .null)" } }
+        #expect(verdicts(page).contains("x-p2s: \"waiting\" null"), "\(verdicts(page))")
+        #expect(verdicts(page).contains("x-u: null \"missed\""), "\(verdicts(page))")
+        let file = try server.get("/api/bookings/BK-X?format=ndjson").text.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(verdicts(file) == verdicts(page), "the file says what the page says")
+        server.stop(keepFiles: true)
+        let run = try CommandLineTests.run(["history", "--format", "ndjson", "--start-window", "10m", "--delivery-grace", "5s",
+                                            "BK-X", "--db", dir + "/monitor.sqlite"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let printed = try run.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(verdicts(printed) == verdicts(page), "history says what the page says, given the server's settings")
+    }
 }

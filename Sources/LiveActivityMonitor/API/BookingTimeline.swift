@@ -27,11 +27,12 @@ struct BookingTimeline {
     let rows: [StoredEventRow]
     let replay: HistoryReplay
 
-    init(bookingID: String, history: BookingHistory, until: Double? = nil) {
+    /// - Parameter context: as the JSON answer's replay has it, so that the file says what the page does.
+    init(bookingID: String, history: BookingHistory, until: Double? = nil, context: HistoryReplay.Context) {
         self.bookingID = bookingID
         records = history.records
         rows = history.rows.filter { $0.effectiveTime <= until ?? .infinity }
-        replay = HistoryReplay(history.replayed, until: until, skipping: history.notReplayed)
+        replay = HistoryReplay(history.replayed, until: until, skipping: history.notReplayed, context: context)
     }
 
     /// The attachment's name: `booking-<id>.<format>`, the id cut to ASCII letters, digits,

@@ -107,7 +107,7 @@ extension ReadHandlers {
             throw .notFound("no channel \"\(id)\"")
         }
         // Each event's own effect, judged by the book as the writer judged it.
-        let replay = HistoryReplay(rows, settings: store.settings, now: now, channels: book)
+        let replay = HistoryReplay(rows, context: .init(settings: store.settings, now: now, judged: [], channels: book))
         return .json { w in
             w.beginObject()
             summary.writeMembers(to: &w)

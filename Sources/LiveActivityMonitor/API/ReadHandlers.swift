@@ -258,12 +258,21 @@ struct ReadHandlers: Sendable {
 
     /// The booking's whole timeline (up to `?at=`) as a file for a support ticket.
     private func bookingFile(_ id: String, _ format: BookingTimeline.Format, query: [String: String]) throws(APIError) -> HTTPResponse {
-        let at = Self.limit(try Self.instant(query))
-        let timeline = BookingTimeline(bookingID: id, history: try history(of: id), until: at)
+        let at = Self.limit(try Self.instant(query)), now = store.clock.now()
+        let history = try history(of: id)
+        let timeline = BookingTimeline(bookingID: id, history: history, until: at,
+                                       context: try replayContext(among: history.replayed, now: now))
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", format.mediaType),
             ("Content-Disposition", "attachment; filename=\"\(BookingTimeline.fileName(id, format))\""),
-        ], body: Array(timeline.render(format, now: store.clock.now()).utf8))
+        ], body: Array(timeline.render(format, now: now).utf8))
+    }
+
+    /// What a replay of `rows` judges with, as the writer does now.
+    private func replayContext(among rows: [StoredEventRow], now: Double) throws(APIError) -> HistoryReplay.Context {
+        let judged: Set<Int64>
+        do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
+        return HistoryReplay.Context(settings: store.settings, now: now, judged: judged, channels: store.withLiveState { $0.channels })
     }
 
     /// A history read, when one of the `historyReads` slots frees within a few seconds; 503 otherwise.
@@ -285,11 +294,8 @@ struct ReadHandlers: Sendable {
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = HistoryReplay.startIsStored(record, in: rows)
         let page = paging.select(rows, until: at)
-        let judged: Set<Int64>
-        do { judged = try store.judgedSuperseded(among: rows) } catch { throw type(of: store).unavailable(error) }
         let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)),
-                                   settings: store.settings, now: now, judged: judged,
-                                   channels: store.withLiveState { $0.channels })
+                                   context: try replayContext(among: rows, now: now))
         var w = JSONWriter()
         w.beginObject()
         if let at {
@@ -314,11 +320,8 @@ struct ReadHandlers: Sendable {
         let now = store.clock.now()
         let history = try history(of: id)
         let page = paging.select(history.rows, until: at)
-        let judged: Set<Int64>
-        do { judged = try store.judgedSuperseded(among: history.replayed) } catch { throw type(of: store).unavailable(error) }
         let replay = HistoryReplay(history.replayed, until: at, skipping: history.notReplayed, noting: Set(page.rows.map(\.seq)),
-                                   settings: store.settings, now: now, judged: judged,
-                                   channels: store.withLiveState { $0.channels })
+                                   context: try replayContext(among: history.replayed, now: now))
         var w = JSONWriter()
         w.beginObject()
         w.key("booking_id"); w.string(id)

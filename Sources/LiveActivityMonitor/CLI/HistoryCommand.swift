@@ -9,14 +9,16 @@ enum HistoryCommand {
         help: "text (default): for a terminal; ndjson or csv: a file for a support ticket, each event with its effect.")
 
     static let parser = ArgumentParser(
-        command: "history", usage: "history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [--] <booking-id>",
+        command: "history", usage: "history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [rule options] [--] <booking-id>",
         summary: """
             Prints every activity and event of a booking in time order, each event with what it
             did to the lock screen (read-only; safe while the server runs), from the SQLite file
-            or the PostgreSQL database (--db postgres://…). An id that starts with
+            or the PostgreSQL database (--db postgres://…). It judges as serve does with the same
+            rule options (--start-window, --delivery-grace, --priority10-budget, or their
+            environment variables): give those the server runs with. An id that starts with
             a dash goes after --: history -- -BK1.
             """,
-        options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption, formatOption])
+        options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption, formatOption] + EngineOptions.options)
 
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {
         guard let parsed = try CommandLineTool.parse(parser, args, environment) else { return 0 }
@@ -26,27 +28,30 @@ enum HistoryCommand {
             throw UsageError("--format must be text, ndjson or csv, not \"\(formatName)\"")
         }
         let booking = parsed.positionals[0]
+        let settings = try EngineOptions.settings(parsed), now = Date().timeIntervalSince1970
         let found: BookingTimeline?, name: String
         switch try CommandLineTool.databaseLocation(parsed) {
         case .sqlite(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
             let db = try Database(path: path, mode: .readOnly)
             try Schema.requireCurrentMonitorDatabase(db, path: path)
-            (found, name) = (try timeline(booking: booking, db: db), path)
+            (found, name) = (try timeline(booking: booking, db: db, settings: settings, now: now), path)
         case .postgres(let uri, let password):
             let db = try CommandLineTool.existingPostgresDatabase(uri: uri, password: password)
-            (found, name) = (try timeline(booking: booking, postgres: db), "the PostgreSQL database")
+            (found, name) = (try timeline(booking: booking, postgres: db, settings: settings, now: now), "the PostgreSQL database")
         }
         guard let timeline = found else {
             CommandLineTool.printError(BookingTimeline.printable("no booking \"\(booking)\" in \(name)"))
             return 1
         }
-        print(timeline.render(format, now: Date().timeIntervalSince1970), terminator: "")
+        print(timeline.render(format, now: now), terminator: "")
         return 0
     }
 
-    /// The booking's timeline as the file holds it, or nil when it has no activity and no event.
-    static func timeline(booking: String, db: Database) throws -> BookingTimeline? {
+    /// The booking's timeline as the file holds it, or nil when it has no activity and no event;
+    /// judged as a server with `settings` judges it at `now`.
+    static func timeline(booking: String, db: Database, settings: EngineSettings,
+                         now: Double) throws -> BookingTimeline? {
         let activities = try db.prepare(ActivityRecord.selectSQL + " WHERE booking_id = ? ORDER BY started_at, activity_id")
         try activities.bind(booking, at: 1)
         var records: [ActivityRecord] = []
@@ -55,16 +60,23 @@ enum HistoryCommand {
         guard !records.isEmpty || !rows.isEmpty else { return nil }
         let history = try BookingHistory(records: records, rows: rows, record: { try EventStore.loadRecord($0, from: db) },
                                          events: { try EventStore.storedEvents(sql: EventStore.activityEventsSQL, value: $0, in: db) })
-        return BookingTimeline(bookingID: booking, history: history)
+        let context = HistoryReplay.Context(settings: settings, now: now,
+                                            judged: try EventStore.judgedSuperseded(among: history.replayed, in: db),
+                                            channels: try ChannelBook.load(db))
+        return BookingTimeline(bookingID: booking, history: history, context: context)
     }
 
     /// The same from the PostgreSQL store's tables (read-only).
-    static func timeline(booking: String, postgres db: PostgresConnection) throws -> BookingTimeline? {
+    static func timeline(booking: String, postgres db: PostgresConnection, settings: EngineSettings,
+                         now: Double) throws -> BookingTimeline? {
         let records = try PostgresEventStore.records(bookingID: booking, db)
         let rows = try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, booking, db)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
         let history = try BookingHistory(records: records, rows: rows, record: { try PostgresStateLoader.record($0, db) },
                                          events: { try PostgresEventStore.storedEvents(PostgresEventStore.activityEventsSQL, $0, db) })
-        return BookingTimeline(bookingID: booking, history: history)
+        let context = HistoryReplay.Context(settings: settings, now: now,
+                                            judged: try PostgresEventStore.judgedSuperseded(among: history.replayed, db),
+                                            channels: try PostgresChannels.load(db))
+        return BookingTimeline(bookingID: booking, history: history, context: context)
     }
 }

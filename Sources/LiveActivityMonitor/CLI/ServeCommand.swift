@@ -33,12 +33,7 @@ enum ServeCommand {
                   help: "Delete events older than AGE (30d, 12h, 90m, 45s) every hour, as prune does; counters are kept (default off)."),
             .init(name: "attributes-types", environment: "LAM_ATTRIBUTES_TYPES", valueName: "A,B,…",
                   help: "Attributes types that always get their own attributes_type series, besides those with a template in the web root (comma-separated)."),
-            .init(name: "priority10-budget", environment: "LAM_PRIORITY10_BUDGET", valueName: "N",
-                  help: "Priority-10 pushes per activity per hour above which it is heavy, 0 to 100000 (default 15)."),
-            .init(name: "delivery-grace", environment: "LAM_DELIVERY_GRACE", valueName: "AGE",
-                  help: "How long after an applied 200 push an activity.observed that still shows older content marks it missed (120s, 2m; 1s to 1d; default 120s)."),
-            .init(name: "start-window", environment: "LAM_START_WINDOW", valueName: "AGE",
-                  help: "How long after a 200 start push its activity.started (source push_to_start, same booking and type) makes it started; then it is not_started (15m, 900s; 1s to 1d; default 15m)."),
+        ] + EngineOptions.options + [
             .init(name: "max-body-bytes", environment: "LAM_MAX_BODY_BYTES", valueName: "N",
                   help: "Largest request body accepted, in bytes: 1024 to 67108864 = 64 MiB (default 1048576 = 1 MiB)."),
             .init(name: "max-live-activities", environment: "LAM_MAX_LIVE_ACTIVITIES", valueName: "N",
@@ -92,9 +87,7 @@ enum ServeCommand {
                 throw UsageError("\(parsed.source("attributes-types")) holds '\(bad)': a type is at most \(EventValidator.maxIDLength) bytes, without control characters")
             }
         }
-        c.priority10Budget = try CommandLineTool.integer(parsed, "priority10-budget", range: 0...100_000) ?? c.priority10Budget
-        c.engine.deliveryGrace = try window(parsed, "delivery-grace", example: "120s or 2m") ?? c.engine.deliveryGrace
-        c.engine.startWindow = try window(parsed, "start-window", example: "15m or 900s") ?? c.engine.startWindow
+        c.engine = try EngineOptions.settings(parsed)
         c.maxBodyBytes = try CommandLineTool.integer(parsed, "max-body-bytes", range: 1024...(64 << 20)) ?? c.maxBodyBytes
         c.maxLiveActivities = try CommandLineTool.integer(parsed, "max-live-activities", range: 1000...100_000_000)
             ?? c.maxLiveActivities
@@ -122,15 +115,6 @@ enum ServeCommand {
                              + "attributes types: at most \(AttributesTypeLabels.limit) can have series of their own")
         }
         return c
-    }
-
-    /// A duration flag of the rules (`--delivery-grace`, `--start-window`): 1 s to 1 day.
-    private static func window(_ parsed: ArgumentParser.Parsed, _ name: String, example: String) throws -> Double? {
-        guard let text = parsed.values[name] else { return nil }
-        guard let seconds = CommandLineTool.duration(text), (1...86_400).contains(seconds) else {
-            throw UsageError("\(parsed.source(name)) must be a duration from 1s to 1d such as \(example), not '\(text)'")
-        }
-        return seconds
     }
 
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {

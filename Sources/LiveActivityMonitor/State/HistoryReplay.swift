@@ -60,6 +60,20 @@ struct HistoryReplay {
         var transition: TimeTransition
     }
 
+    /// What a replay judges with beside the rows, as the writer did: every read's replay (the
+    /// answers, the files, `history`) is given all of it, or the same events read differently.
+    struct Context {
+        /// The writer's (`--delivery-grace`, `--start-window`, `--priority10-budget`).
+        var settings: EngineSettings
+        /// Without `until`, the instant whose passed start windows count (the read's now).
+        var now: Double
+        /// The start pushes the writer judged `superseded_token` when it stored them
+        /// (`judgedSuperseded`): the device events that decided it are not the booking's.
+        var judged: Set<Int64>
+        /// The store's channel book (the channel requests are not the booking's events).
+        var channels: ChannelBook
+    }
+
     private let engine: StateEngine
     /// The replay's own push-to-start book: the booking's start pushes and their outcomes.
     private var starts = PushToStartBook()
@@ -92,18 +106,15 @@ struct HistoryReplay {
     ///   - skipping: activities whose events are left out (their start is no longer stored).
     ///   - noting: the events whose notes are wanted (an answer's page); nil for all. The others
     ///     are applied alike, without the cost and memory of their notes.
-    ///   - settings: the writer's (`--delivery-grace`, `--start-window`).
-    ///   - now: without `until`, the instant whose passed start windows count (the read's now).
-    ///   - judged: the start pushes the writer judged `superseded_token` when it stored them
-    ///     (`EventStore.judgedSuperseded`): the device events that decided it are not the booking's.
-    ///   - channels: the store's channel book (the channel requests are not the booking's events).
+    ///   - context: what the writer judged with that the rows do not hold (`Context`); required,
+    ///     so that no reader's replay judges with defaults the server does not run with.
     init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil,
-         settings: EngineSettings = EngineSettings(), now: Double = .infinity, judged: Set<Int64> = [],
-         channels: ChannelBook = ChannelBook()) {
+         context: Context) {
         self.noting = noting
-        self.channels = channels
-        engine = StateEngine(settings: settings)
-        starts.judgedSuperseded = judged
+        self.channels = context.channels
+        engine = StateEngine(settings: context.settings)
+        starts.judgedSuperseded = context.judged
+        let now = context.now
         let limit = until ?? .infinity
         var commit: Double?, finished: Double?
         for row in rows.sorted(by: { $0.seq < $1.seq }) {

@@ -70,19 +70,22 @@ extension EventStore {
     /// Which of `rows` are start pushes the writer judged `superseded_token` when it stored them
     /// (the device events that decided it belong to no booking, so a replay cannot).
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
+        try readers.read { try Self.judgedSuperseded(among: rows, in: $0) }
+    }
+
+    /// The same read on a connection of the caller's (`history`).
+    static func judgedSuperseded(among rows: [StoredEventRow], in db: Database) throws -> Set<Int64> {
         guard let low = rows.map(\.seq).min(), let high = rows.map(\.seq).max() else { return [] }
         let seqs = Set(rows.map(\.seq))
-        return try readers.read { db in
-            let s = try db.cached("SELECT seq FROM start_push_verdicts WHERE seq BETWEEN ? AND ?")
-            defer { s.reset() }
-            try s.bind(low, at: 1)
-            try s.bind(high, at: 2)
-            var out = Set<Int64>()
-            while try s.step() {
-                let seq = s.int64(0)
-                if seqs.contains(seq) { out.insert(seq) }
-            }
-            return out
+        let s = try db.cached("SELECT seq FROM start_push_verdicts WHERE seq BETWEEN ? AND ?")
+        defer { s.reset() }
+        try s.bind(low, at: 1)
+        try s.bind(high, at: 2)
+        var out = Set<Int64>()
+        while try s.step() {
+            let seq = s.int64(0)
+            if seqs.contains(seq) { out.insert(seq) }
         }
+        return out
     }
 }
