@@ -269,4 +269,45 @@ extension HistoryReplayTests {
         let before = try server.json("/api/bookings/BK-MS?at=\(RFC3339.format((dismissed * 1000).rounded() / 1000 - 0.001))")
         #expect(before["activities"]?[0]?["state"] == "active")
     }
+
+    /// An app's end reported after the 8-hour end the server inferred, but dated before it, is
+    /// the activity's end: the card left the lock screen then (immediate dismissal), as a replay
+    /// of the events says. Before, the inferred end stayed (the card counted as ended for 4 more
+    /// hours), the event read `applied`, and the answer and `?at=` said two different things.
+    @Test(arguments: [false, true]) func anEndReportedAfterTheInferredEndReplacesIt(dismissedMeanwhile: Bool) throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let base = TestServer.base
+        #expect(try server.post(events: [
+            JSONValue(["type": "activity.started", "activity_id": "late-end", "booking_id": "BK-LE",
+                       "attributes_type": "TimerWidgetAttributes", "occurred_at": base + 4 - 8 * 3600,
+                       "content_state": ["startedAt": 0]] as [String: Any]),
+        ]).status == 200)
+        // The 8-hour end passes (and, in the second case, its 4 hours on the lock screen too).
+        server.time.advance(by: dismissedMeanwhile ? 5 * 3600 : 7)
+        let inferred = try server.json("/api/activities/late-end")
+        #expect(inferred["ended_by"] == "system", "\(inferred.jsonString.prefix(300))")
+        #expect(try server.post(events: [
+            JSONValue(["id": "late-end-app", "type": "activity.ended", "activity_id": "late-end", "occurred_at": base + 2,
+                       "dismissal_policy": "immediate"] as [String: Any]),
+        ]).status == 200)
+        let live = try server.json("/api/bookings/BK-LE")
+        let activity = live["activities"]?[0]
+        #expect(activity?["state"] == "dismissed" && activity?["ended_by"] == "app", "\(live.jsonString.prefix(600))")
+        #expect(activity?["ended_at"] == .string(RFC3339.format(base + 2)) && activity?["dismissed_at"] == .string(RFC3339.format(base + 2)))
+        #expect(live["events"]?.arrayValue?.last?["effect"]?["result"] == "applied")
+        #expect(try server.metric("liveactivity_activities{attributes_type=\"TimerWidgetAttributes\",state=\"ended\"}") == 0)
+        // What the replay says of that instant is what the live answer says.
+        let replayed = try server.json("/api/bookings/BK-LE?at=\(RFC3339.format(server.time.value))")
+        for key in ["state", "ended_by", "ended_at", "dismissed_at", "visible_until"] {
+            #expect(replayed["activities"]?[0]?[key] == activity?[key], "\(key)")
+        }
+        // An end later still (the user's dismissal, reported afterwards) changes nothing.
+        #expect(try server.post(events: [
+            JSONValue(["id": "later", "type": "activity.ended", "activity_id": "late-end", "occurred_at": base + 3] as [String: Any]),
+        ]).status == 200)
+        #expect(try server.json("/api/bookings/BK-LE")["events"]?.arrayValue?.last?["effect"]?["result"] == "no_effect")
+        try server.restart()
+        #expect(try server.json("/api/activities/late-end")["ended_by"] == "app")
+    }
 }

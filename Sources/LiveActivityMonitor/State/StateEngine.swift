@@ -259,14 +259,16 @@ public struct StateEngine: Sendable {
             if let ended = Self.ended(r, at: t) {
                 effect = .noEffect(ended)
             } else {
+                var changed = false
                 if let content = event.contentState, event.timestamp > r.contentTimestamp {
                     r.contentState = content
                     r.contentTimestamp = event.timestamp
                     r.delivery.remember(digest: event.contentDigest, timestamp: event.timestamp, push: nil)
+                    changed = true
                 }
-                end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
-                    counters: &counters, labels: labels)
-                effect = .applied
+                changed = end(&r, at: t, by: .app, policy: event.dismissalPolicy, dismissalDate: event.dismissalDate,
+                              counters: &counters, labels: labels) || changed
+                effect = changed ? .applied : .noEffect(.ended)
             }
             passed += advance(&r, to: t, counters: &counters, labels: labels)
             record = r
@@ -630,15 +632,29 @@ public struct StateEngine: Sendable {
         return .applied
     }
 
+    /// Ends the activity at `t`; returns whether the end it records changed. An activity ends
+    /// once, at its earliest end: an end reported late with a time before the one recorded (the
+    /// app's end after the 8-hour end the server inferred while the report was on its way, or a
+    /// push's end stored before an earlier app end) replaces it, and so does its dismissal, as a
+    /// replay of the events in their order would have it. Counted once, when first learned:
+    /// a counter cannot take back the first end's count.
+    @discardableResult
     private func end(_ r: inout ActivityRecord, at t: Double, by: EndedBy, policy: DismissalPolicy?,
-                     dismissalDate: Double?, counters: inout MonitorCounters, labels: AttributesTypeLabels) {
-        // An activity ends once: an end reported late, with a time before the end already
-        // recorded (an app end after the system's, a push end after the app's), is not another.
-        guard r.endedAt == nil else { return }
+                     dismissalDate: Double?, counters: inout MonitorCounters, labels: AttributesTypeLabels) -> Bool {
+        if let recorded = r.endedAt, recorded <= t { return false }
+        let first = r.endedAt == nil
         r.endedAt = t
         r.endedBy = by
         r.dismissalPolicy = policy
         r.dismissalDate = dismissalDate
-        counters.inc(M.ended, labels.label(for: r.attributesType), by.rawValue)
+        if first {
+            counters.inc(M.ended, labels.label(for: r.attributesType), by.rawValue)
+        } else if let dismissed = r.dismissedAt {
+            // Whichever comes first: the dismissal recorded, or the new end's own removal
+            // (`visibleUntil` without a dismissal).
+            r.dismissedAt = nil
+            r.dismissedAt = min(dismissed, r.visibleUntil ?? dismissed)
+        }
+        return true
     }
 }
