@@ -30,6 +30,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var isReadOnly: Bool { sqlState == "25006" }
     /// The server's disk is full (53100).
     public var isDiskFull: Bool { sqlState == "53100" }
+    /// A value the server will not take (class 22, data exception: a text holding U+0000, a
+    /// number out of range): about what was sent, not the connection or the server.
+    public var isDataException: Bool { sqlState?.hasPrefix("22") == true }
 
     public var description: String {
         "PostgreSQL error" + (sqlState.map { " \($0)" } ?? "") + ": \(message)"

@@ -228,4 +228,20 @@ import Testing
         #expect(try again.metric(Self.undecodable) == 1)
         #expect(try Self.effects(again, "k1").last == ["no_effect", "undecodable_content", "`eta`: string where the app sends a number"])
     }
+
+    /// A key with a control character in it (JSON allows U+0000 in a key) is named in the
+    /// verdict by its escape, on both stores: PostgreSQL's text cannot hold U+0000, and the raw
+    /// key made every commit holding such a verdict fail there (503, for ever, with every request
+    /// that shared its commit).
+    @Test(arguments: [false, true]) func aKeyWithAControlCharacterIsNamedByItsEscape(postgres: Bool) throws {
+        let uri = postgres ? try PostgresCluster.database() : nil
+        let server = try TestServer { c in if let uri { c.databasePath = uri } }
+        defer { server.stop() }
+        #expect(try server.post(events: [Self.start("nul-1", type: "NulKeyAttributes", content: ["a\u{0}b": "x", "q": 1])]).status == 200)
+        let push = try server.post(events: [Self.push("nul-1", "nul-push", at: Self.t0 - 60, ["q": 1])])
+        #expect(push.status == 200, "\(push.text)")
+        #expect(try Self.effects(server, "nul-1").last == ["no_effect", "undecodable_content", "`a\\u0000b` missing"])
+        try server.restart()
+        #expect(try Self.effects(server, "nul-1").last?[2] == "`a\\u0000b` missing")
+    }
 }

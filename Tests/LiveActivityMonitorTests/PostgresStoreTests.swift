@@ -189,6 +189,41 @@ import Testing
         #expect(try admin.scalar("SELECT count(*) FROM activities") == .integer(Int64(requests)))
     }
 
+    /// A value PostgreSQL will not take (a data exception, as U+0000 in text was) fails the
+    /// request that holds it, not the other requests of its group commit: each is committed again
+    /// alone. Before, every request that shared a commit with it got 503, for as long as its client
+    /// retried it.
+    @Test func aValuePostgreSQLRefusesFailsOnlyItsOwnRequest() throws {
+        let uri = try PostgresCluster.database()
+        let (clock, _) = Clock.manual(Self.now)
+        let store = try PostgresEventStore(uri: uri, clock: clock)
+        defer { store.close() }
+        let admin = try PostgresConnection(uri: uri)
+        try admin.execute("""
+            CREATE FUNCTION refuse_value() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.activity_id = 'poison' THEN RAISE EXCEPTION 'refused value' USING ERRCODE = '22023'; END IF;
+            RETURN NEW; END $$;
+            CREATE TRIGGER refuse_value BEFORE INSERT ON activities FOR EACH ROW EXECUTE FUNCTION refuse_value();
+            """)
+        let answers = Mutex<[String: Result<IngestSummary, APIError>]>([:])
+        let done = DispatchSemaphore(value: 0)
+        let requests = 40, poisoned = 20
+        for i in 0..<requests {
+            let id = i == poisoned ? "poison" : "fine-\(i)"
+            store.ingest(try Self.events([IngestTests.started(id, eventID: "k-" + id)])) { result in
+                answers.withLock { $0[id] = result }
+                done.signal()
+            }
+        }
+        for _ in 0..<requests { done.wait() }
+        let all = answers.withLock { $0 }
+        #expect(all["poison"].map { if case .failure(let e) = $0 { e.status == 503 } else { false } } == true)
+        let refused = all.filter { $0.key != "poison" && (try? $0.value.get()) != IngestSummary(accepted: 1) }.keys.sorted()
+        #expect(refused.isEmpty, "refused beside the poisoned request: \(refused)")
+        #expect(try admin.scalar("SELECT count(*) FROM activities") == .integer(Int64(requests - 1)))
+        #expect(try store.ingest(try Self.events([IngestTests.started("after", eventID: "k-after")])).get() == IngestSummary(accepted: 1))
+    }
+
     @Test func thePasswordFileIsReadOnceAndTrimmed() throws {
         let directory = try TemporaryDirectory.make()
         defer { try? TemporaryDirectory.remove(directory) }

@@ -43,7 +43,7 @@ struct ObjectShape: Sendable, Equatable {
         // push is judged on the writer, and sorting the keys of each was a quarter of the check.
         var found: [(key: String, problems: [String])] = []
         for (key, shape) in fields {
-            let at = path.isEmpty ? key : path + "." + key
+            let at = path.isEmpty ? Self.printable(key) : path + "." + Self.printable(key)
             guard let value = object[key] else {
                 if !shape.optional { found.append((key, ["`\(at)` missing"])) }
                 continue
@@ -53,6 +53,23 @@ struct ObjectShape: Sendable, Equatable {
         }
         if found.count > 1 { found.sort { ExactText.precedes($0.key, $1.key) } }
         return found.flatMap(\.problems)
+    }
+
+    /// A key as a verdict's path shows it: a control character written as its JSON escape
+    /// (`\u0000`), so that the detail is one printable line that every store can hold
+    /// (PostgreSQL's text refuses U+0000) and no terminal acts on.
+    static func printable(_ key: String) -> String {
+        guard IdentifierText.hasControlCharacter(key) else { return key }
+        var out = ""
+        for scalar in key.unicodeScalars {
+            if IdentifierText.hasControlCharacter(String(scalar)) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 

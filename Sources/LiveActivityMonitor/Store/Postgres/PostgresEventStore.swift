@@ -132,7 +132,7 @@ final class PostgresEventStore: Sendable {
                 return (q.jobs, q.stopping)
             }
             let writes = jobs.filter { !$0.kind.isMaintenance }
-            if !writes.isEmpty { commit(writes, writer) }
+            if !writes.isEmpty { commitIsolatingFailures(writes, writer) }
             // A probe is a commit with nothing in it; SQLite's connection hooks have no meaning here.
             for job in jobs where job.kind.isMaintenance {
                 if case .probe = job.kind {
@@ -151,8 +151,32 @@ final class PostgresEventStore: Sendable {
         return max(DispatchTime.now() + seconds, last + EventStore.timedSweepInterval)
     }
 
-    /// One transaction for every job; published to memory and answered after COMMIT.
-    private func commit(_ jobs: [WriteJob], _ writer: PostgresWriterSlot) {
+    /// One commit for every job; if it fails for a value one of them holds (a data exception:
+    /// PostgreSQL will not take it), each is committed again alone, so that one client's event
+    /// fails its own request and not every request it shared a commit with, for as long as that
+    /// client retries it.
+    private func commitIsolatingFailures(_ jobs: [WriteJob], _ writer: PostgresWriterSlot) {
+        guard jobs.count > 1 else {
+            commit(jobs, writer)
+            return
+        }
+        guard let error = commit(jobs, writer, answeringFailure: false) else { return }
+        guard (error as? PostgresError)?.isDataException == true else {
+            let failure = Self.unavailable(error)
+            for job in jobs { job.finish(.failure(failure)) }
+            return
+        }
+        for job in jobs { commit([job], writer) }
+    }
+
+    /// One transaction for every job; published to memory and answered after COMMIT. On failure
+    /// the jobs are refused, or (`answeringFailure` false) left to the caller with the error.
+    @discardableResult
+    private func commit(_ jobs: [WriteJob], _ writer: PostgresWriterSlot, answeringFailure: Bool = true) -> (any Error)? {
+        let fail = { (error: any Error) -> (any Error)? in
+            self.fail(answeringFailure ? jobs : [], error, writer)
+            return error
+        }
         let started = DispatchTime.now().uptimeNanoseconds
         let now = clock.now()
         do {
@@ -167,12 +191,12 @@ final class PostgresEventStore: Sendable {
                 }
             }
         } catch {
-            return fail(jobs, error, writer)
+            return fail(error)
         }
         let batches = jobs.map { job -> [Event] in
             if case .ingest(let events) = job.kind { events } else { [] }
         }
-        do { try writer.ensurePartitions(batches) } catch { return fail(jobs, error, writer) }
+        do { try writer.ensurePartitions(batches) } catch { return fail(error) }
         let db = writer.db
         let (counters, labels, shapes, taken, due) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
@@ -194,7 +218,7 @@ final class PostgresEventStore: Sendable {
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
             }
-            return fail(jobs, error, writer)
+            return fail(error)
         }
         writer.persisted = changes.counters
         publish(&changes, at: now)
@@ -205,6 +229,7 @@ final class PostgresEventStore: Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         commitSeconds.withLock { $0.observe(seconds) }
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
+        return nil
     }
 
     /// Nothing of the commit is known to be stored: every request in it is refused (503), and
