@@ -65,6 +65,8 @@ def replica_unit_names_postgres():
     check(":" not in authority.split("@")[0] and "password=" not in db, "the replica's --db holds a password")
     check(words[words.index("--db-password-file") + 1] == "%d/db-password", "no --db-password-file %d/db-password")
     check("LoadCredential=db-password:" in text, "no credential for the database password")
+    # A PostgreSQL outage longer than systemd's default start limit must not leave it stopped.
+    check("StartLimitIntervalSec=0" in text.split("[Service]")[0], "the replica unit gives up restarting")
 
 
 def starts_as_it_says():
