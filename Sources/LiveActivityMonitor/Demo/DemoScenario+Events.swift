@@ -18,9 +18,14 @@ extension DemoScenario {
     }
 
     /// Seed 000's content-state: when the timer (re)started, and when it was paused, if it is.
+    /// Its `Date`s as the app's default `Codable` encodes them, and the phone decodes them:
+    /// seconds since 2001-01-01 (DESIGN.md section 2), not Unix seconds.
     static func timerContent(startedAt: Double, pausedAt: Double? = nil) -> JSONValue {
-        .object(object([("startedAt", time(startedAt)), ("pausedAt", pausedAt.map(time))]))
+        .object(object([("startedAt", codableDate(startedAt)), ("pausedAt", pausedAt.map(codableDate))]))
     }
+
+    /// A Unix time as Swift's default `Codable` writes a `Date`.
+    static func codableDate(_ t: Double) -> JSONValue { time(t - Date.timeIntervalBetween1970AndReferenceDate) }
 
     mutating func common(_ type: String, _ who: DemoIdentity, at t: Double) -> [(String, JSONValue?)] {
         [("id", .string(nextEventID())), ("type", .string(type)), ("activity_id", .string(who.activityID)),
