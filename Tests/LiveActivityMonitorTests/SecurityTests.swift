@@ -294,6 +294,10 @@ import Testing
             if path.hasPrefix("/api/") || path == "/v1/events" {
                 #expect(r.headers["content-type"] == "application/json", "\(method) \(path) \(r.status)")
             }
+            // What the read API answers (bookings, ids) is kept by no browser or proxy.
+            if path.hasPrefix("/api/") {
+                #expect(r.headers["cache-control"] == "no-store", "\(method) \(path) \(r.status)")
+            }
         }
         // The 413 the HTTP layer sends itself, from the headers alone, carries them too.
         let c = try RawConnection(port: server.server.port)

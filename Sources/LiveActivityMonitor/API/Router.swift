@@ -171,13 +171,16 @@ struct Router: Sendable {
             do { return (template, try body()) } catch { return (template, error.response) }
         }
         func protected(_ template: String, _ body: () throws(APIError) -> HTTPResponse) -> (String, HTTPResponse) {
-            get(template) { () throws(APIError) -> HTTPResponse in
+            var (template, response) = get(template) { () throws(APIError) -> HTTPResponse in
                 guard BearerToken.allows(request, token: readToken) else { throw .unauthorized }
                 if readToken == nil, boundToLoopback, !LoopbackHost.isAddressed(request) {
                     throw LoopbackHost.refusal(route: "/api/*", tokenOption: "--read-token-file")
                 }
                 return try body()
             }
+            // Bookings, ids and what happened to them: no browser or proxy keeps a copy.
+            response.headers.append((name: "Cache-Control", value: "no-store"))
+            return (template, response)
         }
 
         let segments = request.pathSegments
