@@ -194,7 +194,7 @@ import Testing
             #expect(r.status == 0, "\(booking): \(r.stderr)")
             #expect(r.stdout.hasPrefix("Booking \(booking)\n") && r.stdout.contains("dash-\(i)"), "\(booking): \(r.stdout)")
         }
-        #expect(try Self.run(["history", "--help"]).stdout.contains("Usage: live-activity-monitor history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [--] <booking-id>"))
+        #expect(try Self.run(["history", "--help"]).stdout.contains("Usage: live-activity-monitor history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [rule options] [--] <booking-id>"))
         #expect(try Self.run(["import", "--help"]).stdout.contains("Usage: live-activity-monitor import [--db PATH|URI] [--db-password-file F] [--] <file.ndjson>"))
     }
 
