@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 import traceback
@@ -1373,6 +1374,48 @@ def layout_checks(chrome):
             server.stop()
 
 
+def outage_checks(chrome):
+    """Triage with more items than listed, and every view when the server hangs (SIGSTOP)."""
+    server = Server()
+    try:
+        n = int(time.time())
+        events = [{"type": "activity.started", "activity_id": f"st-{i:02d}", "booking_id": f"BK-ST-{i:02d}", "attributes_type": "TimerWidgetAttributes",
+                   "occurred_at": n - 600 - i, "stale_date": n - 300, "content_state": {"startedAt": n - 600 - APPLE_EPOCH}} for i in range(53)]
+        server.ingest(events)
+        with Step("triage: local times, a link to the rest, and a time that moves"):
+            chrome.navigate(server.base + "/#/triage")
+            chrome.wait_for("document.querySelectorAll('.triage-group[data-problem=stale] .triage-row').length > 0", timeout=10, what="the stale group")
+            row = chrome.evaluate("""(() => { const r = [...document.querySelectorAll('.triage-row')].find((r) => r.querySelector('a').textContent === 'BK-ST-00');
+              const t = r && r.querySelector('time'); return t ? [t.textContent, t.getAttribute('datetime')] : null; })()""")
+            check("each item shows its time in the page's local time, beside the server's words",
+                  row is not None and row[0] == time.strftime("%H:%M:%S", time.gmtime(n - 600)), str(row))
+            more = chrome.evaluate("(() => { const m = document.querySelector('.triage-group[data-problem=stale] .triage-more'); return m && [m.textContent, m.querySelector('a')?.getAttribute('href')]; })()")
+            check("'and 3 more' links to the wall's stale filter", more == ["and 3 more", "#/?state=stale"], str(more))
+            sub = chrome.evaluate("document.querySelector('.triage-sub').textContent")
+            moved = settles(chrome, f"document.querySelector('.triage-sub').textContent !== {js(sub)}", timeout=12)
+            check("the 'as of' time is redrawn at each refresh while the problems stay the same", moved, sub)
+        with Step("a hung server: every view says its data is stale and keeps it"):
+            views = (("triage", "/#/triage", "document.querySelectorAll('.triage-row').length > 0", "#triage-view .view-status"),
+                     ("booking", "/#/booking/BK-ST-00", "document.querySelectorAll('.ev').length > 0", "#booking-view .view-status"),
+                     ("wall", "/#/", "document.querySelectorAll('#wall .card').length > 0", "#status"))
+            for name, path, drawn, status in views:
+                chrome.navigate(server.base + path)
+                chrome.wait_for(f"{drawn} && /Updated/.test(document.querySelector({js(status)})?.textContent)", timeout=10, what=f"the {name} view")
+                server.proc.send_signal(signal.SIGSTOP)
+                try:
+                    stale = settles(chrome, f"document.querySelector({js(status)}).classList.contains('status-error')", timeout=20)
+                    text = chrome.evaluate(f"document.querySelector({js(status)}).textContent")
+                    check(f"{name}: a hung server shows as stale, with the time of the data shown",
+                          stale and "no answer within" in text and "showing the data of" in text, text)
+                    check(f"{name}: the last data stays on screen", chrome.evaluate(drawn))
+                finally:
+                    server.proc.send_signal(signal.SIGCONT)
+                back = settles(chrome, f"!document.querySelector({js(status)}).classList.contains('status-error')", timeout=15)
+                check(f"{name}: live again once the server answers", back, chrome.evaluate(f"document.querySelector({js(status)}).textContent"))
+    finally:
+        server.stop()
+
+
 def main():
     update = "--update-screenshots" in sys.argv
     os.makedirs(OUT, exist_ok=True)
@@ -1417,6 +1460,7 @@ def main():
         island_fit_checks(chrome)
         long_id_checks(chrome)
         layout_checks(chrome)
+        outage_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
     finally:

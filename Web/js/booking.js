@@ -5,7 +5,7 @@
 // replay of the stored events through its own state engine. This page only draws them.
 
 import { h, clear } from "./dom.js";
-import { getJSON, NotFound } from "./api.js";
+import { getJSON, NotFound, staleText } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
@@ -119,6 +119,7 @@ export class BookingView {
       const events = data.events ?? [];
       const sig = JSON.stringify([events.length, events.at(-1)?.received_at, data.activities, data.priority10_budget, data.not_replayed, data.next_cursor]);
       this.fetchedAt = fmt.nowSeconds();
+      this.lastError = null;
       if (!this.data || sig !== this.sig) {
         this.data = data;
         this.sig = sig;
@@ -133,6 +134,7 @@ export class BookingView {
         this.renderSnapshot();
       }
       if (this.day !== fmt.today()) this.newDay();
+      this.showStatus();
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound) {
@@ -152,8 +154,21 @@ export class BookingView {
       }
       console.error(err);
       if (!this.data) clear(this.root).append(h("div", { class: "empty", text: `Cannot load booking ${id}: ${err.message}` }));
+      else {
+        // The last answer stays on screen, marked stale.
+        this.lastError = err;
+        this.showStatus();
+      }
     }
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
+  }
+
+  /** When the data shown was fetched, or why it may be out of date. */
+  showStatus() {
+    if (!this.status) return;
+    const err = this.lastError;
+    this.status.classList.toggle("status-error", Boolean(err));
+    this.status.textContent = err ? staleText(err, this.fetchedAt) : `Updated ${fmt.clock(this.fetchedAt, { withSeconds: true })}`;
   }
 
   /** The booking with its first `this.wanted` events (or all, if fewer): page after page,
@@ -272,11 +287,14 @@ export class BookingView {
     const d = this.data;
     const root = clear(this.root);
     const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    this.status = h("p", { class: "status view-status", attrs: { role: "status" } });
     root.append(
       h("div", { class: "booking-head" },
         h("a", { class: "back", attrs: { href: "#/" } }, "← All activities"),
-        h("h1", {}, "Booking ", h("span", { class: "mono", text: d.booking_id })),
-        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} event${this.events.length === 1 ? "" : "s"} · times in ${tz}` })));
+        h("h1", {}, "Booking ", h("span", { class: "mono", attrs: { dir: "auto" }, text: d.booking_id })),
+        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} event${this.events.length === 1 ? "" : "s"} · times in ${tz}` }),
+        this.status));
+    this.showStatus();
 
     // Time chooser
     this.slider = h("input", {

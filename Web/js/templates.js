@@ -6,6 +6,7 @@ import { h, svg } from "./dom.js";
 import { icon } from "./icons.js";
 import * as fmt from "./format.js";
 import { fitText } from "./fit.js";
+import { TIMEOUT_MS } from "./api.js";
 
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 const cache = new Map(); // key → Promise<template>
@@ -40,7 +41,8 @@ let index = null; // Promise<Set<type> | null>, loaded once
 function templateIndex() {
   index ??= (async () => {
     try {
-      const res = await fetch("templates/index.json", { headers: { Accept: "application/json" } });
+      // A deadline: a hung server must not leave a type's template (and the views) waiting for good.
+      const res = await fetch("templates/index.json", { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
       const list = res.ok ? (await res.json())?.templates : undefined;
       if (Array.isArray(list)) return new Set(list.filter((t) => typeof t === "string"));
       console.warn(`templates/index.json: ${res.ok ? "no templates list" : `status ${res.status}`}; trying each type's file`);
@@ -77,7 +79,7 @@ export function loadTemplate(type) {
 
 async function fetchTemplate(url) {
   try {
-    const res = await fetch(url, { headers: { Accept: "application/json" } });
+    const res = await fetch(url, { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (!res.ok) return null;
     const t = await res.json();
     if (!t || typeof t !== "object" || Array.isArray(t) || !t.lock_screen) {

@@ -4,8 +4,8 @@
 // stay smooth. Scheduled activities (`pending` until their start date) are not on any lock screen
 // yet: they are listed apart, above, in their own section.
 
-import { h, clear } from "./dom.js";
-import { getJSON } from "./api.js";
+import { h, clear, append } from "./dom.js";
+import { getJSON, staleText } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, scheduledCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
@@ -197,7 +197,7 @@ export class Wall {
     }
     this.status.classList.toggle("status-error", Boolean(err));
     this.status.textContent = err
-      ? `Cannot refresh (${err.message}) — retrying`
+      ? staleText(err, this.lastOk && this.lastOk / 1000)
       : `Updated ${fmt.clock(this.lastOk / 1000, { withSeconds: true })}`;
     this.status.title = err ? "The last refresh failed; the cards show the last good data." : `Live: refreshes every ${REFRESH_MS / 1000} s`;
   }
