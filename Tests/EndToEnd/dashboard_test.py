@@ -938,6 +938,23 @@ def scale_checks(server, chrome):
         chrome.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         chrome.wait_for(f"document.querySelectorAll('.card').length > {in_dom}", timeout=6, what="more cards on scrolling")
         check("scrolling to the end loads the next cards", True)
+        # A refresh asks only for the cards drawn (a page grows with "Show more"), not the fleet.
+        chrome.evaluate("performance.setResourceTimingBufferSize(10000), performance.clearResourceTimings()")
+        chrome.pump(5)
+        limits = chrome.evaluate("""performance.getEntriesByType('resource').map((r) => new URL(r.name))
+          .filter((u) => u.pathname.endsWith('/api/activities') && !u.searchParams.has('state') && !u.searchParams.has('q'))
+          .map((u) => Number(u.searchParams.get('limit')))""")
+        drawn = chrome.evaluate("document.querySelectorAll('#wall .card').length")
+        check(f"a refresh asks for the {drawn} cards drawn, not the whole fleet (limits {sorted(set(limits))})",
+              bool(limits) and max(limits) <= drawn, str(limits))
+        for _ in range(40):
+            if chrome.evaluate("document.querySelector('.show-more').hidden"):
+                break
+            count = chrome.evaluate("document.querySelectorAll('#wall .card').length")
+            chrome.evaluate("document.querySelector('.show-more').click()")
+            settles(chrome, f"document.querySelectorAll('#wall .card').length > {count}", timeout=8)
+        got = chrome.evaluate("[document.querySelectorAll('#wall .card').length, document.querySelector('.show-more').hidden]")
+        check("Show more reaches every activity, then goes", got == [1009, True], str(got))
 
 
 def scheduled_paging_checks(chrome):
@@ -1374,6 +1391,38 @@ def layout_checks(chrome):
             server.stop()
 
 
+def press_enter(chrome):
+    chrome.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"})
+    chrome.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13})
+
+
+def search_checks(chrome):
+    with Step("search: Enter opens the booking of what is typed, an exact id first"):
+        server = Server()
+        try:
+            n = int(time.time())
+            ride = {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": 9}
+            server.ingest([{"type": "activity.started", "activity_id": a, "booking_id": b, "attributes_type": "LiveActivityAttributes",
+                            "occurred_at": n - 60 - i, "push_token": token(0xE0 + i), "content_state": ride}
+                           for i, (a, b) in enumerate((("case-lower", "bk-case"), ("case-upper", "BK-CASE"), ("h-long", "H-LONG"), ("other-1", "BK-OTHER")))])
+
+            def enter(text, wait):
+                chrome.navigate("about:blank")
+                chrome.navigate(server.base + "/#/")
+                chrome.wait_for("document.querySelectorAll('#wall .card').length === 4", timeout=8, what="the wall")
+                chrome.evaluate("document.querySelector('#search').focus()")
+                chrome.send("Input.insertText", {"text": text})
+                chrome.pump(wait)
+                press_enter(chrome)
+                return settles(chrome, "location.hash.startsWith('#/booking/') && document.querySelectorAll('.ev').length > 0", timeout=6) and chrome.evaluate("location.hash")
+
+            for text, wait, want in (("BK-CASE", 0.5, "BK-CASE"), ("bk-case", 0.5, "bk-case"), ("h-lon", 0.01, "H-LONG"), ("H-LONG", 0.01, "H-LONG")):
+                got = enter(text, wait)
+                check(f"{text!r} + Enter{' at once' if wait < 0.2 else ''} opens booking {want}", got == f"#/booking/{want}", repr(got))
+        finally:
+            server.stop()
+
+
 def outage_checks(chrome):
     """Triage with more items than listed, and every view when the server hangs (SIGSTOP)."""
     server = Server()
@@ -1460,6 +1509,7 @@ def main():
         island_fit_checks(chrome)
         long_id_checks(chrome)
         layout_checks(chrome)
+        search_checks(chrome)
         outage_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")

@@ -645,7 +645,7 @@ async function bookingOfActivity(id) {
 function notFound(id) {
   return h("div", { class: "not-found", attrs: { role: "alert" } },
     h("h1", { text: "Booking not found" }),
-    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", text: id }), " is known to this monitor."),
-    h("p", { class: "muted", text: "Check the id (it is case-sensitive), or whether its events were ever ingested or already pruned." }),
+    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", attrs: { dir: "auto" }, text: id }), " is known to this monitor."),
+    h("p", { class: "muted", text: "Ids are case-sensitive here (the search box finds them by their start in any case): check the id, or whether its events were ever ingested or already pruned." }),
     h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }));
 }
