@@ -1038,6 +1038,9 @@ def paging_checks(chrome):
             chrome.wait_for("document.querySelectorAll('.ev').length === 701", timeout=10, what="all 701 events")
             check("Load more draws the next page and the control goes when none is left",
                   chrome.evaluate("document.querySelector('.load-more') === null"))
+            chrome.pump(6)  # a refresh (every 5 s) fetches the same events again
+            got = chrome.evaluate("[document.querySelectorAll('.ev').length, document.querySelectorAll('.tick').length]")
+            check("the newest events stay after a refresh, with a tick on the slider for each", got == [701, 701], str(got))
         finally:
             server.stop()
 
@@ -1461,6 +1464,24 @@ def outage_checks(chrome):
                     server.proc.send_signal(signal.SIGCONT)
                 back = settles(chrome, f"!document.querySelector({js(status)}).classList.contains('status-error')", timeout=15)
                 check(f"{name}: live again once the server answers", back, chrome.evaluate(f"document.querySelector({js(status)}).textContent"))
+        with Step("booking on a phone: the exact time is whole, 24-hour, and can be typed"):
+            chrome.send("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": False})
+            try:
+                chrome.navigate(server.base + "/#/booking/BK-ST-00")
+                chrome.wait_for("document.querySelectorAll('.ev').length > 0 && document.querySelector('.time-input') !== null", timeout=10, what="the booking")
+                got = chrome.evaluate("(() => { const i = document.querySelector('.time-input'); return [i.value, i.getBoundingClientRect().width, i.scrollWidth <= i.clientWidth, document.documentElement.scrollWidth]; })()")
+                check("at 375 px the exact time shows whole, as the page writes times (24-hour)",
+                      re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", got[0] or "") is not None and got[1] >= 150 and got[2] and got[3] <= 375, str(got))
+                at = n - 450
+                typed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+                chrome.evaluate("(() => { const i = document.querySelector('.time-input'); i.focus(); i.select(); })()")
+                chrome.send("Input.insertText", {"text": typed})
+                press_enter(chrome)
+                want = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(at))
+                ok = settles(chrome, f"decodeURIComponent(location.hash).endsWith('?at=' + {js(want)})", timeout=5)
+                check("a typed 24-hour time selects that instant", ok, chrome.evaluate("location.hash"))
+            finally:
+                chrome.send("Emulation.setDeviceMetricsOverride", {"width": chrome.width, "height": chrome.height, "deviceScaleFactor": chrome.scale, "mobile": False})
     finally:
         server.stop()
 

@@ -83,7 +83,7 @@ export class BookingView {
     this.live = at === null;
     if (!same) {
       this.data = null;
-      this.wanted = PAGE;
+      this.eventsWanted = PAGE; // grows with "Load more"; every refresh fetches that many again
       clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
     } else if (this.cardsAt) {
       // The same booking at another instant (?at= changed): load() redraws only when the data
@@ -171,13 +171,13 @@ export class BookingView {
     this.status.textContent = err ? staleText(err, this.fetchedAt) : `Updated ${fmt.clock(this.fetchedAt, { withSeconds: true })}`;
   }
 
-  /** The booking with its first `this.wanted` events (or all, if fewer): page after page,
+  /** The booking with its first `this.eventsWanted` events (or all, if fewer): page after page,
    *  as the server gives them (a large booking is never fetched whole at once). */
   async fetchPages(id) {
     const base = `api/bookings/${encodeURIComponent(id)}?limit=${PAGE}`;
     const data = await getJSON(base);
     let events = data.events ?? [];
-    while (data.next_cursor && events.length < this.wanted) {
+    while (data.next_cursor && events.length < this.eventsWanted) {
       const more = await getJSON(`${base}&cursor=${encodeURIComponent(data.next_cursor)}`);
       events = events.concat(more.events ?? []);
       data.next_cursor = more.next_cursor;
@@ -188,7 +188,7 @@ export class BookingView {
 
   /** Asks for the next page of events. */
   loadMore() {
-    this.wanted = (this.data?.events?.length ?? 0) + PAGE;
+    this.eventsWanted = (this.data?.events?.length ?? 0) + PAGE;
     this.load();
   }
 
@@ -302,15 +302,18 @@ export class BookingView {
       attrs: { type: "range", min: this.range.min, max: this.range.max, step: 1, "aria-label": "Point in time" },
       on: { input: () => this.select(Number(this.slider.value)) },
     });
+    // A text field in the page's own format ("2026-11-29 14:32:05", local, 24-hour): a
+    // datetime-local control follows the browser's locale (12-hour here) and is too wide for a phone.
+    const pick = () => {
+      const t = parseLocal(this.timeInput.value);
+      this.timeInput.setAttribute("aria-invalid", String(t === null));
+      if (t !== null) this.select(t);
+    };
     this.timeInput = h("input", {
-      class: "time-input",
-      attrs: { type: "datetime-local", step: 1, "aria-label": "Exact time" },
-      on: {
-        change: () => {
-          const t = Date.parse(this.timeInput.value) / 1000;
-          if (Number.isFinite(t)) this.select(t);
-        },
-      },
+      class: "time-input tabular",
+      attrs: { type: "text", "aria-label": "Exact time (YYYY-MM-DD hh:mm:ss, 24-hour, local)", title: "YYYY-MM-DD hh:mm:ss (24-hour, local time)",
+        placeholder: "YYYY-MM-DD hh:mm:ss", autocomplete: "off", spellcheck: "false", enterkeyhint: "go" },
+      on: { change: pick, keydown: (e) => { if (e.key === "Enter") pick(); } },
     });
     const ticks = h("div", { class: "ticks", attrs: { "aria-hidden": "true" } });
     this.ticks = [];
@@ -509,17 +512,21 @@ export class BookingView {
     this.instantLabel.textContent = this.live ? `now (${fmt.clock(t, { withSeconds: true })})` : fmt.fullDate(t);
     this.instantLabel.dataset.t = String(t);
     this.slider.value = String(Math.min(this.range.max, Math.max(this.range.min, Math.round(t))));
-    this.timeInput.value = localInputValue(t);
+    // Not while someone types in it: a refresh would overwrite what they typed.
+    if (document.activeElement !== this.timeInput) {
+      this.timeInput.value = fmt.fullDate(t);
+      this.timeInput.removeAttribute("aria-invalid");
+    }
     // To the millisecond: event times have them, and a link cut to the second opens before the event.
     this.permalink.setAttribute("href", bookingHref(this.id, t));
     clearTimeout(this.settleTimer);
     if (this.live) {
-      this.wanted = null;
+      this.wantedInstant = null;
       this.drawCards(this.data, t);
       return;
     }
     const key = instantKey(t);
-    this.wanted = key;
+    this.wantedInstant = key;
     const known = this.past.get(key);
     if (known) {
       this.drawCards(known, t);
@@ -541,9 +548,9 @@ export class BookingView {
       if (data !== this.data) return; // another booking, or new events: that render asks again
       if (this.past.size >= CACHE_LIMIT) this.past.delete(this.past.keys().next().value);
       this.past.set(key, answer);
-      if (this.wanted === key) this.drawCards(answer, t);
+      if (this.wantedInstant === key) this.drawCards(answer, t);
     } catch (err) {
-      if (data !== this.data || this.wanted !== key) return;
+      if (data !== this.data || this.wantedInstant !== key) return;
       console.error(err);
       this.cardsAt.classList.remove("snapshot-waiting");
       clear(this.cardsAt).append(h("div", { class: "empty", text: `Cannot load the lock screen at ${fmt.fullDate(t)}: ${err.message}` }));
@@ -625,10 +632,16 @@ function eventKind(e) {
   }
 }
 
-function localInputValue(t) {
-  const d = new Date(t * 1000);
-  const p = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+/** Unix seconds from a local time as `fmt.fullDate` writes it ("2026-11-29 14:32:05"; the
+ *  seconds may be left out), or null when it is not one. */
+function parseLocal(text) {
+  const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$/.exec(text);
+  if (!m) return null;
+  const [y, mo, d, hh, mm, ss] = m.slice(1).map((x) => Number(x ?? 0));
+  const date = new Date(y, mo - 1, d, hh, mm, ss);
+  // Date rolls 25:00 or Feb 30 over into the next day: refuse what does not read back the same.
+  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || date.getHours() !== hh || date.getMinutes() !== mm) return null;
+  return date.getTime() / 1000;
 }
 
 /** The booking of activity `id` (`GET /api/activities/{id}`), or null when there is none. */
