@@ -1426,6 +1426,43 @@ def search_checks(chrome):
             server.stop()
 
 
+def hostile_checks(chrome):
+    with Step("timers as the phone decodes them"):
+        server = Server()
+        try:
+            n = int(time.time())
+            long_name = "Maximilian-Alexander " * 30
+            rtl = "محمد عبد الله"
+            server.ingest([
+                # A backend's mistake: Unix seconds where the app's Date is seconds since 2001.
+                {"type": "activity.started", "activity_id": "t-unix", "booking_id": "BK-T-UNIX", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 90, "content_state": {"startedAt": n - 90}},
+                {"type": "activity.started", "activity_id": "t-future", "booking_id": "BK-T-FUTURE", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 90, "content_state": {"startedAt": n + 3600 - APPLE_EPOCH}},
+                {"type": "activity.started", "activity_id": "h-long", "booking_id": "H-LONG", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "content_state": {"driverName": long_name, "rating": "4.9" * 40, "progress": 0.5, "duration": 1e300}},
+                {"type": "activity.started", "activity_id": "h-rtl", "booking_id": "BK-" + rtl, "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "content_state": {"driverName": rtl + " (السائق)", "rating": "4.9", "progress": 0.5, "duration": 7}},
+                {"type": "activity.started", "activity_id": "g-key", "booking_id": "BK-G-KEY", "attributes_type": "DeliveryAttributes",
+                 "occurred_at": n - 60, "content_state": {"estimatedDeliveryWindowDescriptionForTheCourierAndTheCustomer" * 2: "Between 14:00 and 15:00"}},
+            ])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in ("t-unix", "t-future", "h-long", "h-rtl", "g-key")), timeout=8, what="the cards")
+            chrome.pump(1.2)
+            timer = lambda a: text_of(chrome, card(a) + ".querySelector('.ls-card .t-timer')")
+            unix = timer("t-unix") or ""
+            hours = int(unix.split(":")[0]) if re.fullmatch(r"\d+:\d\d:\d\d", unix) else 0
+            check("a start date sent in Unix seconds is read as the phone reads it: 31 years ahead, a huge timer", hours > 24 * 365 * 30, repr(unix))
+            future = timer("t-future") or ""
+            check("a start date an hour ahead counts down toward it (not a frozen 0:00)", re.fullmatch(r"(59|60|1:00):\d\d(:\d\d)?", future) is not None, repr(future))
+            chrome.pump(1.1)
+            later = timer("t-future") or ""
+            check("… and ticks down", later != future and later < future, f"{future!r} then {later!r}")
+            chrome.screenshot(os.path.join(OUT, "hostile.png"))
+        finally:
+            server.stop()
+
+
 def outage_checks(chrome):
     """Triage with more items than listed, and every view when the server hangs (SIGSTOP)."""
     server = Server()
@@ -1531,6 +1568,7 @@ def main():
         long_id_checks(chrome)
         layout_checks(chrome)
         search_checks(chrome)
+        hostile_checks(chrome)
         outage_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")

@@ -157,11 +157,13 @@ function lookup(path, ctx) {
 const APPLE_EPOCH = 978307200; // 2001-01-01T00:00:00Z: Swift's Date encodes as seconds since it
 
 /**
- * A content-state date as Unix seconds. Swift's default Codable `Date` is seconds since 2001
- * (what a backend copying ActivityKit's encoding sends); others send Unix seconds, milliseconds
- * or ISO 8601. "auto" picks the reading nearest the content's own timestamp.
+ * A content-state date as Unix seconds. Swift's default Codable `Date` is seconds since 2001, and
+ * that is how the phone decodes the app's ContentState (the default, "apple_reference"): a
+ * backend that sends Unix seconds there shows a date 31 years ahead on the phone, and so here.
+ * "unix" and "unix_ms" are for apps that decode dates themselves; "auto" guesses, picking the
+ * reading nearest the content's own timestamp (what a backend meant, not what a phone shows).
  */
-export function decodeDate(value, encoding = "auto", near = fmt.nowSeconds()) {
+export function decodeDate(value, encoding = "apple_reference", near = fmt.nowSeconds()) {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") {
     if (/^-?\d+(\.\d+)?$/.test(value.trim())) return decodeDate(Number(value), encoding, near);
@@ -319,7 +321,9 @@ function renderTimer(spec, ctx) {
   const text = (now) => {
     if (startedAt === null) return "0:00"; // as the seed: no start date shows 0:00
     const at = pausedAt ?? now;
-    const value = down ? Math.max(0, startedAt - at) : Math.max(0, at - startedAt);
+    // `.timer` shows the time between now and the date: it counts down toward a future date
+    // and up from a past one. "down" is Text(timerInterval:countsDown:), which stops at 0:00.
+    const value = down ? Math.max(0, startedAt - at) : Math.abs(at - startedAt);
     return fmt.timerText(value);
   };
   if (ctx.fit) fitText(el);
@@ -385,7 +389,7 @@ export function context(activity, template, { at = null } = {}) {
     attributes: activity.attributes ?? {},
     activity,
     template,
-    dates: template.dates ?? "auto",
+    dates: template.dates ?? "apple_reference", // what a phone with the default decoding shows
     live: at === null,
     now: at === null ? fmt.nowSeconds : () => at,
   };
