@@ -9,8 +9,12 @@ a broadcast channel, a scheduled start in its own section, filters, in-place ref
 lock-screen card drawn from the server's `?at=` answer, markup in content-state staying text,
 the shared lock-screen test vectors asked of the server and drawn by the page, booking and
 search details (changing ?at=, links to the millisecond, push-to-start, dismissed timers,
-activity ids), 1,000 activities, the read-token prompt, the priority-10 budget the server was
-started with, and times that get their day when the page's local midnight passes.
+activity ids), 1,000 activities (asked for a page at a time, every one reachable), the
+read-token prompt, the priority-10 budget the server was started with, times that get their day
+when the page's local midnight passes, Enter in the search box (an exact-case id first, the text
+typed just now), timers and dates as the phone decodes them, long and right-to-left values inside
+their card, triage's local times and links, every view marked stale while the server hangs
+(SIGSTOP), and the booking's exact time on a 375 px phone.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
 Web/screenshots/ for the README. Standard library only. Exit status 1 on any failure.
@@ -1427,7 +1431,7 @@ def search_checks(chrome):
 
 
 def hostile_checks(chrome):
-    with Step("timers as the phone decodes them"):
+    with Step("timers as the phone decodes them, and long, odd or right-to-left values inside their card"):
         server = Server()
         try:
             n = int(time.time())
@@ -1458,6 +1462,29 @@ def hostile_checks(chrome):
             chrome.pump(1.1)
             later = timer("t-future") or ""
             check("… and ticks down", later != future and later < future, f"{future!r} then {later!r}")
+            got = chrome.evaluate("""(() => {
+              const outside = (box, selector) => {
+                const b = box.getBoundingClientRect();
+                return [...box.querySelectorAll(selector)].filter((el) => {
+                  const r = el.getBoundingClientRect();
+                  return r.width > 0 && (r.left < b.left - 0.5 || r.right > b.right + 0.5);
+                }).map((el) => `${el.className}: ${el.textContent.slice(0, 24)}`);
+              };
+              const c = %s;
+              const inRegions = [...c.querySelectorAll('.di-expanded .di-region')].flatMap((r) => outside(r, '*'));
+              return { card: outside(c.querySelector('.ls-card'), '*'), island: outside(c.querySelector('.di-expanded'), '*'), regions: inRegions };
+            })()""" % card("h-long"))
+            check("a long name, a long rating and 1e300 minutes stay inside the lock-screen card", not got["card"], str(got["card"]))
+            check("… and inside the expanded island and its regions", not got["island"] and not got["regions"], str(got))
+            dd = chrome.evaluate(card("g-key") + ".querySelector('.ls-card .t-fields dd').getBoundingClientRect().width")
+            check(f"a generic card's long key leaves its value room ({dd:.0f} px), not one character per line", dd > 100, str(dd))
+            iso = chrome.evaluate("""(() => {
+              const c = %s;
+              const els = [c.querySelector('.card-title'), c.querySelector('.ls-card .t-one-line'), c.querySelector('.booking-link'),
+                           c.querySelector('.di-expanded .t-text')];
+              return els.map((e) => e ? getComputedStyle(e).unicodeBidi : 'missing');
+            })()""" % card("h-rtl"))
+            check("right-to-left values (title, name, booking id) are isolated from their neighbours", all(v in ("isolate", "plaintext") for v in iso), str(iso))
             chrome.screenshot(os.path.join(OUT, "hostile.png"))
         finally:
             server.stop()

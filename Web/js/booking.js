@@ -444,12 +444,12 @@ export class BookingView {
     const changes = ev.lockScreen?.content_changes ?? [];
     if (changes.length) {
       details.push(h("span", { class: "diff" }, changes.map((c) => h("span", { class: "change" },
-        h("span", { class: "key", text: c.key }), " ",
-        c.from === undefined ? null : h("span", { class: "from", text: fmt.jsonValue(c.from) }),
+        h("bdi", { class: "key", text: c.key }), " ",
+        c.from === undefined ? null : h("bdi", { class: "from", text: fmt.jsonValue(c.from) }),
         c.from === undefined ? null : " → ",
-        c.to === undefined ? h("span", { class: "to muted", text: "removed" }) : h("span", { class: "to", text: fmt.jsonValue(c.to) })))));
+        c.to === undefined ? h("span", { class: "to muted", text: "removed" }) : h("bdi", { class: "to", text: fmt.jsonValue(c.to) })))));
     } else if (ev.contentState && effect !== "applied") {
-      details.push(h("span", { class: "diff diff-ignored" }, Object.entries(ev.contentState).map(([k, v]) => h("span", { class: "change" }, h("span", { class: "key", text: k }), " ", h("span", { class: "to", text: fmt.jsonValue(v) })))));
+      details.push(h("span", { class: "diff diff-ignored" }, Object.entries(ev.contentState).map(([k, v]) => h("span", { class: "change" }, h("bdi", { class: "key", text: k }), " ", h("bdi", { class: "to", text: fmt.jsonValue(v) })))));
     }
     const staleKey = ev.activityId ?? "";
     const staleChanged = this.lastStale.get(staleKey) !== ev.staleDate;
@@ -463,7 +463,7 @@ export class BookingView {
       details.push(h("span", { class: "detail", text: words.filter(Boolean).join(" ") }));
     }
     if (e.alert && typeof e.alert === "object") {
-      details.push(h("span", { class: "detail" }, "alert: ", h("span", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
+      details.push(h("span", { class: "detail" }, "alert: ", h("bdi", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
     }
     if (this.lateIndexes.has(ev.index)) {
       const received = fmt.toSeconds(e.received_at);
@@ -487,7 +487,7 @@ export class BookingView {
         h("span", { class: "ev-line" },
           h("time", { class: "ev-time tabular", attrs: { datetime: new Date(ev.t * 1000).toISOString() }, text: fmt.clock(ev.t, { withSeconds: true }) }),
           h("span", { class: "ev-kind", text: kind.label }),
-          multi && ev.activityId ? h("span", { class: "ev-activity mono", title: ev.activityId, text: ev.activityId }) : null,
+          multi && ev.activityId ? h("span", { class: "ev-activity mono", attrs: { dir: "auto" }, title: ev.activityId, text: ev.activityId }) : null,
           h("span", { class: "ev-result" }, result)),
         details.length ? h("span", { class: "ev-details" }, details) : null)));
   }
@@ -500,7 +500,7 @@ export class BookingView {
           h("span", { class: "ev-line" },
             h("time", { class: "ev-time tabular", text: fmt.clock(derived.t, { withSeconds: true }) }),
             h("span", { class: "ev-kind", text: derived.text }),
-            this.activityIds.length > 1 ? h("span", { class: "ev-activity mono", text: derived.activityId }) : null))));
+            this.activityIds.length > 1 ? h("span", { class: "ev-activity mono", attrs: { dir: "auto" }, text: derived.activityId }) : null))));
   }
 
   /** The cards at the instant shown: following now, the server's current activities; at a
@@ -575,21 +575,21 @@ export class BookingView {
         const template = this.templates.get(server.attributes_type);
         if (!template) continue;
         cards.push(h("div", { class: ["snap", `snap-${server.state}`], data: { activityId: id, state: server.state } },
-          h("div", { class: "snap-title" }, h("strong", { text: displayName(server, template) }), " ", h("span", { class: "mono muted", text: id })),
+          h("div", { class: "snap-title" }, h("strong", { attrs: { dir: "auto" }, text: displayName(server, template) }), " ", h("span", { class: "mono muted", attrs: { dir: "auto" }, text: id })),
           h("p", { class: "replay-note", text: "Its start is no longer among the stored events (pruned): this is the server's current card, not the card at this instant." }),
           badges(server, { budget }), lockScreen(server, template), diagnostics(server, { bookingLink: false, budget })));
         continue;
       }
       if (!a) {
         cards.push(h("div", { class: "snap", data: { activityId: id, state: "none" } },
-          h("div", { class: "snap-title" }, h("span", { class: "mono", text: id })),
+          h("div", { class: "snap-title" }, h("span", { class: "mono", attrs: { dir: "auto" }, text: id })),
           h("div", { class: "ls-card ls-none", text: "Not started yet at this time" })));
         continue;
       }
       const template = this.templates.get(a.attributes_type);
       if (!template) continue;
       cards.push(h("div", { class: ["snap", `snap-${a.state}`], data: { activityId: id, state: a.state } },
-        h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
+        h("div", { class: "snap-title" }, h("strong", { attrs: { dir: "auto" }, text: displayName(a, template) }), " ", h("span", { class: "mono muted", attrs: { dir: "auto" }, text: id })),
         badges(a, { at: t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
         a.state === "pending"

@@ -96,7 +96,7 @@ export class ChannelsView {
         this.sig = "not-found";
         clear(this.root).append(h("div", { class: "not-found", attrs: { role: "alert" } },
           h("h1", { text: "Channel not found" }),
-          h("p", {}, "No channel with the id ", h("span", { class: "mono", text: id }), " is known to this monitor: none was reported created, and no activity or broadcast named it."),
+          h("p", {}, "No channel with the id ", h("span", { class: "mono", attrs: { dir: "auto" }, text: id }), " is known to this monitor: none was reported created, and no activity or broadcast named it."),
           h("a", { class: "back", attrs: { href: "#/channels" }, text: "← Channels" })));
         return;
       }
@@ -135,7 +135,7 @@ export class ChannelsView {
     const rows = channels.map((c) => {
       const b = c.last_broadcast;
       return h("tr", { class: ["channel-row", `channel-${c.state}`], data: { channelId: c.channel_id } },
-        h("td", { class: "channel-id-cell" }, h("a", { class: "mono", attrs: { href: channelHref(c.channel_id) }, title: c.channel_id, text: c.channel_id })),
+        h("td", { class: "channel-id-cell" }, h("a", { class: "mono", attrs: { href: channelHref(c.channel_id), dir: "auto" }, title: c.channel_id, text: c.channel_id })),
         h("td", { class: "channel-state", title: STATE_TITLE[c.state] ?? null, text: STATE[c.state] ?? c.state }),
         h("td", { class: "channel-storage", text: storage(c.storage_policy) }),
         h("td", { class: "channel-subscribers tabular", text: String(c.subscribers ?? 0) }),
@@ -169,7 +169,7 @@ export class ChannelsView {
     ].filter(Boolean);
     const head = h("div", { class: "channels-head" },
       h("a", { class: "back", attrs: { href: "#/channels" }, text: "← Channels" }),
-      h("h1", {}, "Channel ", h("span", { class: "mono channel-title", text: c.channel_id })),
+      h("h1", {}, "Channel ", h("span", { class: "mono channel-title", attrs: { dir: "auto" }, text: c.channel_id })),
       h("p", { class: "channels-sub" }, facts.flatMap((f, i) => (i ? [" · ", f] : [f]))));
 
     // What its subscribers' lock screens show: each took the same broadcasts; the first (phone
@@ -186,8 +186,8 @@ export class ChannelsView {
       h("h2", { text: `Subscribers (${c.subscribers ?? 0}${subscribers.length < (c.subscribers ?? 0) ? `, first ${subscribers.length}` : ""})` }),
       subscribers.length
         ? h("ul", { class: "channel-list" }, subscribers.map((a) => h("li", { class: "channel-sub", data: { activityId: a.activity_id } },
-          a.booking_id ? h("a", { class: "mono", attrs: { href: bookingHref(a.booking_id) }, text: a.booking_id }) : h("span", { class: "muted", text: "—" }),
-          h("span", { class: "mono muted", title: a.activity_id, text: a.activity_id }),
+          a.booking_id ? h("a", { class: "mono", attrs: { href: bookingHref(a.booking_id), dir: "auto" }, text: a.booking_id }) : h("span", { class: "muted", text: "—" }),
+          h("span", { class: "mono muted", attrs: { dir: "auto" }, title: a.activity_id, text: a.activity_id }),
           h("span", { class: ["sub-state", `state-${a.state}`], text: a.state }),
           h("span", { class: "muted tabular", text: `content ${fmt.clock(fmt.toSeconds(a.content_timestamp), { withSeconds: true })}` }))))
         : h("p", { class: "muted", text: "None now." }));

@@ -242,7 +242,7 @@ function truthy(path, ctx) {
 export function renderElement(spec, ctx) {
   if (spec === null || spec === undefined) return null;
   if (Array.isArray(spec)) return h("div", { class: "t-column" }, spec.map((s) => renderElement(s, ctx)));
-  if (typeof spec === "string") return h("span", { class: "t-text", text: interpolate(spec, ctx) });
+  if (typeof spec === "string") return h("span", { class: "t-text", attrs: { dir: "auto" }, text: interpolate(spec, ctx) });
   if (typeof spec !== "object") return null;
   if (spec.when && !truthy(spec.when, ctx)) return null;
   if (spec.unless && truthy(spec.unless, ctx)) return null;
@@ -257,20 +257,21 @@ export function renderElement(spec, ctx) {
   } else if ("spacer" in spec) {
     el = h("div", { class: "t-spacer" });
   } else if ("text" in spec) {
-    el = h("span", { class: "t-text", text: interpolate(spec.text, ctx) });
+    // dir="auto": a right-to-left name is isolated and cannot reorder its neighbours.
+    el = h("span", { class: "t-text", attrs: { dir: "auto" }, text: interpolate(spec.text, ctx) });
     if (ctx.fit) fitText(el, { short: interpolate(spec.text, { ...ctx, short: true }) });
   } else if ("value" in spec) {
     const shown = (c) => {
       const text = formatValue(lookup(spec.value, c), spec.format, c);
       return text === "" ? spec.placeholder ?? "—" : `${spec.prefix ?? ""}${text}${spec.suffix ?? ""}`;
     };
-    el = h("span", { class: "t-text", text: shown(ctx) });
+    el = h("span", { class: "t-text", attrs: { dir: "auto" }, text: shown(ctx) });
     if (ctx.fit) fitText(el, { short: shown({ ...ctx, short: true }) });
   } else if ("timer" in spec) {
     el = renderTimer(spec, ctx);
   } else if ("button" in spec) {
     el = h("span", { class: "t-button", attrs: { "aria-hidden": "true" } },
-      spec.icon ? icon(spec.icon) : null, spec.button ? h("span", { text: interpolate(spec.button, ctx) }) : null);
+      spec.icon ? icon(spec.icon) : null, spec.button ? h("span", { attrs: { dir: "auto" }, text: interpolate(spec.button, ctx) }) : null);
     const bg = cssColor(spec.background, ctx.template.tint);
     if (bg) el.style.backgroundColor = bg;
   } else if ("icon" in spec) {
@@ -368,13 +369,15 @@ function renderFields(spec, ctx) {
   const obj = lookup(spec.fields, ctx);
   const dl = h("dl", { class: "t-fields" });
   if (!obj || typeof obj !== "object") {
-    dl.append(h("div", { class: "t-field" }, h("dt", { text: spec.fields }), h("dd", { text: fmt.jsonValue(obj ?? null) })));
+    dl.append(h("div", { class: "t-field" }, h("dt", { text: spec.fields }), h("dd", { attrs: { dir: "auto" }, text: fmt.jsonValue(obj ?? null) })));
     return dl;
   }
   const entries = Object.entries(obj);
   const limit = Number(spec.limit) || 12;
   for (const [key, value] of entries.slice(0, limit)) {
-    dl.append(h("div", { class: "t-field" }, h("dt", { text: key }), h("dd", { text: formatValue(value, null, ctx) || "—" })));
+    // A long key is cut (in full on hover) so that its value keeps its room.
+    dl.append(h("div", { class: "t-field" }, h("dt", { attrs: { dir: "auto" }, title: key, text: key }),
+      h("dd", { attrs: { dir: "auto" }, text: formatValue(value, null, ctx) || "—" })));
   }
   if (entries.length > limit) dl.append(h("div", { class: "t-field t-more" }, h("dt", { text: `+${entries.length - limit} more` })));
   return dl;

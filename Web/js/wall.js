@@ -332,11 +332,11 @@ export class Wall {
     if (!list.length) {
       const f = this.filters;
       // The search matches the start of an activity or booking id (or the whole id), any case.
-      this.empty.textContent = f.q
-        ? `No activity or booking id starts with “${f.q}”${f.type || f.state ? " among these filters" : ""} (search matches the start of an id, any case).`
+      append(clear(this.empty), [f.q
+        ? ["No activity or booking id starts with “", h("bdi", { text: f.q }), `”${f.type || f.state ? " among these filters" : ""} (search matches the start of an id, any case).`]
         : f.type || f.state
           ? "No activity matches these filters."
-          : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events).";
+          : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events)."]);
     }
   }
 
