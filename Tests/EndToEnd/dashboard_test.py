@@ -1513,6 +1513,7 @@ def outage_checks(chrome):
         with Step("a hung server: every view says its data is stale and keeps it"):
             views = (("triage", "/#/triage", "document.querySelectorAll('.triage-row').length > 0", "#triage-view .view-status"),
                      ("booking", "/#/booking/BK-ST-00", "document.querySelectorAll('.ev').length > 0", "#booking-view .view-status"),
+                     ("channels", "/#/channels", "document.querySelector('.channels-head') !== null", "#channels-view .view-status"),
                      ("wall", "/#/", "document.querySelectorAll('#wall .card').length > 0", "#status"))
             for name, path, drawn, status in views:
                 chrome.navigate(server.base + path)

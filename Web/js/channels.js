@@ -6,7 +6,7 @@
 // broadcast did is its effect, as the server judged it.
 
 import { h, clear } from "./dom.js";
-import { getJSON, NotFound } from "./api.js";
+import { getJSON, NotFound, staleText } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { wallCard, bookingHref, channelHref } from "./card.js";
 import * as fmt from "./format.js";
@@ -44,6 +44,7 @@ export class ChannelsView {
     this.id = null;
     this.sig = null;
     this.wanted = PAGE;
+    this.lastOk = null; // when the server last answered (Unix seconds)
   }
 
   /** Shows the list (`id` null) or one channel. */
@@ -90,6 +91,8 @@ export class ChannelsView {
           this.renderChannel(data, template);
         }
       }
+      this.lastOk = fmt.nowSeconds();
+      this.setStatus(null);
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound && id !== null) {
@@ -102,8 +105,22 @@ export class ChannelsView {
       }
       console.error(err);
       if (this.sig === null) clear(this.root).append(h("div", { class: "empty", text: `Cannot load ${id === null ? "the channels" : `channel ${id}`}: ${err.message}` }));
+      else this.setStatus(err); // the last data stays, marked stale
     }
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
+  }
+
+  /** The refresh's state: when the data shown was fetched, or why it may be out of date. */
+  setStatus(err) {
+    if (!this.status) return;
+    this.status.classList.toggle("status-error", Boolean(err));
+    this.status.textContent = err ? staleText(err, this.lastOk) : `Updated ${fmt.clock(this.lastOk, { withSeconds: true })}`;
+  }
+
+  /** A new status line for a view's head (each render builds its head anew). */
+  statusLine() {
+    this.status = h("p", { class: "status view-status", attrs: { role: "status" } });
+    return this.status;
   }
 
   /** The first `this.wanted` channels, page after page as the server gives them. */
@@ -127,7 +144,7 @@ export class ChannelsView {
     const head = h("div", { class: "channels-head" },
       h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }),
       h("h1", { text: "Broadcast channels" }),
-      h("p", { class: "channels-sub", text: `${counts.live ?? 0} live · ${counts.deleted ?? 0} deleted${limit}` }));
+      h("p", { class: "channels-sub", text: `${counts.live ?? 0} live · ${counts.deleted ?? 0} deleted${limit}` }), this.statusLine());
     if (!channels.length) {
       clear(this.root).append(head, h("p", { class: "empty", text: "No channel yet: channels appear once the backend reports creating one (channel.created), an activity subscribes to one, or a broadcast names one." }));
       return;
@@ -170,7 +187,7 @@ export class ChannelsView {
     const head = h("div", { class: "channels-head" },
       h("a", { class: "back", attrs: { href: "#/channels" }, text: "← Channels" }),
       h("h1", {}, "Channel ", h("span", { class: "mono channel-title", attrs: { dir: "auto" }, text: c.channel_id })),
-      h("p", { class: "channels-sub" }, facts.flatMap((f, i) => (i ? [" · ", f] : [f]))));
+      h("p", { class: "channels-sub" }, facts.flatMap((f, i) => (i ? [" · ", f] : [f]))), this.statusLine());
 
     // What its subscribers' lock screens show: each took the same broadcasts; the first (phone
     // order) stands for them.
