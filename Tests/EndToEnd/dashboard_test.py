@@ -9,8 +9,12 @@ a broadcast channel, a scheduled start in its own section, filters, in-place ref
 lock-screen card drawn from the server's `?at=` answer, markup in content-state staying text,
 the shared lock-screen test vectors asked of the server and drawn by the page, booking and
 search details (changing ?at=, links to the millisecond, push-to-start, dismissed timers,
-activity ids), 1,000 activities, the read-token prompt, the priority-10 budget the server was
-started with, and times that get their day when the page's local midnight passes.
+activity ids), 1,000 activities (asked for a page at a time, every one reachable), the
+read-token prompt, the priority-10 budget the server was started with, times that get their day
+when the page's local midnight passes, Enter in the search box (an exact-case id first, the text
+typed just now), timers and dates as the phone decodes them, long and right-to-left values inside
+their card, triage's local times and links, every view marked stale while the server hangs
+(SIGSTOP), and the booking's exact time on a 375 px phone.
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
 Web/screenshots/ for the README. Standard library only. Exit status 1 on any failure.
@@ -21,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 import traceback
@@ -937,6 +942,23 @@ def scale_checks(server, chrome):
         chrome.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         chrome.wait_for(f"document.querySelectorAll('.card').length > {in_dom}", timeout=6, what="more cards on scrolling")
         check("scrolling to the end loads the next cards", True)
+        # A refresh asks only for the cards drawn (a page grows with "Show more"), not the fleet.
+        chrome.evaluate("performance.setResourceTimingBufferSize(10000), performance.clearResourceTimings()")
+        chrome.pump(5)
+        limits = chrome.evaluate("""performance.getEntriesByType('resource').map((r) => new URL(r.name))
+          .filter((u) => u.pathname.endsWith('/api/activities') && !u.searchParams.has('state') && !u.searchParams.has('q'))
+          .map((u) => Number(u.searchParams.get('limit')))""")
+        drawn = chrome.evaluate("document.querySelectorAll('#wall .card').length")
+        check(f"a refresh asks for the {drawn} cards drawn, not the whole fleet (limits {sorted(set(limits))})",
+              bool(limits) and max(limits) <= drawn, str(limits))
+        for _ in range(40):
+            if chrome.evaluate("document.querySelector('.show-more').hidden"):
+                break
+            count = chrome.evaluate("document.querySelectorAll('#wall .card').length")
+            chrome.evaluate("document.querySelector('.show-more').click()")
+            settles(chrome, f"document.querySelectorAll('#wall .card').length > {count}", timeout=8)
+        got = chrome.evaluate("[document.querySelectorAll('#wall .card').length, document.querySelector('.show-more').hidden]")
+        check("Show more reaches every activity, then goes", got == [1009, True], str(got))
 
 
 def scheduled_paging_checks(chrome):
@@ -1020,6 +1042,9 @@ def paging_checks(chrome):
             chrome.wait_for("document.querySelectorAll('.ev').length === 701", timeout=10, what="all 701 events")
             check("Load more draws the next page and the control goes when none is left",
                   chrome.evaluate("document.querySelector('.load-more') === null"))
+            chrome.pump(6)  # a refresh (every 5 s) fetches the same events again
+            got = chrome.evaluate("[document.querySelectorAll('.ev').length, document.querySelectorAll('.tick').length]")
+            check("the newest events stay after a refresh, with a tick on the slider for each", got == [701, 701], str(got))
         finally:
             server.stop()
 
@@ -1373,6 +1398,159 @@ def layout_checks(chrome):
             server.stop()
 
 
+def press_enter(chrome):
+    chrome.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"})
+    chrome.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13})
+
+
+def search_checks(chrome):
+    with Step("search: Enter opens the booking of what is typed, an exact id first"):
+        server = Server()
+        try:
+            n = int(time.time())
+            ride = {"driverName": "Ana", "rating": "4.9", "progress": 0.3, "duration": 9}
+            server.ingest([{"type": "activity.started", "activity_id": a, "booking_id": b, "attributes_type": "LiveActivityAttributes",
+                            "occurred_at": n - 60 - i, "push_token": token(0xE0 + i), "content_state": ride}
+                           for i, (a, b) in enumerate((("case-lower", "bk-case"), ("case-upper", "BK-CASE"), ("h-long", "H-LONG"), ("other-1", "BK-OTHER")))])
+
+            def enter(text, wait):
+                chrome.navigate("about:blank")
+                chrome.navigate(server.base + "/#/")
+                chrome.wait_for("document.querySelectorAll('#wall .card').length === 4", timeout=8, what="the wall")
+                chrome.evaluate("document.querySelector('#search').focus()")
+                chrome.send("Input.insertText", {"text": text})
+                chrome.pump(wait)
+                press_enter(chrome)
+                return settles(chrome, "location.hash.startsWith('#/booking/') && document.querySelectorAll('.ev').length > 0", timeout=6) and chrome.evaluate("location.hash")
+
+            for text, wait, want in (("BK-CASE", 0.5, "BK-CASE"), ("bk-case", 0.5, "bk-case"), ("h-lon", 0.01, "H-LONG"), ("H-LONG", 0.01, "H-LONG")):
+                got = enter(text, wait)
+                check(f"{text!r} + Enter{' at once' if wait < 0.2 else ''} opens booking {want}", got == f"#/booking/{want}", repr(got))
+        finally:
+            server.stop()
+
+
+def hostile_checks(chrome):
+    with Step("timers as the phone decodes them, and long, odd or right-to-left values inside their card"):
+        server = Server()
+        try:
+            n = int(time.time())
+            long_name = "Maximilian-Alexander " * 30
+            rtl = "محمد عبد الله"
+            server.ingest([
+                # A backend's mistake: Unix seconds where the app's Date is seconds since 2001.
+                {"type": "activity.started", "activity_id": "t-unix", "booking_id": "BK-T-UNIX", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 90, "content_state": {"startedAt": n - 90}},
+                {"type": "activity.started", "activity_id": "t-future", "booking_id": "BK-T-FUTURE", "attributes_type": "TimerWidgetAttributes",
+                 "occurred_at": n - 90, "content_state": {"startedAt": n + 3600 - APPLE_EPOCH}},
+                {"type": "activity.started", "activity_id": "h-long", "booking_id": "H-LONG", "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "content_state": {"driverName": long_name, "rating": "4.9" * 40, "progress": 0.5, "duration": 1e300}},
+                {"type": "activity.started", "activity_id": "h-rtl", "booking_id": "BK-" + rtl, "attributes_type": "LiveActivityAttributes",
+                 "occurred_at": n - 60, "content_state": {"driverName": rtl + " (السائق)", "rating": "4.9", "progress": 0.5, "duration": 7}},
+                {"type": "activity.started", "activity_id": "g-key", "booking_id": "BK-G-KEY", "attributes_type": "DeliveryAttributes",
+                 "occurred_at": n - 60, "content_state": {"estimatedDeliveryWindowDescriptionForTheCourierAndTheCustomer" * 2: "Between 14:00 and 15:00"}},
+            ])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in ("t-unix", "t-future", "h-long", "h-rtl", "g-key")), timeout=8, what="the cards")
+            chrome.pump(1.2)
+            timer = lambda a: text_of(chrome, card(a) + ".querySelector('.ls-card .t-timer')")
+            unix = timer("t-unix") or ""
+            hours = int(unix.split(":")[0]) if re.fullmatch(r"\d+:\d\d:\d\d", unix) else 0
+            check("a start date sent in Unix seconds is read as the phone reads it: 31 years ahead, a huge timer", hours > 24 * 365 * 30, repr(unix))
+            future = timer("t-future") or ""
+            check("a start date an hour ahead counts down toward it (not a frozen 0:00)", re.fullmatch(r"(59|60|1:00):\d\d(:\d\d)?", future) is not None, repr(future))
+            chrome.pump(1.1)
+            later = timer("t-future") or ""
+            check("… and ticks down", later != future and later < future, f"{future!r} then {later!r}")
+            got = chrome.evaluate("""(() => {
+              const outside = (box, selector) => {
+                const b = box.getBoundingClientRect();
+                return [...box.querySelectorAll(selector)].filter((el) => {
+                  const r = el.getBoundingClientRect();
+                  return r.width > 0 && (r.left < b.left - 0.5 || r.right > b.right + 0.5);
+                }).map((el) => `${el.className}: ${el.textContent.slice(0, 24)}`);
+              };
+              const c = %s;
+              const inRegions = [...c.querySelectorAll('.di-expanded .di-region')].flatMap((r) => outside(r, '*'));
+              return { card: outside(c.querySelector('.ls-card'), '*'), island: outside(c.querySelector('.di-expanded'), '*'), regions: inRegions };
+            })()""" % card("h-long"))
+            check("a long name, a long rating and 1e300 minutes stay inside the lock-screen card", not got["card"], str(got["card"]))
+            check("… and inside the expanded island and its regions", not got["island"] and not got["regions"], str(got))
+            dd = chrome.evaluate(card("g-key") + ".querySelector('.ls-card .t-fields dd').getBoundingClientRect().width")
+            check(f"a generic card's long key leaves its value room ({dd:.0f} px), not one character per line", dd > 100, str(dd))
+            iso = chrome.evaluate("""(() => {
+              const c = %s;
+              const els = [c.querySelector('.card-title'), c.querySelector('.ls-card .t-one-line'), c.querySelector('.booking-link'),
+                           c.querySelector('.di-expanded .t-text')];
+              return els.map((e) => e ? getComputedStyle(e).unicodeBidi : 'missing');
+            })()""" % card("h-rtl"))
+            check("right-to-left values (title, name, booking id) are isolated from their neighbours", all(v in ("isolate", "plaintext") for v in iso), str(iso))
+            chrome.screenshot(os.path.join(OUT, "hostile.png"))
+        finally:
+            server.stop()
+
+
+def outage_checks(chrome):
+    """Triage with more items than listed, and every view when the server hangs (SIGSTOP)."""
+    server = Server()
+    try:
+        n = int(time.time())
+        events = [{"type": "activity.started", "activity_id": f"st-{i:02d}", "booking_id": f"BK-ST-{i:02d}", "attributes_type": "TimerWidgetAttributes",
+                   "occurred_at": n - 600 - i, "stale_date": n - 300, "content_state": {"startedAt": n - 600 - APPLE_EPOCH}} for i in range(53)]
+        server.ingest(events)
+        with Step("triage: local times, a link to the rest, and a time that moves"):
+            chrome.navigate(server.base + "/#/triage")
+            chrome.wait_for("document.querySelectorAll('.triage-group[data-problem=stale] .triage-row').length > 0", timeout=10, what="the stale group")
+            row = chrome.evaluate("""(() => { const r = [...document.querySelectorAll('.triage-row')].find((r) => r.querySelector('a').textContent === 'BK-ST-00');
+              const t = r && r.querySelector('time'); return t ? [t.textContent, t.getAttribute('datetime')] : null; })()""")
+            check("each item shows its time in the page's local time, beside the server's words",
+                  row is not None and row[0] == time.strftime("%H:%M:%S", time.gmtime(n - 600)), str(row))
+            more = chrome.evaluate("(() => { const m = document.querySelector('.triage-group[data-problem=stale] .triage-more'); return m && [m.textContent, m.querySelector('a')?.getAttribute('href')]; })()")
+            check("'and 3 more' links to the wall's stale filter", more == ["and 3 more", "#/?state=stale"], str(more))
+            sub = chrome.evaluate("document.querySelector('.triage-sub').textContent")
+            moved = settles(chrome, f"document.querySelector('.triage-sub').textContent !== {js(sub)}", timeout=12)
+            check("the 'as of' time is redrawn at each refresh while the problems stay the same", moved, sub)
+        with Step("a hung server: every view says its data is stale and keeps it"):
+            views = (("triage", "/#/triage", "document.querySelectorAll('.triage-row').length > 0", "#triage-view .view-status"),
+                     ("booking", "/#/booking/BK-ST-00", "document.querySelectorAll('.ev').length > 0", "#booking-view .view-status"),
+                     ("channels", "/#/channels", "document.querySelector('.channels-head') !== null", "#channels-view .view-status"),
+                     ("wall", "/#/", "document.querySelectorAll('#wall .card').length > 0", "#status"))
+            for name, path, drawn, status in views:
+                chrome.navigate(server.base + path)
+                chrome.wait_for(f"{drawn} && /Updated/.test(document.querySelector({js(status)})?.textContent)", timeout=10, what=f"the {name} view")
+                server.proc.send_signal(signal.SIGSTOP)
+                try:
+                    stale = settles(chrome, f"document.querySelector({js(status)}).classList.contains('status-error')", timeout=20)
+                    text = chrome.evaluate(f"document.querySelector({js(status)}).textContent")
+                    check(f"{name}: a hung server shows as stale, with the time of the data shown",
+                          stale and "no answer within" in text and "showing the data of" in text, text)
+                    check(f"{name}: the last data stays on screen", chrome.evaluate(drawn))
+                finally:
+                    server.proc.send_signal(signal.SIGCONT)
+                back = settles(chrome, f"!document.querySelector({js(status)}).classList.contains('status-error')", timeout=15)
+                check(f"{name}: live again once the server answers", back, chrome.evaluate(f"document.querySelector({js(status)}).textContent"))
+        with Step("booking on a phone: the exact time is whole, 24-hour, and can be typed"):
+            chrome.send("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": False})
+            try:
+                chrome.navigate(server.base + "/#/booking/BK-ST-00")
+                chrome.wait_for("document.querySelectorAll('.ev').length > 0 && document.querySelector('.time-input') !== null", timeout=10, what="the booking")
+                got = chrome.evaluate("(() => { const i = document.querySelector('.time-input'); return [i.value, i.getBoundingClientRect().width, i.scrollWidth <= i.clientWidth, document.documentElement.scrollWidth]; })()")
+                check("at 375 px the exact time shows whole, as the page writes times (24-hour)",
+                      re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", got[0] or "") is not None and got[1] >= 150 and got[2] and got[3] <= 375, str(got))
+                at = n - 450
+                typed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+                chrome.evaluate("(() => { const i = document.querySelector('.time-input'); i.focus(); i.select(); })()")
+                chrome.send("Input.insertText", {"text": typed})
+                press_enter(chrome)
+                want = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(at))
+                ok = settles(chrome, f"decodeURIComponent(location.hash).endsWith('?at=' + {js(want)})", timeout=5)
+                check("a typed 24-hour time selects that instant", ok, chrome.evaluate("location.hash"))
+            finally:
+                chrome.send("Emulation.setDeviceMetricsOverride", {"width": chrome.width, "height": chrome.height, "deviceScaleFactor": chrome.scale, "mobile": False})
+    finally:
+        server.stop()
+
+
 def main():
     update = "--update-screenshots" in sys.argv
     os.makedirs(OUT, exist_ok=True)
@@ -1417,6 +1595,9 @@ def main():
         island_fit_checks(chrome)
         long_id_checks(chrome)
         layout_checks(chrome)
+        search_checks(chrome)
+        hostile_checks(chrome)
+        outage_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
     finally:

@@ -3,8 +3,13 @@
 // and sends it as a bearer token on every call.
 
 import { h } from "./dom.js";
+import * as fmt from "./format.js";
 
 const KEY = "lam.readToken";
+// A server that hangs (stopped, overloaded) never answers: without a deadline a view would keep
+// waiting and look live. A bit over the views' refresh intervals (4–5 s), so a slow answer
+// still counts while a hung one shows as stale at the next refresh.
+export const TIMEOUT_MS = 6000;
 
 export class NotFound extends Error {}
 
@@ -14,15 +19,28 @@ export async function getJSON(path, { signal } = {}) {
     const token = sessionStorage.getItem(KEY);
     const headers = { Accept: "application/json" };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await fetch(path, { headers, signal, cache: "no-store" });
-    if (res.status === 401) {
-      await askForToken(token ? "That token was not accepted." : null);
-      continue;
+    const deadline = AbortSignal.timeout(TIMEOUT_MS);
+    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    try {
+      const res = await fetch(path, { headers, signal: both, cache: "no-store" });
+      if (res.status === 401) {
+        await askForToken(token ? "That token was not accepted." : null);
+        continue;
+      }
+      if (res.status === 404) throw new NotFound(await errorText(res));
+      if (!res.ok) throw new Error(`${res.status}: ${await errorText(res)}`);
+      return await res.json(); // the body too must come before the deadline
+    } catch (err) {
+      if (deadline.aborted && !signal?.aborted) throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+      throw err;
     }
-    if (res.status === 404) throw new NotFound(await errorText(res));
-    if (!res.ok) throw new Error(`${res.status}: ${await errorText(res)}`);
-    return res.json();
   }
+}
+
+/** The words of a view whose refresh failed: it keeps the data of `lastOk` (Unix seconds). */
+export function staleText(err, lastOk) {
+  const since = lastOk ? ` — showing the data of ${fmt.clock(lastOk, { withSeconds: true })}` : "";
+  return `Cannot refresh (${err.message})${since}; retrying`;
 }
 
 async function errorText(res) {

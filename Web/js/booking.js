@@ -5,7 +5,7 @@
 // replay of the stored events through its own state engine. This page only draws them.
 
 import { h, clear } from "./dom.js";
-import { getJSON, NotFound } from "./api.js";
+import { getJSON, NotFound, staleText } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
@@ -83,7 +83,7 @@ export class BookingView {
     this.live = at === null;
     if (!same) {
       this.data = null;
-      this.wanted = PAGE;
+      this.eventsWanted = PAGE; // grows with "Load more"; every refresh fetches that many again
       clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
     } else if (this.cardsAt) {
       // The same booking at another instant (?at= changed): load() redraws only when the data
@@ -119,6 +119,7 @@ export class BookingView {
       const events = data.events ?? [];
       const sig = JSON.stringify([events.length, events.at(-1)?.received_at, data.activities, data.priority10_budget, data.not_replayed, data.next_cursor]);
       this.fetchedAt = fmt.nowSeconds();
+      this.lastError = null;
       if (!this.data || sig !== this.sig) {
         this.data = data;
         this.sig = sig;
@@ -133,6 +134,7 @@ export class BookingView {
         this.renderSnapshot();
       }
       if (this.day !== fmt.today()) this.newDay();
+      this.showStatus();
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound) {
@@ -152,17 +154,30 @@ export class BookingView {
       }
       console.error(err);
       if (!this.data) clear(this.root).append(h("div", { class: "empty", text: `Cannot load booking ${id}: ${err.message}` }));
+      else {
+        // The last answer stays on screen, marked stale.
+        this.lastError = err;
+        this.showStatus();
+      }
     }
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
   }
 
-  /** The booking with its first `this.wanted` events (or all, if fewer): page after page,
+  /** When the data shown was fetched, or why it may be out of date. */
+  showStatus() {
+    if (!this.status) return;
+    const err = this.lastError;
+    this.status.classList.toggle("status-error", Boolean(err));
+    this.status.textContent = err ? staleText(err, this.fetchedAt) : `Updated ${fmt.clock(this.fetchedAt, { withSeconds: true })}`;
+  }
+
+  /** The booking with its first `this.eventsWanted` events (or all, if fewer): page after page,
    *  as the server gives them (a large booking is never fetched whole at once). */
   async fetchPages(id) {
     const base = `api/bookings/${encodeURIComponent(id)}?limit=${PAGE}`;
     const data = await getJSON(base);
     let events = data.events ?? [];
-    while (data.next_cursor && events.length < this.wanted) {
+    while (data.next_cursor && events.length < this.eventsWanted) {
       const more = await getJSON(`${base}&cursor=${encodeURIComponent(data.next_cursor)}`);
       events = events.concat(more.events ?? []);
       data.next_cursor = more.next_cursor;
@@ -173,7 +188,7 @@ export class BookingView {
 
   /** Asks for the next page of events. */
   loadMore() {
-    this.wanted = (this.data?.events?.length ?? 0) + PAGE;
+    this.eventsWanted = (this.data?.events?.length ?? 0) + PAGE;
     this.load();
   }
 
@@ -272,11 +287,14 @@ export class BookingView {
     const d = this.data;
     const root = clear(this.root);
     const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    this.status = h("p", { class: "status view-status", attrs: { role: "status" } });
     root.append(
       h("div", { class: "booking-head" },
         h("a", { class: "back", attrs: { href: "#/" } }, "← All activities"),
-        h("h1", {}, "Booking ", h("span", { class: "mono", text: d.booking_id })),
-        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} event${this.events.length === 1 ? "" : "s"} · times in ${tz}` })));
+        h("h1", {}, "Booking ", h("span", { class: "mono", attrs: { dir: "auto" }, text: d.booking_id })),
+        h("p", { class: "muted", text: `${this.activityIds.length} activit${this.activityIds.length === 1 ? "y" : "ies"} · ${this.events.length} event${this.events.length === 1 ? "" : "s"} · times in ${tz}` }),
+        this.status));
+    this.showStatus();
 
     // Time chooser
     this.slider = h("input", {
@@ -284,15 +302,18 @@ export class BookingView {
       attrs: { type: "range", min: this.range.min, max: this.range.max, step: 1, "aria-label": "Point in time" },
       on: { input: () => this.select(Number(this.slider.value)) },
     });
+    // A text field in the page's own format ("2026-11-29 14:32:05", local, 24-hour): a
+    // datetime-local control follows the browser's locale (12-hour here) and is too wide for a phone.
+    const pick = () => {
+      const t = parseLocal(this.timeInput.value);
+      this.timeInput.setAttribute("aria-invalid", String(t === null));
+      if (t !== null) this.select(t);
+    };
     this.timeInput = h("input", {
-      class: "time-input",
-      attrs: { type: "datetime-local", step: 1, "aria-label": "Exact time" },
-      on: {
-        change: () => {
-          const t = Date.parse(this.timeInput.value) / 1000;
-          if (Number.isFinite(t)) this.select(t);
-        },
-      },
+      class: "time-input tabular",
+      attrs: { type: "text", "aria-label": "Exact time (YYYY-MM-DD hh:mm:ss, 24-hour, local)", title: "YYYY-MM-DD hh:mm:ss (24-hour, local time)",
+        placeholder: "YYYY-MM-DD hh:mm:ss", autocomplete: "off", spellcheck: "false", enterkeyhint: "go" },
+      on: { change: pick, keydown: (e) => { if (e.key === "Enter") pick(); } },
     });
     const ticks = h("div", { class: "ticks", attrs: { "aria-hidden": "true" } });
     this.ticks = [];
@@ -423,12 +444,12 @@ export class BookingView {
     const changes = ev.lockScreen?.content_changes ?? [];
     if (changes.length) {
       details.push(h("span", { class: "diff" }, changes.map((c) => h("span", { class: "change" },
-        h("span", { class: "key", text: c.key }), " ",
-        c.from === undefined ? null : h("span", { class: "from", text: fmt.jsonValue(c.from) }),
+        h("bdi", { class: "key", text: c.key }), " ",
+        c.from === undefined ? null : h("bdi", { class: "from", text: fmt.jsonValue(c.from) }),
         c.from === undefined ? null : " → ",
-        c.to === undefined ? h("span", { class: "to muted", text: "removed" }) : h("span", { class: "to", text: fmt.jsonValue(c.to) })))));
+        c.to === undefined ? h("span", { class: "to muted", text: "removed" }) : h("bdi", { class: "to", text: fmt.jsonValue(c.to) })))));
     } else if (ev.contentState && effect !== "applied") {
-      details.push(h("span", { class: "diff diff-ignored" }, Object.entries(ev.contentState).map(([k, v]) => h("span", { class: "change" }, h("span", { class: "key", text: k }), " ", h("span", { class: "to", text: fmt.jsonValue(v) })))));
+      details.push(h("span", { class: "diff diff-ignored" }, Object.entries(ev.contentState).map(([k, v]) => h("span", { class: "change" }, h("bdi", { class: "key", text: k }), " ", h("bdi", { class: "to", text: fmt.jsonValue(v) })))));
     }
     const staleKey = ev.activityId ?? "";
     const staleChanged = this.lastStale.get(staleKey) !== ev.staleDate;
@@ -442,7 +463,7 @@ export class BookingView {
       details.push(h("span", { class: "detail", text: words.filter(Boolean).join(" ") }));
     }
     if (e.alert && typeof e.alert === "object") {
-      details.push(h("span", { class: "detail" }, "alert: ", h("span", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
+      details.push(h("span", { class: "detail" }, "alert: ", h("bdi", { text: [e.alert.title, e.alert.body].filter((x) => typeof x === "string").join(" — ") })));
     }
     if (this.lateIndexes.has(ev.index)) {
       const received = fmt.toSeconds(e.received_at);
@@ -466,7 +487,7 @@ export class BookingView {
         h("span", { class: "ev-line" },
           h("time", { class: "ev-time tabular", attrs: { datetime: new Date(ev.t * 1000).toISOString() }, text: fmt.clock(ev.t, { withSeconds: true }) }),
           h("span", { class: "ev-kind", text: kind.label }),
-          multi && ev.activityId ? h("span", { class: "ev-activity mono", title: ev.activityId, text: ev.activityId }) : null,
+          multi && ev.activityId ? h("span", { class: "ev-activity mono", attrs: { dir: "auto" }, title: ev.activityId, text: ev.activityId }) : null,
           h("span", { class: "ev-result" }, result)),
         details.length ? h("span", { class: "ev-details" }, details) : null)));
   }
@@ -479,7 +500,7 @@ export class BookingView {
           h("span", { class: "ev-line" },
             h("time", { class: "ev-time tabular", text: fmt.clock(derived.t, { withSeconds: true }) }),
             h("span", { class: "ev-kind", text: derived.text }),
-            this.activityIds.length > 1 ? h("span", { class: "ev-activity mono", text: derived.activityId }) : null))));
+            this.activityIds.length > 1 ? h("span", { class: "ev-activity mono", attrs: { dir: "auto" }, text: derived.activityId }) : null))));
   }
 
   /** The cards at the instant shown: following now, the server's current activities; at a
@@ -491,17 +512,21 @@ export class BookingView {
     this.instantLabel.textContent = this.live ? `now (${fmt.clock(t, { withSeconds: true })})` : fmt.fullDate(t);
     this.instantLabel.dataset.t = String(t);
     this.slider.value = String(Math.min(this.range.max, Math.max(this.range.min, Math.round(t))));
-    this.timeInput.value = localInputValue(t);
+    // Not while someone types in it: a refresh would overwrite what they typed.
+    if (document.activeElement !== this.timeInput) {
+      this.timeInput.value = fmt.fullDate(t);
+      this.timeInput.removeAttribute("aria-invalid");
+    }
     // To the millisecond: event times have them, and a link cut to the second opens before the event.
     this.permalink.setAttribute("href", bookingHref(this.id, t));
     clearTimeout(this.settleTimer);
     if (this.live) {
-      this.wanted = null;
+      this.wantedInstant = null;
       this.drawCards(this.data, t);
       return;
     }
     const key = instantKey(t);
-    this.wanted = key;
+    this.wantedInstant = key;
     const known = this.past.get(key);
     if (known) {
       this.drawCards(known, t);
@@ -523,9 +548,9 @@ export class BookingView {
       if (data !== this.data) return; // another booking, or new events: that render asks again
       if (this.past.size >= CACHE_LIMIT) this.past.delete(this.past.keys().next().value);
       this.past.set(key, answer);
-      if (this.wanted === key) this.drawCards(answer, t);
+      if (this.wantedInstant === key) this.drawCards(answer, t);
     } catch (err) {
-      if (data !== this.data || this.wanted !== key) return;
+      if (data !== this.data || this.wantedInstant !== key) return;
       console.error(err);
       this.cardsAt.classList.remove("snapshot-waiting");
       clear(this.cardsAt).append(h("div", { class: "empty", text: `Cannot load the lock screen at ${fmt.fullDate(t)}: ${err.message}` }));
@@ -550,21 +575,21 @@ export class BookingView {
         const template = this.templates.get(server.attributes_type);
         if (!template) continue;
         cards.push(h("div", { class: ["snap", `snap-${server.state}`], data: { activityId: id, state: server.state } },
-          h("div", { class: "snap-title" }, h("strong", { text: displayName(server, template) }), " ", h("span", { class: "mono muted", text: id })),
+          h("div", { class: "snap-title" }, h("strong", { attrs: { dir: "auto" }, text: displayName(server, template) }), " ", h("span", { class: "mono muted", attrs: { dir: "auto" }, text: id })),
           h("p", { class: "replay-note", text: "Its start is no longer among the stored events (pruned): this is the server's current card, not the card at this instant." }),
           badges(server, { budget }), lockScreen(server, template), diagnostics(server, { bookingLink: false, budget })));
         continue;
       }
       if (!a) {
         cards.push(h("div", { class: "snap", data: { activityId: id, state: "none" } },
-          h("div", { class: "snap-title" }, h("span", { class: "mono", text: id })),
+          h("div", { class: "snap-title" }, h("span", { class: "mono", attrs: { dir: "auto" }, text: id })),
           h("div", { class: "ls-card ls-none", text: "Not started yet at this time" })));
         continue;
       }
       const template = this.templates.get(a.attributes_type);
       if (!template) continue;
       cards.push(h("div", { class: ["snap", `snap-${a.state}`], data: { activityId: id, state: a.state } },
-        h("div", { class: "snap-title" }, h("strong", { text: displayName(a, template) }), " ", h("span", { class: "mono muted", text: id })),
+        h("div", { class: "snap-title" }, h("strong", { attrs: { dir: "auto" }, text: displayName(a, template) }), " ", h("span", { class: "mono muted", attrs: { dir: "auto" }, text: id })),
         badges(a, { at: t, budget }),
         a.state === "dismissed" ? h("div", { class: "gone", text: "No longer on the lock screen — this is what it showed last" }) : null,
         a.state === "pending"
@@ -607,10 +632,16 @@ function eventKind(e) {
   }
 }
 
-function localInputValue(t) {
-  const d = new Date(t * 1000);
-  const p = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+/** Unix seconds from a local time as `fmt.fullDate` writes it ("2026-11-29 14:32:05"; the
+ *  seconds may be left out), or null when it is not one. */
+function parseLocal(text) {
+  const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$/.exec(text);
+  if (!m) return null;
+  const [y, mo, d, hh, mm, ss] = m.slice(1).map((x) => Number(x ?? 0));
+  const date = new Date(y, mo - 1, d, hh, mm, ss);
+  // Date rolls 25:00 or Feb 30 over into the next day: refuse what does not read back the same.
+  if (date.getFullYear() !== y || date.getMonth() !== mo - 1 || date.getDate() !== d || date.getHours() !== hh || date.getMinutes() !== mm) return null;
+  return date.getTime() / 1000;
 }
 
 /** The booking of activity `id` (`GET /api/activities/{id}`), or null when there is none. */
@@ -627,7 +658,7 @@ async function bookingOfActivity(id) {
 function notFound(id) {
   return h("div", { class: "not-found", attrs: { role: "alert" } },
     h("h1", { text: "Booking not found" }),
-    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", text: id }), " is known to this monitor."),
-    h("p", { class: "muted", text: "Check the id (it is case-sensitive), or whether its events were ever ingested or already pruned." }),
+    h("p", {}, "No booking or activity with the id ", h("span", { class: "mono", attrs: { dir: "auto" }, text: id }), " is known to this monitor."),
+    h("p", { class: "muted", text: "Ids are case-sensitive here (the search box finds them by their start in any case): check the id, or whether its events were ever ingested or already pruned." }),
     h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }));
 }

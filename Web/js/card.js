@@ -151,9 +151,9 @@ export function diagnostics(activity, { at = null, bookingLink = true, budget = 
   const booking = activity.booking_id;
   return h("dl", { class: "diag" },
     row("Booking", booking
-      ? bookingLink ? h("a", { class: "booking-link mono", attrs: { href: bookingHref(booking) }, text: booking }) : h("span", { class: "mono", text: booking })
+      ? bookingLink ? h("a", { class: "booking-link mono", attrs: { href: bookingHref(booking), dir: "auto" }, text: booking }) : h("span", { class: "mono", attrs: { dir: "auto" }, text: booking })
       : h("span", { class: "muted", text: "—" })),
-    row("Activity", h("span", { class: "mono ellipsis", title: activity.activity_id, text: activity.activity_id })),
+    row("Activity", h("span", { class: "mono ellipsis", attrs: { dir: "auto" }, title: activity.activity_id, text: activity.activity_id })),
     channelRow(activity, row),
     row(activity.state === "pending" ? "Requested" : "Started", h("span", { class: "tabular", text: fmt.clock(fmt.toSeconds(activity.started_at)) }), rel(fmt.toSeconds(activity.started_at)),
       activity.source === "push_to_start" ? h("span", { class: "muted", text: " · push-to-start" }) : null),
@@ -174,7 +174,7 @@ function channelRow(activity, row) {
   const id = activity.channel_id;
   if (typeof id !== "string" || !id) return null;
   return row("Channel", h("span", { class: "channel", title: `Updated by channel ${id}: broadcast pushes to it reach every activity subscribed` },
-    "Updated by channel ", h("a", { class: "mono channel-id", attrs: { href: channelHref(id) }, text: id })));
+    "Updated by channel ", h("a", { class: "mono channel-id", attrs: { href: channelHref(id), dir: "auto" }, text: id })));
 }
 
 /** `#/channels/<id>`: the channel's page. */
@@ -188,7 +188,7 @@ function deliveryRow(activity, row, rel) {
   const bad = activity.undecodable;
   const missed = activity.delivery?.missed ?? 0;
   const confirmed = fmt.toSeconds(activity.delivery?.last_confirmed_at ?? null);
-  if (bad) return row("Phone", h("span", { class: "bad", text: `cannot decode the last push: ${bad.detail}` }), rel(fmt.toSeconds(bad.at)));
+  if (bad) return row("Phone", h("span", { class: "bad" }, "cannot decode the last push: ", h("bdi", { text: bad.detail })), rel(fmt.toSeconds(bad.at)));
   if (missed) return row("Phone", h("span", { class: "bad", text: `${missed} push${missed === 1 ? "" : "es"} accepted by APNs not shown` }));
   if (confirmed !== null) return row("Phone", h("span", { class: "ok", text: "showed the pushed content" }), rel(confirmed));
   return null;
@@ -227,8 +227,9 @@ function cardHead(activity, template) {
   return h("header", { class: "card-head" },
     appIcon,
     h("div", { class: "card-titles" },
-      h("div", { class: "card-title", text: displayName(activity, template) }),
-      h("div", { class: "card-sub", text: [activity.app, activity.attributes_type].filter(Boolean).join(" · ") })),
+      // dir="auto" here and on every id or value: right-to-left text stays in its own box.
+      h("div", { class: "card-title", attrs: { dir: "auto" }, text: displayName(activity, template) }),
+      h("div", { class: "card-sub" }, [activity.app, activity.attributes_type].filter(Boolean).map((x, i) => [i ? " · " : "", h("bdi", { text: x })]))),
     h("span", { class: ["state-dot", `dot-${activity.state}`], title: STATE_LABEL[activity.state] ?? activity.state }));
 }
 

@@ -6,7 +6,7 @@
 // broadcast did is its effect, as the server judged it.
 
 import { h, clear } from "./dom.js";
-import { getJSON, NotFound } from "./api.js";
+import { getJSON, NotFound, staleText } from "./api.js";
 import { loadTemplate } from "./templates.js";
 import { wallCard, bookingHref, channelHref } from "./card.js";
 import * as fmt from "./format.js";
@@ -44,6 +44,7 @@ export class ChannelsView {
     this.id = null;
     this.sig = null;
     this.wanted = PAGE;
+    this.lastOk = null; // when the server last answered (Unix seconds)
   }
 
   /** Shows the list (`id` null) or one channel. */
@@ -90,20 +91,36 @@ export class ChannelsView {
           this.renderChannel(data, template);
         }
       }
+      this.lastOk = fmt.nowSeconds();
+      this.setStatus(null);
     } catch (err) {
       if (seq !== this.seq) return;
       if (err instanceof NotFound && id !== null) {
         this.sig = "not-found";
         clear(this.root).append(h("div", { class: "not-found", attrs: { role: "alert" } },
           h("h1", { text: "Channel not found" }),
-          h("p", {}, "No channel with the id ", h("span", { class: "mono", text: id }), " is known to this monitor: none was reported created, and no activity or broadcast named it."),
+          h("p", {}, "No channel with the id ", h("span", { class: "mono", attrs: { dir: "auto" }, text: id }), " is known to this monitor: none was reported created, and no activity or broadcast named it."),
           h("a", { class: "back", attrs: { href: "#/channels" }, text: "← Channels" })));
         return;
       }
       console.error(err);
       if (this.sig === null) clear(this.root).append(h("div", { class: "empty", text: `Cannot load ${id === null ? "the channels" : `channel ${id}`}: ${err.message}` }));
+      else this.setStatus(err); // the last data stays, marked stale
     }
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
+  }
+
+  /** The refresh's state: when the data shown was fetched, or why it may be out of date. */
+  setStatus(err) {
+    if (!this.status) return;
+    this.status.classList.toggle("status-error", Boolean(err));
+    this.status.textContent = err ? staleText(err, this.lastOk) : `Updated ${fmt.clock(this.lastOk, { withSeconds: true })}`;
+  }
+
+  /** A new status line for a view's head (each render builds its head anew). */
+  statusLine() {
+    this.status = h("p", { class: "status view-status", attrs: { role: "status" } });
+    return this.status;
   }
 
   /** The first `this.wanted` channels, page after page as the server gives them. */
@@ -127,7 +144,7 @@ export class ChannelsView {
     const head = h("div", { class: "channels-head" },
       h("a", { class: "back", attrs: { href: "#/" }, text: "← All activities" }),
       h("h1", { text: "Broadcast channels" }),
-      h("p", { class: "channels-sub", text: `${counts.live ?? 0} live · ${counts.deleted ?? 0} deleted${limit}` }));
+      h("p", { class: "channels-sub", text: `${counts.live ?? 0} live · ${counts.deleted ?? 0} deleted${limit}` }), this.statusLine());
     if (!channels.length) {
       clear(this.root).append(head, h("p", { class: "empty", text: "No channel yet: channels appear once the backend reports creating one (channel.created), an activity subscribes to one, or a broadcast names one." }));
       return;
@@ -135,7 +152,7 @@ export class ChannelsView {
     const rows = channels.map((c) => {
       const b = c.last_broadcast;
       return h("tr", { class: ["channel-row", `channel-${c.state}`], data: { channelId: c.channel_id } },
-        h("td", { class: "channel-id-cell" }, h("a", { class: "mono", attrs: { href: channelHref(c.channel_id) }, title: c.channel_id, text: c.channel_id })),
+        h("td", { class: "channel-id-cell" }, h("a", { class: "mono", attrs: { href: channelHref(c.channel_id), dir: "auto" }, title: c.channel_id, text: c.channel_id })),
         h("td", { class: "channel-state", title: STATE_TITLE[c.state] ?? null, text: STATE[c.state] ?? c.state }),
         h("td", { class: "channel-storage", text: storage(c.storage_policy) }),
         h("td", { class: "channel-subscribers tabular", text: String(c.subscribers ?? 0) }),
@@ -169,8 +186,8 @@ export class ChannelsView {
     ].filter(Boolean);
     const head = h("div", { class: "channels-head" },
       h("a", { class: "back", attrs: { href: "#/channels" }, text: "← Channels" }),
-      h("h1", {}, "Channel ", h("span", { class: "mono channel-title", text: c.channel_id })),
-      h("p", { class: "channels-sub" }, facts.flatMap((f, i) => (i ? [" · ", f] : [f]))));
+      h("h1", {}, "Channel ", h("span", { class: "mono channel-title", attrs: { dir: "auto" }, text: c.channel_id })),
+      h("p", { class: "channels-sub" }, facts.flatMap((f, i) => (i ? [" · ", f] : [f]))), this.statusLine());
 
     // What its subscribers' lock screens show: each took the same broadcasts; the first (phone
     // order) stands for them.
@@ -186,8 +203,8 @@ export class ChannelsView {
       h("h2", { text: `Subscribers (${c.subscribers ?? 0}${subscribers.length < (c.subscribers ?? 0) ? `, first ${subscribers.length}` : ""})` }),
       subscribers.length
         ? h("ul", { class: "channel-list" }, subscribers.map((a) => h("li", { class: "channel-sub", data: { activityId: a.activity_id } },
-          a.booking_id ? h("a", { class: "mono", attrs: { href: bookingHref(a.booking_id) }, text: a.booking_id }) : h("span", { class: "muted", text: "—" }),
-          h("span", { class: "mono muted", title: a.activity_id, text: a.activity_id }),
+          a.booking_id ? h("a", { class: "mono", attrs: { href: bookingHref(a.booking_id), dir: "auto" }, text: a.booking_id }) : h("span", { class: "muted", text: "—" }),
+          h("span", { class: "mono muted", attrs: { dir: "auto" }, title: a.activity_id, text: a.activity_id }),
           h("span", { class: ["sub-state", `state-${a.state}`], text: a.state }),
           h("span", { class: "muted tabular", text: `content ${fmt.clock(fmt.toSeconds(a.content_timestamp), { withSeconds: true })}` }))))
         : h("p", { class: "muted", text: "None now." }));

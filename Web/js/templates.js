@@ -6,6 +6,7 @@ import { h, svg } from "./dom.js";
 import { icon } from "./icons.js";
 import * as fmt from "./format.js";
 import { fitText } from "./fit.js";
+import { TIMEOUT_MS } from "./api.js";
 
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 const cache = new Map(); // key → Promise<template>
@@ -40,7 +41,8 @@ let index = null; // Promise<Set<type> | null>, loaded once
 function templateIndex() {
   index ??= (async () => {
     try {
-      const res = await fetch("templates/index.json", { headers: { Accept: "application/json" } });
+      // A deadline: a hung server must not leave a type's template (and the views) waiting for good.
+      const res = await fetch("templates/index.json", { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
       const list = res.ok ? (await res.json())?.templates : undefined;
       if (Array.isArray(list)) return new Set(list.filter((t) => typeof t === "string"));
       console.warn(`templates/index.json: ${res.ok ? "no templates list" : `status ${res.status}`}; trying each type's file`);
@@ -77,7 +79,7 @@ export function loadTemplate(type) {
 
 async function fetchTemplate(url) {
   try {
-    const res = await fetch(url, { headers: { Accept: "application/json" } });
+    const res = await fetch(url, { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (!res.ok) return null;
     const t = await res.json();
     if (!t || typeof t !== "object" || Array.isArray(t) || !t.lock_screen) {
@@ -155,11 +157,13 @@ function lookup(path, ctx) {
 const APPLE_EPOCH = 978307200; // 2001-01-01T00:00:00Z: Swift's Date encodes as seconds since it
 
 /**
- * A content-state date as Unix seconds. Swift's default Codable `Date` is seconds since 2001
- * (what a backend copying ActivityKit's encoding sends); others send Unix seconds, milliseconds
- * or ISO 8601. "auto" picks the reading nearest the content's own timestamp.
+ * A content-state date as Unix seconds. Swift's default Codable `Date` is seconds since 2001, and
+ * that is how the phone decodes the app's ContentState (the default, "apple_reference"): a
+ * backend that sends Unix seconds there shows a date 31 years ahead on the phone, and so here.
+ * "unix" and "unix_ms" are for apps that decode dates themselves; "auto" guesses, picking the
+ * reading nearest the content's own timestamp (what a backend meant, not what a phone shows).
  */
-export function decodeDate(value, encoding = "auto", near = fmt.nowSeconds()) {
+export function decodeDate(value, encoding = "apple_reference", near = fmt.nowSeconds()) {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") {
     if (/^-?\d+(\.\d+)?$/.test(value.trim())) return decodeDate(Number(value), encoding, near);
@@ -238,7 +242,7 @@ function truthy(path, ctx) {
 export function renderElement(spec, ctx) {
   if (spec === null || spec === undefined) return null;
   if (Array.isArray(spec)) return h("div", { class: "t-column" }, spec.map((s) => renderElement(s, ctx)));
-  if (typeof spec === "string") return h("span", { class: "t-text", text: interpolate(spec, ctx) });
+  if (typeof spec === "string") return h("span", { class: "t-text", attrs: { dir: "auto" }, text: interpolate(spec, ctx) });
   if (typeof spec !== "object") return null;
   if (spec.when && !truthy(spec.when, ctx)) return null;
   if (spec.unless && truthy(spec.unless, ctx)) return null;
@@ -253,20 +257,21 @@ export function renderElement(spec, ctx) {
   } else if ("spacer" in spec) {
     el = h("div", { class: "t-spacer" });
   } else if ("text" in spec) {
-    el = h("span", { class: "t-text", text: interpolate(spec.text, ctx) });
+    // dir="auto": a right-to-left name is isolated and cannot reorder its neighbours.
+    el = h("span", { class: "t-text", attrs: { dir: "auto" }, text: interpolate(spec.text, ctx) });
     if (ctx.fit) fitText(el, { short: interpolate(spec.text, { ...ctx, short: true }) });
   } else if ("value" in spec) {
     const shown = (c) => {
       const text = formatValue(lookup(spec.value, c), spec.format, c);
       return text === "" ? spec.placeholder ?? "—" : `${spec.prefix ?? ""}${text}${spec.suffix ?? ""}`;
     };
-    el = h("span", { class: "t-text", text: shown(ctx) });
+    el = h("span", { class: "t-text", attrs: { dir: "auto" }, text: shown(ctx) });
     if (ctx.fit) fitText(el, { short: shown({ ...ctx, short: true }) });
   } else if ("timer" in spec) {
     el = renderTimer(spec, ctx);
   } else if ("button" in spec) {
     el = h("span", { class: "t-button", attrs: { "aria-hidden": "true" } },
-      spec.icon ? icon(spec.icon) : null, spec.button ? h("span", { text: interpolate(spec.button, ctx) }) : null);
+      spec.icon ? icon(spec.icon) : null, spec.button ? h("span", { attrs: { dir: "auto" }, text: interpolate(spec.button, ctx) }) : null);
     const bg = cssColor(spec.background, ctx.template.tint);
     if (bg) el.style.backgroundColor = bg;
   } else if ("icon" in spec) {
@@ -317,7 +322,9 @@ function renderTimer(spec, ctx) {
   const text = (now) => {
     if (startedAt === null) return "0:00"; // as the seed: no start date shows 0:00
     const at = pausedAt ?? now;
-    const value = down ? Math.max(0, startedAt - at) : Math.max(0, at - startedAt);
+    // `.timer` shows the time between now and the date: it counts down toward a future date
+    // and up from a past one. "down" is Text(timerInterval:countsDown:), which stops at 0:00.
+    const value = down ? Math.max(0, startedAt - at) : Math.abs(at - startedAt);
     return fmt.timerText(value);
   };
   if (ctx.fit) fitText(el);
@@ -362,13 +369,15 @@ function renderFields(spec, ctx) {
   const obj = lookup(spec.fields, ctx);
   const dl = h("dl", { class: "t-fields" });
   if (!obj || typeof obj !== "object") {
-    dl.append(h("div", { class: "t-field" }, h("dt", { text: spec.fields }), h("dd", { text: fmt.jsonValue(obj ?? null) })));
+    dl.append(h("div", { class: "t-field" }, h("dt", { text: spec.fields }), h("dd", { attrs: { dir: "auto" }, text: fmt.jsonValue(obj ?? null) })));
     return dl;
   }
   const entries = Object.entries(obj);
   const limit = Number(spec.limit) || 12;
   for (const [key, value] of entries.slice(0, limit)) {
-    dl.append(h("div", { class: "t-field" }, h("dt", { text: key }), h("dd", { text: formatValue(value, null, ctx) || "—" })));
+    // A long key is cut (in full on hover) so that its value keeps its room.
+    dl.append(h("div", { class: "t-field" }, h("dt", { attrs: { dir: "auto" }, title: key, text: key }),
+      h("dd", { attrs: { dir: "auto" }, text: formatValue(value, null, ctx) || "—" })));
   }
   if (entries.length > limit) dl.append(h("div", { class: "t-field t-more" }, h("dt", { text: `+${entries.length - limit} more` })));
   return dl;
@@ -383,7 +392,7 @@ export function context(activity, template, { at = null } = {}) {
     attributes: activity.attributes ?? {},
     activity,
     template,
-    dates: template.dates ?? "auto",
+    dates: template.dates ?? "apple_reference", // what a phone with the default decoding shows
     live: at === null,
     now: at === null ? fmt.nowSeconds : () => at,
   };

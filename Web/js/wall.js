@@ -1,18 +1,20 @@
 // The activity wall: every visible activity in phone order, refreshed every few seconds in
 // place (cards are keyed by activity id and only rebuilt when their data changed, so scroll
-// position, filters and ticking timers survive), rendered a page at a time so 1,000 activities
-// stay smooth. Scheduled activities (`pending` until their start date) are not on any lock screen
-// yet: they are listed apart, above, in their own section.
+// position, filters and ticking timers survive). Only the cards drawn are asked of the server
+// (`limit`, then `next_cursor`): "Show more" asks for the next page, so a fleet of any size
+// costs what is on screen, and every activity can be reached. Scheduled activities (`pending`
+// until their start date) are not on any lock screen yet: they are listed apart, above, in their
+// own section.
 
-import { h, clear } from "./dom.js";
-import { getJSON } from "./api.js";
+import { h, clear, append } from "./dom.js";
+import { getJSON, staleText } from "./api.js";
 import { loadTemplate, cachedTemplate } from "./templates.js";
 import { wallCard, scheduledCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
 
 const REFRESH_MS = 4000;
 const PAGE = 60; // cards added to the page at a time
-const MAX_PAGES = 10; // of 1,000 activities each
+const MAX_LIMIT = 1000; // the most the server lists in one answer (DESIGN.md section 6)
 
 export class Wall {
   constructor({ root, onFilters }) {
@@ -22,6 +24,7 @@ export class Wall {
     this.cards = new Map(); // activity id → { el, sig }
     this.scheduledCards = new Map(); // the same, for the scheduled section
     this.list = [];
+    this.cursor = null; // the server's next_cursor after the last activity fetched: there are more
     this.shown = PAGE;
     this.types = new Set();
     this.counts = null;
@@ -50,7 +53,7 @@ export class Wall {
     this.attention = this.root.querySelector("#attention") ?? h("p", { class: "attention" });
     this.root.append(this.scheduled, this.nowTitle, this.grid, this.empty, this.more, this.sentinel);
     new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && this.running && this.shown < this.paged().length) this.showMore();
+      if (entries.some((e) => e.isIntersecting) && this.running && (this.shown < this.paged().length || this.cursor)) this.showMore();
     }, { rootMargin: "800px 0px" }).observe(this.sentinel);
   }
 
@@ -63,25 +66,55 @@ export class Wall {
     for (const b of stateButtons) b.addEventListener("click", () => this.setFilters({ state: b.dataset.state }));
     typeSelect.addEventListener("change", () => this.setFilters({ type: typeSelect.value }));
     let debounce = null;
+    const search = () => {
+      debounce = null;
+      // On the booking page the box only opens bookings: it must not rewrite the URL.
+      if (this.running) this.setFilters({ q: searchInput.value.trim() });
+    };
     searchInput.addEventListener("input", () => {
       clearTimeout(debounce);
-      // On the booking page the box only opens bookings: it must not rewrite the URL.
-      debounce = setTimeout(() => { if (this.running) this.setFilters({ q: searchInput.value.trim() }); }, 200);
+      debounce = setTimeout(search, 200);
     });
-    searchForm.addEventListener("submit", (ev) => {
+    searchForm.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const q = searchInput.value.trim();
       if (!q) return;
-      // Enter opens the booking: an exact booking id, the booking of an activity id on the wall,
-      // or the only booking the search matches. Anything else goes to the booking page as is,
-      // which also looks it up as an activity id (one not on the wall, e.g. dismissed).
-      const bookings = new Set(this.list.map((a) => a.booking_id).filter(Boolean));
-      const exact = [...bookings].find((b) => b.toLowerCase() === q.toLowerCase());
-      const ofActivity = this.list.find((a) => a.activity_id === q && a.booking_id)?.booking_id;
-      const target = exact ?? ofActivity ?? (bookings.size === 1 ? [...bookings][0] : q);
-      location.hash = bookingHref(target);
+      // Enter acts on what is typed now: a search still waiting for its pause runs at once, and
+      // the booking is looked up for `q` itself, not in the list of an earlier search.
+      if (debounce !== null) {
+        clearTimeout(debounce);
+        search();
+      }
+      location.hash = bookingHref(await this.bookingFor(q));
     });
     this.syncControls();
+  }
+
+  /**
+   * The booking Enter opens for `q`, from the server's search (`?q=`: a prefix of an activity or
+   * booking id, in any case; ids themselves are case-sensitive): the booking whose id is `q`
+   * exactly, the booking of the activity `q`, the one booking whose id is `q` in another case,
+   * or the only booking the search matches. Anything else is `q` as is: the booking page also
+   * looks it up as an activity id (one not listed, e.g. dismissed).
+   */
+  async bookingFor(q) {
+    let answer;
+    try {
+      answer = await getJSON(`api/activities?${new URLSearchParams({ q, limit: "100" })}`);
+    } catch (err) {
+      console.warn(`search ${q}: ${err.message}`);
+      return q;
+    }
+    const list = answer.activities ?? [];
+    const bookings = [...new Set(list.map((a) => a.booking_id).filter(Boolean))];
+    if (bookings.includes(q)) return q;
+    const ofActivity = list.find((a) => a.activity_id === q && a.booking_id)?.booking_id;
+    if (ofActivity) return ofActivity;
+    const folded = bookings.filter((b) => b.toLowerCase() === q.toLowerCase());
+    if (folded.length === 1) return folded[0];
+    // One booking only if the answer is the whole match (no next page).
+    if (bookings.length === 1 && !answer.next_cursor && !folded.length) return bookings[0];
+    return q;
   }
 
   setFilters(change, { fromUrl = false } = {}) {
@@ -138,26 +171,45 @@ export class Wall {
     return p;
   }
 
+  /**
+   * The listing's activities, page by page, each request asking for what is still
+   * `wanted(list)`, until nothing is or the last page came. Returns { list, counts, budget,
+   * cursor } (`counts` and the budget from the first answer).
+   */
+  async fetchList(seq, extra, wanted) {
+    let list = [];
+    let first = null;
+    let cursor = null;
+    do {
+      const q = this.query({ ...extra, limit: Math.min(MAX_LIMIT, Math.max(1, wanted(list))) });
+      if (cursor) q.set("cursor", cursor);
+      const body = await getJSON(`api/activities?${q}`);
+      if (seq !== this.seq) return null;
+      first ??= body;
+      list = list.concat(body.activities ?? []);
+      cursor = body.next_cursor ?? null;
+    } while (cursor && wanted(list) > 0);
+    const budget = Number.isInteger(first.priority10_budget) ? first.priority10_budget : null;
+    return { list, counts: first.counts, budget, cursor };
+  }
+
   async refresh() {
     clearTimeout(this.timer);
     const seq = ++this.seq;
     try {
-      let list = [];
-      let counts = null;
-      let budget = null;
-      let cursor = null;
-      let truncated = false;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const q = this.query({ limit: 1000 });
-        if (cursor) q.set("cursor", cursor);
-        const body = await getJSON(`api/activities?${q}`);
-        if (seq !== this.seq) return;
-        list = list.concat(body.activities ?? []);
-        counts = counts ?? body.counts;
-        budget = budget ?? (Number.isInteger(body.priority10_budget) ? body.priority10_budget : null);
-        cursor = body.next_cursor;
-        if (!cursor) break;
-        if (page === MAX_PAGES - 1) truncated = true;
+      const drawable = (list) => list.filter((a) => a.state !== "pending").length;
+      // Scheduled ones are shown soonest first, an order the server does not list them in: all
+      // of them are fetched (there are few: they wait for a start date).
+      const all = () => MAX_LIMIT;
+      const pendingOnly = this.filters.state === "pending";
+      const main = await this.fetchList(seq, {}, pendingOnly ? all : (list) => this.shown - drawable(list));
+      if (!main) return;
+      let { list, counts } = main;
+      const { budget, cursor } = main;
+      if (!pendingOnly && !this.filters.state && counts?.pending > 0) {
+        const scheduled = await this.fetchList(seq, { state: "pending" }, all);
+        if (!scheduled) return;
+        list = list.filter((a) => a.state !== "pending").concat(scheduled.list);
       }
       if (this.filters.state === "dismissed") {
         // The dismissed listing carries no counts of the visible states: ask for them.
@@ -171,9 +223,9 @@ export class Wall {
       this.triage = triage;
       if (!this.filters.type) for (const a of list) this.types.add(a.attributes_type);
       this.list = list;
+      this.cursor = cursor;
       this.counts = counts;
       this.budget = budget ?? this.budget;
-      this.truncated = truncated;
       this.lastOk = Date.now();
       this.render();
       this.setStatus(null);
@@ -197,14 +249,26 @@ export class Wall {
     }
     this.status.classList.toggle("status-error", Boolean(err));
     this.status.textContent = err
-      ? `Cannot refresh (${err.message}) — retrying`
+      ? staleText(err, this.lastOk && this.lastOk / 1000)
       : `Updated ${fmt.clock(this.lastOk / 1000, { withSeconds: true })}`;
     this.status.title = err ? "The last refresh failed; the cards show the last good data." : `Live: refreshes every ${REFRESH_MS / 1000} s`;
   }
 
+  /** The next page of cards: drawn from what was fetched, or asked of the server. */
   showMore() {
     this.shown += PAGE;
-    this.render();
+    if (this.shown > this.paged().length && this.cursor && this.running) this.refresh();
+    else this.render();
+  }
+
+  /** How many activities the current filters list, from the server's counts (filtered by type
+   *  and search, not by state); null when it does not say (the dismissed listing). */
+  total() {
+    const c = this.counts;
+    if (!c) return null;
+    const s = this.filters.state;
+    if (s === "") return (c.active ?? 0) + (c.stale ?? 0) + (c.ended ?? 0);
+    return s in c ? c[s] : null;
   }
 
   /** One line for on-call, from the server's triage (GET /api/triage): what needs a look now,
@@ -260,18 +324,19 @@ export class Wall {
     this.scheduledMore.textContent = `All scheduled (${hiddenScheduled} more)`;
     this.nowTitle.hidden = allScheduled.length === 0 || list.length === 0;
     this.renderAttention(this.triage);
-    const remaining = paged.length - n;
-    this.more.hidden = remaining <= 0;
-    this.more.textContent = `Show more (${remaining} more${this.truncated ? "+" : ""})`;
+    const total = this.total();
+    const remaining = total === null ? paged.length - n : total - n;
+    this.more.hidden = n >= paged.length && !this.cursor;
+    this.more.textContent = remaining > 0 ? `Show more (${remaining} more)` : "Show more";
     this.empty.hidden = list.length > 0 || allScheduled.length > 0;
     if (!list.length) {
       const f = this.filters;
       // The search matches the start of an activity or booking id (or the whole id), any case.
-      this.empty.textContent = f.q
-        ? `No activity or booking id starts with “${f.q}”${f.type || f.state ? " among these filters" : ""} (search matches the start of an id, any case).`
+      append(clear(this.empty), [f.q
+        ? ["No activity or booking id starts with “", h("bdi", { text: f.q }), `”${f.type || f.state ? " among these filters" : ""} (search matches the start of an id, any case).`]
         : f.type || f.state
           ? "No activity matches these filters."
-          : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events).";
+          : "No visible Live Activity. Activities appear here as soon as their events are ingested (POST /v1/events)."]);
     }
   }
 
