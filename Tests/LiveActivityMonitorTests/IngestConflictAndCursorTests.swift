@@ -41,6 +41,22 @@ import Testing
         #expect(events.count == 2, "the start and the push, found by the booking the push inherited")
     }
 
+    /// A push reported before its activity's start was stored without a booking (none known
+    /// then); a retry of it after the start, which would inherit one now, is the same event: a
+    /// duplicate, not a conflict, on both stores. Before, every such retry counted a conflict.
+    @Test(arguments: [false, true]) func aRetryOfAPushStoredBeforeItsStartIsNoConflict(postgres: Bool) throws {
+        let uri = postgres ? try PostgresCluster.database() : nil
+        let server = try TestServer { c in if let uri { c.databasePath = uri } }
+        defer { server.stop() }
+        let push = ContentShapeTests.push("early", "push-early", at: TestServer.base - 30, ["startedAt": 1])
+        #expect(try server.post(events: [push]).text == #"{"accepted":1,"duplicates":0}"#)
+        #expect(try server.post(events: [IngestTests.started("early")]).status == 200)
+        #expect(try server.post(events: [push]).text == #"{"accepted":0,"duplicates":1}"#)
+        let other = ContentShapeTests.push("early", "push-early", at: TestServer.base - 30, ["startedAt": 2])
+        #expect(try server.post(events: [other]).text == #"{"accepted":0,"duplicates":1,"conflicts":1}"#)
+        #expect(try server.metric("liveactivity_ingest_conflicts_total") == 1)
+    }
+
     @Test(arguments: ["nan~nan~x", "inf~0~x", "0~-inf~x", "0~0~", "0~0", "0~0~a\u{1}b", "x~0~a",
                       "0~0~" + String(repeating: "a", count: 129)])
     func aCursorTheServerNeverGaveIsA400(_ cursor: String) throws {

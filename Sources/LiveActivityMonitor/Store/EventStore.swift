@@ -307,8 +307,8 @@ public final class EventStore: Sendable {
                         guard db.changes > 0 else {
                             summaries[j].duplicates += 1
                             changes.duplicate(event)
-                            let body = booking == nil ? event.body : String(decoding: inherited, as: UTF8.self)
-                            if try Self.conflicts(event.key, body, db) {
+                            let inheriting = booking == nil ? nil : String(decoding: inherited, as: UTF8.self)
+                            if try Self.conflicts(event.key, sent: event.body, inheriting: inheriting, db) {
                                 summaries[j].conflicts += 1
                                 changes.counters.inc(MonitorMetrics.ingestConflicts)
                             }
@@ -376,15 +376,24 @@ public final class EventStore: Sendable {
         for (j, job) in jobs.enumerated() { job.finish(.success(summaries[j])) }
     }
 
-    /// Whether the event stored under `key` is another than `body` (a client that reused an id):
-    /// the stored one stays, and the answer and a counter say so. Only on a duplicate, so a
-    /// read on a path that retries take, not on every insert.
-    private static func conflicts(_ key: String?, _ body: String, _ db: Database) throws -> Bool {
+    /// Whether the event stored under `key` is another than the one sent again (a client that
+    /// reused an id): the stored one stays, and the answer and a counter say so. Only on a
+    /// duplicate, so a read on a path that retries take, not on every insert.
+    private static func conflicts(_ key: String?, sent: String, inheriting: String?, _ db: Database) throws -> Bool {
         guard let key else { return false }
         let select = try db.cached("SELECT body FROM events WHERE event_id = ?")
         defer { select.reset() }
         try select.bind(key, at: 1)
-        return try select.step() && select.text(0) != body
+        return try select.step() && isConflict(stored: select.text(0) ?? "", sent: sent, inheriting: inheriting)
+    }
+
+    /// Whether a duplicate's stored body is another event than the one sent again: neither the
+    /// body sent nor that body with the booking its activity gives it now (`inheriting`). The
+    /// stored body holds the booking its activity had when it was first stored, or none when the
+    /// activity was not known yet: a retry of a push reported before its activity's start is the
+    /// same event, not a conflict. Both stores judge by this.
+    static func isConflict(stored: String, sent: String, inheriting: String?) -> Bool {
+        stored != sent && stored != inheriting
     }
 
     public static let defaultMaxLiveActivities = 2_000_000

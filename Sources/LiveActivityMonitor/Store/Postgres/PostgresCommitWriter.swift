@@ -50,7 +50,8 @@ struct PostgresCommitWriter {
                     guard event.key == nil || fresh.contains(seqs[i]) else {
                         summaries[j].duplicates += 1
                         changes.duplicate(event)
-                        if let key = event.key, let first = bodies[key] ?? stored[key], first != body {
+                        if let key = event.key, let first = bodies[key] ?? stored[key],
+                           EventStore.isConflict(stored: first, sent: event.body, inheriting: body == event.body ? nil : body) {
                             summaries[j].conflicts += 1
                             changes.counters.inc(MonitorMetrics.ingestConflicts)
                         }
