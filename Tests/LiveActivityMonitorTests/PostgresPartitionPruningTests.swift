@@ -52,10 +52,14 @@ import Testing
         #expect(try Self.scanned(PostgresEventReads.booking("BK-ride", db), db) == Self.partitions([-2, 0, 0.125, 5]))
         // Its creation and its broadcast.
         #expect(try Self.scanned(PostgresEventReads.channel(B.channel, limit: 10, db), db) == Self.partitions([-3, 0.125]))
-        #expect(try Self.scanned(PostgresEventReads.activity("nobody", db), db).isEmpty)
+        // No broadcast received: no branch by seq, whose empty array would have every partition planned.
+        #expect(try Self.scanned(PostgresEventReads.activity("old-7", db), db)
+                == [PostgresEventPartitions.name(PostgresEventPartitions.day(Self.now - 17 * Self.day))])
+        #expect(try PostgresEventReads.activity("nobody", db) == nil)
         // The first steps read the small tables alone.
         for (sql, parameters) in [(PostgresEventReads.activityDaysSQL, [PostgresValue.text("ride")]),
-                                  (PostgresEventReads.bookingDaysSQL, [.text("BK-ride")]),
+                                  (PostgresEventReads.bookingActivitiesSQL, [.text("BK-ride")]),
+                                  (PostgresEventReads.bookingDaysSQL, [.text("BK-ride"), try .array([.text("ride")])]),
                                   (PostgresEventReads.channelDaysSQL, [.text(B.channel), .integer(10)])] {
             #expect(try Self.scanned(PostgresStatement(sql: sql, parameters: parameters), db).isEmpty)
         }
@@ -119,10 +123,18 @@ import Testing
                 == answer(try sqlite.storedEvents(channelID: B.channel, limit: 10)))
     }
 
-    /// The `events` partitions the plan of `statement` reads (planned for its values, as the store runs it).
-    static func scanned(_ statement: PostgresStatement, _ db: PostgresConnection) throws -> Set<String> {
-        let plan = try db.query("EXPLAIN (FORMAT JSON) " + statement.sql, statement.parameters).scalar?.textValue ?? ""
-        return relations(in: try JSONParser.parse(plan)).filter { $0.hasPrefix("events_d") }
+    /// The `events` partitions the plan of `statement` reads, and those its planning opened (it
+    /// locks each one it does not prune at once): planned for its values, as the store runs it.
+    static func scanned(_ statement: PostgresStatement?, _ db: PostgresConnection) throws -> Set<String> {
+        guard let statement else { return [] }
+        return try db.transaction {
+            let plan = try db.query("EXPLAIN (FORMAT JSON) " + statement.sql, statement.parameters).scalar?.textValue ?? ""
+            let opened = try db.query("""
+                SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE l.pid = pg_backend_pid() AND c.relkind = 'r' AND c.relname LIKE 'events\\_d%'
+                """).rows.compactMap { $0[0].textValue }
+            return relations(in: try JSONParser.parse(plan)).filter { $0.hasPrefix("events_d") }.union(opened)
+        }
     }
 
     private static func relations(in value: JSONValue) -> Set<String> {

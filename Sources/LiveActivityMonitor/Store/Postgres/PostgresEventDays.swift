@@ -9,8 +9,9 @@ import PostgresDB
 /// Kept whole by construction: the writer files the days of the events it inserts in the same
 /// statement (`insertEventsSQL`), `migrate` and the schema step that added the tables fill them
 /// from `events` (`fillSQL`), and retention deletes a day's rows with its partition
-/// (`PostgresEventPartitions.drop`).
-enum PostgresEventDays {
+/// (`PostgresEventPartitions.drop`). Public for the benchmark's storage limit, which stores
+/// what the writer stores.
+public enum PostgresEventDays {
     /// The tables filed by day that retention empties with their partition.
     static let tables = ["activity_days", "booking_days"]
 
@@ -25,7 +26,7 @@ enum PostgresEventDays {
     /// Inserts events (one array parameter per column) and files their days, in one statement:
     /// no round trip more per commit. A pair already filed is left alone (`DO NOTHING` writes
     /// nothing), so an activity costs one row a day, not one an event.
-    static let insertEventsSQL = """
+    public static let insertEventsSQL = """
         WITH inserted AS (
             INSERT INTO events (seq, day, event_id, type, activity_id, booking_id, occurred_at, received_at, body)
             SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[],

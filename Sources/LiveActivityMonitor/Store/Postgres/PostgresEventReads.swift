@@ -26,61 +26,75 @@ enum PostgresEventReads {
         UNION ALL SELECT day, seq FROM broadcast_receivers WHERE activity_id = $1
         """
 
-    /// The days of the events naming a booking and of its activities' events (seq null), and each
-    /// broadcast its activities received. Ids compared in the default collation, as the indexes
-    /// of the tables filed by day hold them (`activities` sorts by bytes).
+    /// A booking's activities (bound as values in the next steps: a subquery there would be
+    /// joined by hash over every partition it keeps).
+    static let bookingActivitiesSQL = "SELECT activity_id FROM activities WHERE booking_id = $1"
+
+    /// The days of the events naming a booking (`$1`) and of its activities' (`$2`) events (seq
+    /// null), and each broadcast its activities received.
     static let bookingDaysSQL = """
-        WITH ids AS (SELECT activity_id COLLATE "default" AS id FROM activities WHERE booking_id = $1)
         SELECT day, NULL::bigint FROM booking_days WHERE booking_id = $1
-        UNION ALL SELECT day, NULL FROM activity_days WHERE activity_id IN (SELECT id FROM ids)
-        UNION ALL SELECT day, seq FROM broadcast_receivers WHERE activity_id IN (SELECT id FROM ids)
+        UNION ALL SELECT day, NULL FROM activity_days WHERE activity_id = ANY($2::text[])
+        UNION ALL SELECT day, seq FROM broadcast_receivers WHERE activity_id = ANY($2::text[])
         """
 
     /// The newest `$2` events that name a channel and no activity.
     static let channelDaysSQL = "SELECT day, seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint"
 
-    /// An activity's events and the broadcasts it received, in time order, ties in arrival order.
-    static func activity(_ activityID: String, _ db: PostgresConnection) throws -> PostgresStatement {
+    /// An activity's events and the broadcasts it received, in time order, ties in arrival order;
+    /// nil when it has none.
+    static func activity(_ activityID: String, _ db: PostgresConnection) throws -> PostgresStatement? {
         let found = FoundEvents(try db.prepared(activityDaysSQL, [.text(activityID)]))
-        return PostgresStatement(
-            sql: columns + " WHERE day = ANY($2::integer[]) AND activity_id = $1 UNION ALL "
-                + columns + " WHERE day = ANY($3::integer[]) AND seq = ANY($4::bigint[]) ORDER BY 3, 4",
-            parameters: [.text(activityID)] + (try found.parameters()))
+        var events = EventsStatement()
+        if !found.days.isEmpty {
+            let days = try events.bind(days: found.days), id = events.bind(.text(activityID))
+            events.add("day = ANY(\(days)) AND activity_id = \(id)")
+        }
+        try events.addBySeq(found)
+        return events.statement(union: "UNION ALL")
     }
 
-    /// A booking's events: those naming it and every event (and broadcast) of its activities, once each.
-    static func booking(_ bookingID: String, _ db: PostgresConnection) throws -> PostgresStatement {
-        let found = FoundEvents(try db.prepared(bookingDaysSQL, [.text(bookingID)]))
-        return PostgresStatement(
-            sql: columns + " WHERE day = ANY($2::integer[]) AND booking_id = $1 UNION "
-                + columns + " WHERE day = ANY($2::integer[]) AND activity_id IN "
-                + "(SELECT activity_id COLLATE \"default\" FROM activities WHERE booking_id = $1) UNION "
-                + columns + " WHERE day = ANY($3::integer[]) AND seq = ANY($4::bigint[]) ORDER BY 3, 4",
-            parameters: [.text(bookingID)] + (try found.parameters()))
+    /// A booking's events: those naming it and every event (and broadcast) of its activities, once
+    /// each; nil when there is none.
+    static func booking(_ bookingID: String, _ db: PostgresConnection) throws -> PostgresStatement? {
+        let activities = try PostgresValue.array(db.prepared(bookingActivitiesSQL, [.text(bookingID)]).rows.map { $0[0] })
+        let found = FoundEvents(try db.prepared(bookingDaysSQL, [.text(bookingID), activities]))
+        var events = EventsStatement()
+        if !found.days.isEmpty {
+            let days = try events.bind(days: found.days), id = events.bind(.text(bookingID)), ids = events.bind(activities)
+            events.add("day = ANY(\(days)) AND booking_id = \(id)")
+            events.add("day = ANY(\(days)) AND activity_id = ANY(\(ids)::text[])")
+        }
+        try events.addBySeq(found)
+        return events.statement(union: "UNION")
     }
 
-    /// The newest `limit` events that name `channelID` and no activity, in time order.
-    static func channel(_ channelID: String, limit: Int, _ db: PostgresConnection) throws -> PostgresStatement {
-        let found = FoundEvents(try db.prepared(channelDaysSQL, [.text(channelID), .integer(Int64(limit))]))
-        return PostgresStatement(sql: columns + " WHERE day = ANY($1::integer[]) AND seq = ANY($2::bigint[]) ORDER BY 3, 4",
-                                 parameters: Array(try found.parameters().dropFirst()))
+    /// The newest `limit` events that name `channelID` and no activity, in time order; nil when
+    /// there is none.
+    static func channel(_ channelID: String, limit: Int, _ db: PostgresConnection) throws -> PostgresStatement? {
+        var events = EventsStatement()
+        try events.addBySeq(FoundEvents(try db.prepared(channelDaysSQL, [.text(channelID), .integer(Int64(limit))])))
+        return events.statement(union: "UNION ALL")
     }
 
-    /// The rows of the statement `read` builds, both steps in one snapshot: a commit between them
-    /// (a day filed after the first) cannot show half its events. Within a caller's transaction,
-    /// in that one.
-    static func events(_ db: PostgresConnection, _ read: (PostgresConnection) throws -> PostgresStatement) throws -> PostgresResult {
+    /// The rows of the statement `read` builds (none when it builds none), both steps in one
+    /// snapshot: a commit between them (a day filed after the first) cannot show half its
+    /// events. Within a caller's transaction, in that one.
+    static func events(_ db: PostgresConnection, _ read: (PostgresConnection) throws -> PostgresStatement?) throws -> [[PostgresValue]] {
         guard !db.isInTransaction else { return try run(read(db), db) }
         return try db.transaction {
-            try db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            // JIT: a booking over many days is costed high enough to be compiled, which takes
+            // seconds, for a read of milliseconds.
+            try db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL jit = off")
             return try run(read(db), db)
         }
     }
 
     /// Planned for its values each time (an unnamed statement): a server-side prepared one turns
     /// to a generic plan after a few runs, and a generic plan holds every partition.
-    private static func run(_ statement: PostgresStatement, _ db: PostgresConnection) throws -> PostgresResult {
-        try db.query(statement.sql, statement.parameters)
+    private static func run(_ statement: PostgresStatement?, _ db: PostgresConnection) throws -> [[PostgresValue]] {
+        guard let statement else { return [] }
+        return try db.query(statement.sql, statement.parameters).rows
     }
 }
 
@@ -101,10 +115,39 @@ private struct FoundEvents {
             }
         }
     }
+}
 
-    /// The days by id, the days by seq and the seqs, as array parameters.
-    func parameters() throws -> [PostgresValue] {
-        [try .array(days.sorted().map { .integer($0) }), try .array(seqDays.sorted().map { .integer($0) }),
-         try .array(seqs.map { .integer($0) })]
+/// The branches of a read over `events`, each value bound once and numbered in turn. A branch
+/// with no day to read is left out rather than given an empty array: `day = ANY('{}')` prunes
+/// no partition at plan time, so the planner would open every one.
+private struct EventsStatement {
+    private var branches: [String] = []
+    private(set) var parameters: [PostgresValue] = []
+
+    /// Binds `value`; returns its placeholder.
+    mutating func bind(_ value: PostgresValue) -> String {
+        parameters.append(value)
+        return "$\(parameters.count)"
+    }
+
+    mutating func bind(days: Set<Int64>) throws -> String {
+        bind(try .array(days.sorted().map { .integer($0) })) + "::integer[]"
+    }
+
+    mutating func add(_ condition: String) {
+        branches.append(PostgresEventReads.columns + " WHERE " + condition)
+    }
+
+    /// The events `found` names by day and seq, if any.
+    mutating func addBySeq(_ found: FoundEvents) throws {
+        guard !found.seqs.isEmpty else { return }
+        let days = try bind(days: found.seqDays), seqs = bind(try .array(found.seqs.map { .integer($0) }))
+        add("day = ANY(\(days)) AND seq = ANY(\(seqs)::bigint[])")
+    }
+
+    /// The branches joined by `union`, in time order, ties in arrival order; nil without any.
+    func statement(union: String) -> PostgresStatement? {
+        guard !branches.isEmpty else { return nil }
+        return PostgresStatement(sql: branches.joined(separator: " \(union) ") + " ORDER BY 3, 4", parameters: parameters)
     }
 }

@@ -105,8 +105,8 @@ extension PostgresEventStore: MonitorStore {
     var evictedActivities: Int { evicted.load(ordering: .relaxed) }
 
     /// The rows of a statement selecting `PostgresEventReads.columns`.
-    private static func rows(_ result: PostgresResult) -> [StoredEventRow] {
-        result.rows.map { r in
+    private static func rows(_ rows: [[PostgresValue]]) -> [StoredEventRow] {
+        rows.map { r in
             StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
                            occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
                            activityID: r[6].textValue, verdict: r[7].textValue)
