@@ -3,10 +3,10 @@ import LiveActivityMonitor
 import PostgresDB
 
 /// The PostgreSQL storage limit: the rows the batched ingest stores (the same events, the store's
-/// own schema and migrations, its partitions by day and its table of idempotency keys), inserted
-/// through prepared statements, 1000 rows per statement (one array parameter per column, as the
-/// store's writer sends them) in transactions of the writer's commit size, with no HTTP, no
-/// parsing and no state.
+/// own schema and migrations, its partitions by day, its table of idempotency keys, and the days
+/// of each activity and booking, filed by the writer's own statement), inserted through prepared
+/// statements, 1000 rows per statement (one array parameter per column, as the store's writer
+/// sends them) in transactions of the writer's commit size, with no HTTP, no parsing and no state.
 final class PostgresStorageBaseline {
     /// `fill`'s transactions (untimed).
     static let fillRowsPerTransaction = 10_000
@@ -86,11 +86,7 @@ final class PostgresStorageBaseline {
                       try .array(keyed.map { seqs[$0 - range.lowerBound] }),
                       try .array(keyed.map { .integer(days[$0]) })])
         }
-        try db.prepared("""
-            INSERT INTO events (seq, day, event_id, type, activity_id, booking_id, occurred_at, received_at, body)
-            SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                 $7::float8[], $8::float8[], $9::text[])
-            """, [
+        try db.prepared(PostgresEventDays.insertEventsSQL, [
                 try .array(seqs), try .array(range.map { .integer(days[$0]) }),
                 try .array(slice.map { PostgresValue($0.key.map { prefix + $0 }) }), try .array(slice.map { .text($0.type) }),
                 try .array(slice.map { PostgresValue($0.activityID) }), try .array(slice.map { PostgresValue($0.bookingID) }),

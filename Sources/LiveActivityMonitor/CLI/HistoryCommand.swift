@@ -70,10 +70,10 @@ enum HistoryCommand {
     static func timeline(booking: String, postgres db: PostgresConnection, settings: EngineSettings,
                          now: Double) throws -> BookingTimeline? {
         let records = try PostgresEventStore.records(bookingID: booking, db)
-        let rows = try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, booking, db)
+        let rows = try PostgresEventStore.storedEvents(bookingID: booking, db)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
         let history = try BookingHistory(records: records, rows: rows, record: { try PostgresStateLoader.record($0, db) },
-                                         events: { try PostgresEventStore.storedEvents(PostgresEventStore.activityEventsSQL, $0, db) })
+                                         events: { try PostgresEventStore.storedEvents(activityID: $0, db) })
         let context = HistoryReplay.Context(settings: settings, now: now,
                                             judged: try PostgresEventStore.judgedSuperseded(among: history.replayed, db),
                                             channels: try PostgresChannels.load(db))

@@ -61,6 +61,8 @@ struct SQLiteToPostgres {
                 let last = try source.scalar("SELECT coalesce(max(seq), 0) FROM events")?.int64Value ?? 0
                 // New events number on from the file's last.
                 if last > 0 { try target.prepared("SELECT setval('events_seq', $1::bigint)", [.integer(last)]) }
+                // The days of each activity and booking, as the writer files them with its events.
+                try target.execute(PostgresEventDays.fillSQL)
             }
             counts.append(try count(table.name, sourceSQL: "SELECT count(*) FROM (\(table.select))"))
         }

@@ -117,11 +117,8 @@ struct PostgresCommitWriter {
 
     private func insertEvents(_ rows: [(seq: Int64, day: Int64, event: Event, body: String)], receivedAt: Double) throws {
         guard !rows.isEmpty else { return }
-        try db.prepared("""
-            INSERT INTO events (seq, day, event_id, type, activity_id, booking_id, occurred_at, received_at, body)
-            SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                 $7::float8[], $8::float8[], $9::text[])
-            """, [
+        // With their days (`PostgresEventDays`): the reads of one activity or booking find them by those.
+        try db.prepared(PostgresEventDays.insertEventsSQL, [
                 try .array(rows.map { .integer($0.seq) }), try .array(rows.map { .integer($0.day) }),
                 try .array(rows.map { PostgresValue($0.event.key) }), try .array(rows.map { .text($0.event.type.rawValue) }),
                 try .array(rows.map { PostgresValue($0.event.activityID) }), try .array(rows.map { PostgresValue($0.event.bookingID) }),

@@ -2,8 +2,9 @@ import PostgresDB
 
 /// The day partitions of `events`: `events_d<day>` holds the events that occurred on Unix day
 /// `day` (UTC). The writer creates the ones a commit needs before it begins; retention drops
-/// whole partitions, with the rows filed by day elsewhere (keys, verdicts, receivers). An event
-/// for a day retention is dropping at that moment fails its commit (503; the client retries).
+/// whole partitions, with the rows filed by day elsewhere (keys, verdicts, receivers, the days
+/// of each activity and booking: `PostgresEventDays`). An event for a day retention is
+/// dropping at that moment fails its commit (503; the client retries).
 /// Public for the benchmark's storage limit.
 public enum PostgresEventPartitions {
     static let secondsPerDay = 86_400.0
@@ -51,7 +52,8 @@ public enum PostgresEventPartitions {
         guard !old.isEmpty else { return [] }
         try db.transaction {
             for d in old { try db.execute("DROP TABLE \(name(d))") }
-            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "start_push_verdicts", "channel_events"] {
+            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "start_push_verdicts", "channel_events"]
+                + PostgresEventDays.tables {
                 try db.query("DELETE FROM \(table) WHERE day < $1::integer", [.integer(day)])
             }
         }

@@ -57,24 +57,33 @@ extension PostgresEventStore: MonitorStore {
     }
 
     func storedEvents(activityID: String) throws -> [StoredEventRow] {
-        try storedEvents(Self.activityEventsSQL, activityID)
+        try readers.read { try Self.storedEvents(activityID: activityID, $0) }
     }
 
     func storedEvents(bookingID: String) throws -> [StoredEventRow] {
-        try storedEvents(Self.bookingEventsSQL, bookingID)
+        try readers.read { try Self.storedEvents(bookingID: bookingID, $0) }
     }
 
     func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
         try readers.read { try Self.storedEvents(channelID: channelID, limit: limit, $0) }
     }
 
+    /// An activity's events and the broadcasts it received, in time order, ties in arrival order
+    /// (also what a standby reads, and `history`).
+    static func storedEvents(activityID: String, _ db: PostgresConnection) throws -> [StoredEventRow] {
+        rows(try PostgresEventReads.events(db) { try PostgresEventReads.activity(activityID, $0) })
+    }
+
+    /// A booking's events: those naming it and every event (and broadcast) of its activities, once
+    /// each (also what a standby reads, and `history`).
+    static func storedEvents(bookingID: String, _ db: PostgresConnection) throws -> [StoredEventRow] {
+        rows(try PostgresEventReads.events(db) { try PostgresEventReads.booking(bookingID, $0) })
+    }
+
     /// The newest `limit` events that name `channelID` and no activity, in time order (also
     /// what a standby reads).
     static func storedEvents(channelID: String, limit: Int, _ db: PostgresConnection) throws -> [StoredEventRow] {
-        try rows(db.prepared(columns + """
-             WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2::bigint)
-             ORDER BY 3, 4
-            """, [.text(channelID), .integer(Int64(limit))]))
+        rows(try PostgresEventReads.events(db) { try PostgresEventReads.channel(channelID, limit: limit, $0) })
     }
 
     func judgedSuperseded(among rows: [StoredEventRow]) throws -> Set<Int64> {
@@ -95,33 +104,9 @@ extension PostgresEventStore: MonitorStore {
     var commitDurations: HistogramValue { commitSeconds.withLock { $0 } }
     var evictedActivities: Int { evicted.load(ordering: .relaxed) }
 
-    private static let columns = """
-        SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = e.seq) FROM events e
-        """
-
-    /// An activity's events and the broadcasts it received, in time order, ties in arrival order.
-    static let activityEventsSQL = columns + " WHERE activity_id = $1 UNION ALL " + columns
-        + " WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id = $1) ORDER BY 3, 4"
-
-    /// A booking's events: those naming it and every event (and broadcast) of its activities, once each.
-    static let bookingEventsSQL = columns + " WHERE booking_id = $1 UNION " + columns
-        + " WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = $1) UNION " + columns
-        + " WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id IN "
-        + "(SELECT activity_id FROM activities WHERE booking_id = $1)) ORDER BY 3, 4"
-
-    private func storedEvents(_ sql: String, _ value: String) throws -> [StoredEventRow] {
-        try readers.read { db in try Self.storedEvents(sql, value, db) }
-    }
-
-    /// The events `sql` (`activityEventsSQL`, `bookingEventsSQL`) selects for `value`.
-    static func storedEvents(_ sql: String, _ value: String, _ db: PostgresConnection) throws -> [StoredEventRow] {
-        rows(try db.prepared(sql, [.text(value)]))
-    }
-
-    /// The rows of a statement selecting `columns`.
-    private static func rows(_ result: PostgresResult) -> [StoredEventRow] {
-        result.rows.map { r in
+    /// The rows of a statement selecting `PostgresEventReads.columns`.
+    private static func rows(_ rows: [[PostgresValue]]) -> [StoredEventRow] {
+        rows.map { r in
             StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
                            occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
                            activityID: r[6].textValue, verdict: r[7].textValue)

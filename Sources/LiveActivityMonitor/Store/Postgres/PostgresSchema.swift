@@ -11,7 +11,7 @@ import PostgresDB
 ///   database's locale: list pages are ordered by (start, id) in both stores alike.
 /// - Tables filed by event (`event_verdicts`, `broadcast_receivers`, `start_push_verdicts`)
 ///   carry the event's day too, so retention deletes their rows by day, as the SQLite schema's
-///   triggers do by `seq`.
+///   triggers do by `seq`; so do the days of each activity and booking (`PostgresEventDays`).
 enum PostgresSchema {
     static let migrations: [PostgresMigration] = [
         """
@@ -152,5 +152,22 @@ enum PostgresSchema {
         );
         INSERT INTO leader (id, epoch) VALUES (1, 0);
         """,
+        // The days each activity and booking has events on (`PostgresEventDays`), filled from
+        // the events already stored: one activity's or booking's read plans over those
+        // partitions only.
+        .sql("""
+            CREATE TABLE activity_days (
+                activity_id text NOT NULL,
+                day         integer NOT NULL,
+                PRIMARY KEY (activity_id, day)
+            );
+            CREATE INDEX activity_days_by_day ON activity_days (day);
+            CREATE TABLE booking_days (
+                booking_id text NOT NULL,
+                day        integer NOT NULL,
+                PRIMARY KEY (booking_id, day)
+            );
+            CREATE INDEX booking_days_by_day ON booking_days (day);
+            """ + PostgresEventDays.fillSQL),
     ]
 }

@@ -184,11 +184,11 @@ final class PostgresStandbyStore: Sendable, MonitorStore {
     }
 
     func storedEvents(activityID: String) throws -> [StoredEventRow] {
-        try readers.read { try PostgresEventStore.storedEvents(PostgresEventStore.activityEventsSQL, activityID, $0) }
+        try readers.read { try PostgresEventStore.storedEvents(activityID: activityID, $0) }
     }
 
     func storedEvents(bookingID: String) throws -> [StoredEventRow] {
-        try readers.read { try PostgresEventStore.storedEvents(PostgresEventStore.bookingEventsSQL, bookingID, $0) }
+        try readers.read { try PostgresEventStore.storedEvents(bookingID: bookingID, $0) }
     }
 
     func storedEvents(channelID: String, limit: Int) throws -> [StoredEventRow] {
