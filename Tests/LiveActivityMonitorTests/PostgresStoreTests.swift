@@ -27,6 +27,17 @@ import Testing
          try ids.map { try store.storedEvents(activityID: $0).map(\.body) })
     }
 
+    /// Makes PostgreSQL refuse the row of activity `id` (a trigger named `trigger` raising
+    /// `sqlState`, or plpgsql's default P0001): a failure inside a commit, from the real server.
+    static func refuseActivity(_ id: String, trigger: String, sqlState: String? = nil, _ admin: PostgresConnection) throws {
+        let code = sqlState.map { " USING ERRCODE = '\($0)'" } ?? ""
+        try admin.execute("""
+            CREATE FUNCTION \(trigger)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.activity_id = '\(id)' THEN RAISE EXCEPTION 'refused'\(code); END IF; RETURN NEW; END $$;
+            CREATE TRIGGER \(trigger) BEFORE INSERT ON activities FOR EACH ROW EXECUTE FUNCTION \(trigger)();
+            """)
+    }
+
     @Test func theSameEventsLeadToTheSameStateAsInSQLite() throws {
         let directory = try TemporaryDirectory.make()
         defer { try? TemporaryDirectory.remove(directory) }
@@ -94,11 +105,7 @@ import Testing
         defer { store.close() }
         let admin = try PostgresConnection(uri: uri)
         // A server-side failure in the middle of the commit, after the events' rows went in.
-        try admin.execute("""
-            CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN IF NEW.activity_id = 'boom' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
-            CREATE TRIGGER refuse_boom BEFORE INSERT ON activities FOR EACH ROW EXECUTE FUNCTION refuse_boom();
-            """)
+        try Self.refuseActivity("boom", trigger: "refuse_boom", admin)
         let batch = try Self.events([IngestTests.started("ok", eventID: "k-ok"), IngestTests.started("boom", eventID: "k-boom")])
         guard case .failure(let error) = store.ingest(batch) else {
             Issue.record("a commit the server refused was answered as stored")
@@ -199,12 +206,7 @@ import Testing
         let store = try PostgresEventStore(uri: uri, clock: clock)
         defer { store.close() }
         let admin = try PostgresConnection(uri: uri)
-        try admin.execute("""
-            CREATE FUNCTION refuse_value() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN IF NEW.activity_id = 'poison' THEN RAISE EXCEPTION 'refused value' USING ERRCODE = '22023'; END IF;
-            RETURN NEW; END $$;
-            CREATE TRIGGER refuse_value BEFORE INSERT ON activities FOR EACH ROW EXECUTE FUNCTION refuse_value();
-            """)
+        try Self.refuseActivity("poison", trigger: "refuse_value", sqlState: "22023", admin)
         let answers = Mutex<[String: Result<IngestSummary, APIError>]>([:])
         let done = DispatchSemaphore(value: 0)
         let requests = 40, poisoned = 20

@@ -40,6 +40,9 @@ public struct MonitorCounters: Sendable, Equatable {
             + old.counters.keys.filter { counters[$0] == nil } + old.histograms.keys.filter { histograms[$0] == nil }
     }
 
+    /// Whether `key` is a series here (a key `changedSeries` reports that is not has ended).
+    func holds(_ key: SeriesKey) -> Bool { counters[key] != nil || histograms[key] != nil }
+
     /// Takes out every series of the given attributes types and returns them: types that have
     /// no label of their own any more, so that the label keeps its 50 values (DESIGN.md section 5).
     mutating func removeSeries(ofTypes types: Set<ExactString>) -> MonitorCounters {

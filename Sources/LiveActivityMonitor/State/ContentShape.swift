@@ -62,7 +62,8 @@ struct ObjectShape: Sendable, Equatable {
         guard IdentifierText.hasControlCharacter(key) else { return key }
         var out = ""
         for scalar in key.unicodeScalars {
-            if IdentifierText.hasControlCharacter(String(scalar)) {
+            // Cc is the set `hasControlCharacter` finds: C0, DEL and C1.
+            if scalar.properties.generalCategory == .control {
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {

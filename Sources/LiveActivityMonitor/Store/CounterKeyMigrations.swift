@@ -15,9 +15,7 @@ public enum CounterKeyMigrations {
     static let overflowRenamed: Migration = .code { db throws(SQLiteError) in
         try rewriteKeys(db) { text in
             var key = SeriesKey.stored(text)
-            guard let family = MonitorMetrics.persistedFamily(named: key.family), family.labels.first == "attributes_type",
-                  key.labelValues.count == family.labels.count, key.labelValues[0] == "other"
-            else { return text }
+            guard MonitorCounters.attributesType(of: key)?.text == "other" else { return text }
             key.labelValues[0] = AttributesTypeLabels.other
             return key.storageKey
         }

@@ -575,8 +575,8 @@ public final class EventStore: Sendable {
             if let h = counters.histograms[key] {
                 try upsert.bind(Double(h.count), at: 2)
                 try upsert.bind(([String(h.sum)] + h.bucketCounts.map { String($0) }).joined(separator: ";"), at: 3)
-            } else if let value = counters.counters[key] {
-                try upsert.bind(value, at: 2)
+            } else if counters.holds(key) {
+                try upsert.bind(counters.counters[key]!, at: 2)
                 try upsert.bindNull(at: 3)
             } else {
                 // A series that ended (its attributes type lost its label).

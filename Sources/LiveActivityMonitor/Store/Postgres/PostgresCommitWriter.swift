@@ -171,12 +171,11 @@ struct PostgresCommitWriter {
     }
 
     private func write(_ counters: MonitorCounters, changedSince persisted: MonitorCounters) throws {
-        var keys = counters.changedSeries(since: persisted)
+        let changed = counters.changedSeries(since: persisted)
         // Series that ended (their attributes type lost its label).
-        let ended = keys.filter { counters.counters[$0] == nil && counters.histograms[$0] == nil }
+        let ended = changed.filter { !counters.holds($0) }, keys = changed.filter(counters.holds)
         if !ended.isEmpty {
             try db.prepared("DELETE FROM counters WHERE key = ANY($1::text[])", [try .array(ended.map { .text($0.storageKey) })])
-            keys.removeAll { counters.counters[$0] == nil && counters.histograms[$0] == nil }
         }
         guard !keys.isEmpty else { return }
         var values: [PostgresValue] = [], histograms: [PostgresValue] = []

@@ -173,7 +173,7 @@ final class PostgresEventStore: Sendable {
     /// the jobs are refused, or (`answeringFailure` false) left to the caller with the error.
     @discardableResult
     private func commit(_ jobs: [WriteJob], _ writer: PostgresWriterSlot, answeringFailure: Bool = true) -> (any Error)? {
-        let fail = { (error: any Error) -> (any Error)? in
+        let failed = { (error: any Error) -> (any Error)? in
             self.fail(answeringFailure ? jobs : [], error, writer)
             return error
         }
@@ -191,12 +191,12 @@ final class PostgresEventStore: Sendable {
                 }
             }
         } catch {
-            return fail(error)
+            return failed(error)
         }
         let batches = jobs.map { job -> [Event] in
             if case .ingest(let events) = job.kind { events } else { [] }
         }
-        do { try writer.ensurePartitions(batches) } catch { return fail(error) }
+        do { try writer.ensurePartitions(batches) } catch { return failed(error) }
         let db = writer.db
         let (counters, labels, shapes, taken, due) = state.withLock { s in
             defer { s.persisting = s.unpersisted; s.unpersisted = MonitorCounters(); s.flushQueued = false }
@@ -218,7 +218,7 @@ final class PostgresEventStore: Sendable {
                 s.unpersisted.add(taken)
                 s.persisting = MonitorCounters()
             }
-            return fail(error)
+            return failed(error)
         }
         writer.persisted = changes.counters
         publish(&changes, at: now)
