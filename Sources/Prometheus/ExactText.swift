@@ -45,12 +45,13 @@ public enum ExactText {
     }
 }
 
-/// A string that is equal to another only when their bytes are: a key for sets and dictionaries
-/// of free text (attributes types).
-public struct ExactString: Hashable, Sendable, CustomStringConvertible {
+/// A string that is equal to another only when their bytes are, and ordered by them: a key for
+/// sets and dictionaries of free text (attributes types, ids).
+public struct ExactString: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let text: String
     public init(_ text: String) { self.text = text }
     public static func == (a: ExactString, b: ExactString) -> Bool { ExactText.equal(a.text, b.text) }
+    public static func < (a: ExactString, b: ExactString) -> Bool { ExactText.precedes(a.text, b.text) }
     public func hash(into hasher: inout Hasher) { ExactText.hash(text, into: &hasher) }
     public var description: String { text }
 }

@@ -3,6 +3,7 @@ import JSON
 import LiveActivityMonitor
 import LiveActivityWire
 import SQLiteDB
+import Prometheus
 
 /// The storage limit: the rows the batched ingest stores (same events, same table, same
 /// indexes, same `journal_mode=WAL`, `synchronous`, cache, checkpoint interval and background
@@ -147,7 +148,7 @@ final class StorageBaseline {
         let now = Date().timeIntervalSince1970
         let activityRow = newActivities ? try ActivityRowCopier(db) : nil
         // The activities the events since the last filing name, as the store's writer notes them.
-        var named = Set<String>()
+        var named = Set<ExactString>()
         var unfiled = 0
         let step = max(perTransaction, 1)
         for start in stride(from: 0, to: count, by: step) {
@@ -169,7 +170,7 @@ final class StorageBaseline {
                     try insert.bind(startsRow && row.bookingID != nil ? SQLiteValue.integer(1) : .null, at: 8)
                     _ = try insert.step()
                     insert.reset()
-                    if let id = row.activityID { named.insert(id) }
+                    if let id = row.activityID { named.insert(ExactString(id)) }
                     if let activityRow, startsRow, let id = row.activityID {
                         try activityRow.insert(id, booking: row.bookingID, like: row.attributesType)
                         startedActivity = true

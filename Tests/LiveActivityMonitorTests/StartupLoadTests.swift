@@ -114,7 +114,7 @@ import Testing
 
         #expect(Set(a.records.subscribedChannels) == Set(b.records.subscribedChannels))
         for channel in b.records.subscribedChannels {
-            #expect(a.records.subscriberRecords(of: channel).map(\.id) == b.records.subscriberRecords(of: channel).map(\.id))
+            #expect(a.records.subscriberRecords(of: channel.text).map(\.id) == b.records.subscriberRecords(of: channel.text).map(\.id))
         }
 
         // The kept gauges, and time moving them through their queues, instant by instant.

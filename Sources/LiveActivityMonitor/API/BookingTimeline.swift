@@ -1,5 +1,6 @@
 import JSON
 import LiveActivityWire
+import Prometheus
 
 /// A booking's whole timeline, each event with its effect, in the forms support takes away:
 /// a file for a ticket (`GET /api/bookings/{id}?format=ndjson|csv`) and the terminal
@@ -121,7 +122,7 @@ struct BookingTimeline {
         var lines: [String] = []
         for r in records {
             var line = "  \(r.activityID)  \(r.attributesType)  \(r.state(at: now).rawValue)"
-            if r.bookingID != bookingID { line += "  (booking \(r.bookingID ?? "none"))" }
+            if !(r.bookingID.map { ExactText.equal($0, bookingID) } ?? false) { line += "  (booking \(r.bookingID ?? "none"))" }
             line += "  started \(RFC3339.format(r.startedAt))"
             if let ended = r.endedAt { line += ", ended \(RFC3339.format(ended)) by \(r.endedBy?.rawValue ?? "?")" }
             if let fp = r.tokenFingerprint { line += ", token \(fp)\(r.tokenInvalidated ? " (invalidated)" : "")" }

@@ -58,8 +58,7 @@ extension ReadHandlers {
         let (book, subscribedChannels) = store.withLiveState { s in (s.channels, Array(s.records.subscribedChannels)) }
         var ids = Set(book.channels.keys)
         ids.formUnion(subscribedChannels)
-        let sorted = ids.filter { id in after.map { ExactText.precedes($0, id) } ?? true }
-            .sorted(by: ExactText.precedes)
+        let sorted = ids.filter { id in after.map { ExactText.precedes($0, id.text) } ?? true }.sorted().map(\.text)
         let more = sorted.count > limit
         let live = book.liveByPolicy.values.reduce(0, +)
         let deleted = book.channels.values.filter { $0.deleted != nil }.count

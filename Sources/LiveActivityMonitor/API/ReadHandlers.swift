@@ -1,6 +1,7 @@
 import HTTPServer
 import JSON
 import LiveActivityWire
+import Prometheus
 
 /// `/api/activities`, `/api/activities/{id}` and `/api/bookings/{id}` (DESIGN.md section 6).
 ///
@@ -294,7 +295,7 @@ struct ReadHandlers: Sendable {
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = HistoryReplay.startIsStored(record, in: rows)
         let page = paging.select(rows, until: at)
-        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [id], noting: Set(page.rows.map(\.seq)),
+        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [ExactString(id)], noting: Set(page.rows.map(\.seq)),
                                    context: try replayContext(among: rows, now: now))
         var w = JSONWriter()
         w.beginObject()
@@ -302,7 +303,7 @@ struct ReadHandlers: Sendable {
             guard replayable else {
                 throw .notFound("activity \"\(id)\" cannot be replayed: its start is no longer stored (pruned)")
             }
-            guard let past = replay.records[id] else {
+            guard let past = replay.record(id) else {
                 throw .notFound("activity \"\(id)\" had not started at \(RFC3339.text(asked ?? 0))")
             }
             past.writeMembers(to: &w, now: at, priority10Budget: priority10Budget)
@@ -338,7 +339,7 @@ struct ReadHandlers: Sendable {
         // The booking's activities the replay cannot rebuild (at `at`: those started by then).
         w.key("not_replayed")
         w.beginArray()
-        for r in history.records where history.notReplayed.contains(r.activityID) && r.startedAt <= at ?? .infinity {
+        for r in history.records where history.notReplayed.contains(ExactString(r.activityID)) && r.startedAt <= at ?? .infinity {
             w.string(r.activityID)
         }
         w.endArray()

@@ -57,8 +57,8 @@ public struct AttributesTypeLabels: Sendable, Equatable {
     /// removes them, so that the label never has more than `limit` values); their new counts
     /// go to `other`.
     public mutating func expire(inUse: Set<ExactString>) -> Set<ExactString> {
-        let unused = admitted.subtracting(inUse).sorted { ExactText.precedes($0.text, $1.text) }
-        let next = waiting.sorted { ExactText.precedes($0.text, $1.text) }
+        let unused = admitted.subtracting(inUse).sorted()
+        let next = waiting.sorted()
         var released = Set<ExactString>()
         for (old, new) in zip(unused, next) {
             admitted.remove(old)

@@ -23,7 +23,7 @@ struct ActivityTable: Sendable {
     private static let maxInterned = 1024
     /// The ids subscribed to each broadcast channel: a broadcast finds its subscribers without
     /// walking the table.
-    private var subscribed: [String: Set<CompactID>] = [:]
+    private var subscribed: [ExactString: Set<CompactID>] = [:]
     /// The ids and booking ids, lowercased and in order, for `?q=` (`IDSearchIndex`): kept here,
     /// as records come and go, so that it always holds exactly these records.
     private(set) var searchIndex = IDSearchIndex()
@@ -222,8 +222,8 @@ struct ActivityTable: Sendable {
 
     /// Lets the records `ids` leave to their rows what those hold (`ActivityRecord.leaveToRow`),
     /// in place: nothing an index or a gauge keeps changes. Ids not here are passed over.
-    mutating func leaveToRows(of ids: Set<String>) {
-        for id in ids { if let i = position(of: id) { storage[i].leaveToRow() } }
+    mutating func leaveToRows(of ids: Set<ExactString>) {
+        for id in ids { if let i = position(of: id.text) { storage[i].leaveToRow() } }
     }
 
     /// Forgets the record `id`, if there is one.
@@ -265,11 +265,11 @@ struct ActivityTable: Sendable {
     }
 
     private mutating func subscribe(_ id: CompactID, to channel: String?) {
-        if let channel { subscribed[channel, default: []].insert(id) }
+        if let channel { subscribed[ExactString(channel), default: []].insert(id) }
     }
 
     private mutating func unsubscribe(_ id: CompactID, from channel: String?) {
-        guard let channel else { return }
+        guard let channel = channel.map(ExactString.init) else { return }
         subscribed[channel]?.remove(id)
         if subscribed[channel]?.isEmpty == true { subscribed[channel] = nil }
     }
@@ -300,7 +300,7 @@ struct ActivityTable: Sendable {
 
     /// The records subscribed to `channel`, in id order (a broadcast's receivers are filed so).
     func subscriberRecords(of channel: String) -> [(id: String, record: ActivityRecord)] {
-        guard let ids = subscribed[channel] else { return [] }
+        guard let ids = subscribed[ExactString(channel)] else { return [] }
         var records: [(id: String, record: ActivityRecord)] = []
         records.reserveCapacity(ids.count)
         for id in ids.sorted(by: <) { if let i = position(of: id) { records.append((id.string, storage[i])) } }
@@ -308,10 +308,10 @@ struct ActivityTable: Sendable {
     }
 
     /// The channels some record is subscribed to.
-    var subscribedChannels: Dictionary<String, Set<CompactID>>.Keys { subscribed.keys }
+    var subscribedChannels: Dictionary<ExactString, Set<CompactID>>.Keys { subscribed.keys }
 
     /// The ids of the records subscribed to `channel` (whatever their state).
-    func subscriberIDs(of channel: String) -> Set<CompactID> { subscribed[channel] ?? [] }
+    func subscriberIDs(of channel: String) -> Set<CompactID> { subscribed[ExactString(channel)] ?? [] }
 
     /// Of `ids`, the records that are `channel`'s subscribers at `now` (pending, active or
     /// stale: `isSubscribed`), read in place: counted into `count` and, when `selection` keeps
@@ -319,7 +319,8 @@ struct ActivityTable: Sendable {
     func tally(_ ids: ArraySlice<CompactID>, subscribedTo channel: String, at now: Double,
                count: inout Int, into selection: inout FirstInOrder<PhoneOrderKey>) {
         for id in ids {
-            guard let i = position(of: id), storage[i].channelID == channel, storage[i].isSubscribed(at: now) else { continue }
+            guard let i = position(of: id), storage[i].channelID.map({ ExactText.equal($0, channel) }) == true,
+                  storage[i].isSubscribed(at: now) else { continue }
             count += 1
             if selection.limit > 0 { selection.offer(PhoneOrderKey(storage[i])) }
         }

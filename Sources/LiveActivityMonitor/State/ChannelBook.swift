@@ -1,3 +1,5 @@
+import Prometheus
+
 /// The broadcast channels the server knows (DESIGN.md section 4, "Channels"): from the channel
 /// management results (`channel.created`, `channel.deleted`) and the broadcasts themselves.
 ///
@@ -43,15 +45,16 @@ struct ChannelBook: Sendable, Equatable {
     /// APNs' limit per app and environment (DESIGN.md section 2).
     static let limit = 10_000
 
-    private(set) var channels: [String: Channel] = [:]
+    /// By the ids' bytes, as the table keys them: canonically equivalent ids are two channels.
+    private(set) var channels: [ExactString: Channel] = [:]
     /// Channels changed since `takeChanged` (their rows are written with the commit).
-    private var changed = Set<String>()
+    private var changed = Set<ExactString>()
     /// Live channels by storage policy (`liveactivity_channels`): "0", "1", or "unknown" when the
     /// create did not say. Kept as requests change them: the book keeps deleted channels too, and
     /// a scrape must not walk them all.
     private(set) var liveByPolicy = ["0": 0, "1": 0]
 
-    init(_ channels: [String: Channel] = [:]) {
+    init(_ channels: [ExactString: Channel] = [:]) {
         self.channels = channels
         for c in channels.values { count(c, by: 1) }
     }
@@ -66,11 +69,11 @@ struct ChannelBook: Sendable, Equatable {
         if label == "unknown", liveByPolicy[label] == 0 { liveByPolicy[label] = nil }
     }
 
-    subscript(id: String) -> Channel? { channels[id] }
+    subscript(id: String) -> Channel? { channels[ExactString(id)] }
 
     /// How a broadcast stored as `seq`, taking effect at `t`, finds `channel`.
     func judge(broadcastTo channel: String, seq: Int64, at t: Double) -> Judgement {
-        guard let c = channels[channel] else { return Judgement() }
+        guard let c = self[channel] else { return Judgement() }
         var j = Judgement()
         if let deleted = c.deleted, deleted.seq < seq, deleted.at <= t { j.deleted = true }
         if let created = c.created, created.seq < seq, c.storagePolicy == 0 { j.keepsNoMessage = true }
@@ -81,6 +84,7 @@ struct ChannelBook: Sendable, Equatable {
     /// delete of the same channel changes nothing (the first stands).
     mutating func record(_ request: ChannelRequest, channel: String, seq: Int64, at t: Double) {
         guard request.succeeded else { return }
+        let channel = ExactString(channel)
         let before = channels[channel] ?? Channel()
         var c = before
         switch request.operation {
@@ -100,6 +104,7 @@ struct ChannelBook: Sendable, Equatable {
 
     /// A broadcast to `channel`, with its own effect: kept if it is the newest.
     mutating func noteBroadcast(to channel: String, _ broadcast: Broadcast) {
+        let channel = ExactString(channel)
         var c = channels[channel] ?? Channel()
         if let last = c.lastBroadcast, (last.at, last.seq) > (broadcast.at, broadcast.seq) { return }
         c.lastBroadcast = broadcast
@@ -110,6 +115,6 @@ struct ChannelBook: Sendable, Equatable {
     /// The channels changed since the last call, for their rows; forgets them.
     mutating func takeChanged() -> [(id: String, channel: Channel)] {
         defer { changed = [] }
-        return changed.sorted().compactMap { id in channels[id].map { (id, $0) } }
+        return changed.sorted().compactMap { id in channels[id].map { (id.text, $0) } }
     }
 }

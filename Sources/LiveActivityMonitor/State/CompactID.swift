@@ -1,4 +1,5 @@
 import Glibc
+import Prometheus
 
 /// An activity or booking id as a record keeps it: a UUID in its usual text form (36
 /// characters, hex digits in one case and dashes at 8, 13, 18 and 23: ActivityKit's activity
@@ -6,9 +7,10 @@ import Glibc
 /// its String. A 36-character String does not fit a String's 15 inline bytes: each took a heap
 /// block of about 80 bytes, two a record (docs/ARCHITECTURE.md, "What one record costs").
 ///
-/// Each id has one form (a text id is never UUID-shaped), so that `==` and the hash are those of
-/// the ids' text: no character outside ASCII is canonically equivalent to a hex digit or a dash,
-/// so a String equal to a UUID-shaped one is that same text.
+/// Each id has one form (a text id is never UUID-shaped), so that `==`, the hash and `<` are those
+/// of the ids' bytes, as the tables compare them: a text id compares by its bytes (`ExactText`),
+/// not by `String ==`, which calls canonically equivalent spellings ("ñ", "n" and U+0303) one
+/// id where the tables hold two.
 enum CompactID: Sendable, Hashable {
     case lowerUUID(UInt64, UInt64)
     case upperUUID(UInt64, UInt64)
@@ -91,14 +93,33 @@ enum CompactID: Sendable, Hashable {
         }
     }
 
-    /// The order of the ids' text by `<` on strings (the phone order's and triage's tie-break):
-    /// two UUIDs of one case by their bytes' numbers, which order as their digits do.
+    static func == (a: CompactID, b: CompactID) -> Bool {
+        switch (a, b) {
+        case let (.lowerUUID(ah, al), .lowerUUID(bh, bl)), let (.upperUUID(ah, al), .upperUUID(bh, bl)):
+            return (ah, al) == (bh, bl)
+        case let (.text(x), .text(y)):
+            return ExactText.equal(x, y)
+        default:
+            return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .lowerUUID(let h, let l): hasher.combine(0 as UInt8); hasher.combine(h); hasher.combine(l)
+        case .upperUUID(let h, let l): hasher.combine(1 as UInt8); hasher.combine(h); hasher.combine(l)
+        case .text(let text): hasher.combine(2 as UInt8); ExactText.hash(text, into: &hasher)
+        }
+    }
+
+    /// The order of the ids' bytes (the phone order's and triage's tie-break, as SQL's `ORDER BY`
+    /// on the ids): two UUIDs of one case by their bytes' numbers, which order as their digits do.
     static func < (a: CompactID, b: CompactID) -> Bool {
         switch (a, b) {
         case let (.lowerUUID(ah, al), .lowerUUID(bh, bl)), let (.upperUUID(ah, al), .upperUUID(bh, bl)):
             return (ah, al) < (bh, bl)
         default:
-            return a.string < b.string
+            return byteOrder(a, b) < 0
         }
     }
 

@@ -84,7 +84,7 @@ struct ContentShapes: Sendable, Equatable {
     /// Every type with a shape, in byte order: (type, the shape pushes are judged by, where it
     /// comes from, the learned one when a declared one wins).
     var all: [(type: String, shape: ObjectShape, source: String, learned: ObjectShape?)] {
-        let types = Set(declared.keys).union(learned.keys).sorted { ExactText.precedes($0.text, $1.text) }
+        let types = Set(declared.keys).union(learned.keys).sorted()
         return types.map { type in
             if let declared = declared[type] { (type.text, declared, "template", learned[type]) }
             else { (type.text, learned[type]!, "app", nil) }
@@ -94,7 +94,7 @@ struct ContentShapes: Sendable, Equatable {
     /// The learned shapes changed since the last call, and forgets them.
     mutating func takeChanged() -> [(type: String, shape: ObjectShape)] {
         defer { changed = [] }
-        return changed.sorted { ExactText.precedes($0.text, $1.text) }.map { ($0.text, learned[$0]!) }
+        return changed.sorted().map { ($0.text, learned[$0]!) }
     }
 
     static func == (a: ContentShapes, b: ContentShapes) -> Bool {

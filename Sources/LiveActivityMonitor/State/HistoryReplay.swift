@@ -1,5 +1,6 @@
 import JSON
 import LiveActivityWire
+import Prometheus
 
 /// A booking's or an activity's stored events applied again through a fresh `StateEngine`, the
 /// writer's own code, in the order the writer applied them: what each event did (its effect, and
@@ -88,10 +89,11 @@ struct HistoryReplay {
     private var startsExpiredFor: Double?
     /// Each activity's content as last parsed: the next change's "before" (parsing both sides of
     /// every change was a tenth of a booking's answer).
-    private var parsed: [String: (text: JSONText, object: JSONObject)] = [:]
+    private var parsed: [ExactString: (text: JSONText, object: JSONObject)] = [:]
 
-    /// The activities the replayed events started, as they were at `until` (or after every event).
-    private(set) var records: [String: ActivityRecord] = [:]
+    /// The activities the replayed events started, as they were at `until` (or after every event),
+    /// by id's bytes, as the tables tell activities apart (`record(_:)` reads one by its id).
+    private(set) var records: [ExactString: ActivityRecord] = [:]
     /// By event `seq`; none for an event not replayed (after `until`, unreadable, skipped).
     private(set) var notes: [Int64: Note] = [:]
     private let noting: Set<Int64>?
@@ -108,7 +110,7 @@ struct HistoryReplay {
     ///     are applied alike, without the cost and memory of their notes.
     ///   - context: what the writer judged with that the rows do not hold (`Context`); required,
     ///     so that no reader's replay judges with defaults the server does not run with.
-    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<String> = [], noting: Set<Int64>? = nil,
+    init(_ rows: [StoredEventRow], until: Double? = nil, skipping: Set<ExactString> = [], noting: Set<Int64>? = nil,
          context: Context) {
         self.noting = noting
         self.channels = context.channels
@@ -123,7 +125,7 @@ struct HistoryReplay {
                 commit = row.receivedAt
             }
             guard row.effectiveTime <= limit, let event = row.event else { continue }
-            if let id = event.activityID, skipping.contains(id) { continue }
+            if let id = event.activityID, skipping.contains(ExactString(id)) { continue }
             // The writer ended the commits before this one by letting time pass to their `now`.
             if let finished { letTimePass(to: min(finished, limit)) }
             // …and began this one by letting start windows run out at its `now`.
@@ -144,19 +146,22 @@ struct HistoryReplay {
         passages.sort {
             let a = $0.transition, b = $1.transition
             if a.at != b.at { return a.at < b.at }
-            if $0.activityID != $1.activityID { return $0.activityID < $1.activityID }
+            if !ExactText.equal($0.activityID, $1.activityID) { return ExactText.precedes($0.activityID, $1.activityID) }
             return TimeTransition.Kind.allCases.firstIndex(of: a.kind)! < TimeTransition.Kind.allCases.firstIndex(of: b.kind)!
         }
     }
 
     /// Those of `known` that had started, as they were, in `known`'s order.
     func records(among known: [ActivityRecord]) -> [ActivityRecord] {
-        known.compactMap { records[$0.activityID] }
+        known.compactMap { record($0.activityID) }
     }
+
+    /// The activity `id` as it was, nil if it had not started.
+    func record(_ id: String) -> ActivityRecord? { records[ExactString(id)] }
 
     private mutating func apply(_ event: Event, receivedAt: Double, seq: Int64) {
         if event.isBroadcast { return broadcast(event, receivedAt: receivedAt, seq: seq) }
-        var record = event.activityID.flatMap { records[$0] }
+        var record = event.activityID.flatMap { self.record($0) }
         let old = record
         let outcome = engine.apply(event, seq: seq, receivedAt: receivedAt, to: &record, counters: &counters,
                                    pushes: &pushes, labels: &labels, shapes: &shapes, starts: &starts,
@@ -165,7 +170,7 @@ struct HistoryReplay {
         defer { amend(outcome.verdicts) }
         guard noting?.contains(seq) ?? true else {
             if let record {
-                records[record.activityID] = record
+                records[ExactString(record.activityID)] = record
                 passages += outcome.passed.map { Passage(activityID: record.activityID, transition: $0) }
             }
             return
@@ -180,7 +185,7 @@ struct HistoryReplay {
             if record.tokenInvalidReason != nil, old?.tokenInvalidReason == nil {
                 note.tokenInvalidated = record.tokenInvalidReason
             }
-            records[record.activityID] = record
+            records[ExactString(record.activityID)] = record
             passages += outcome.passed.map { Passage(activityID: record.activityID, transition: $0) }
         }
         notes[seq] = note
@@ -202,13 +207,13 @@ struct HistoryReplay {
         }
         var first = true
         var (received, pushContent) = StateEngine.receivable(event, receivedAt: receivedAt)
-        for id in records.keys.sorted() where records[id]!.channelID == channel {
+        for id in records.keys.sorted() where records[id]!.channelID.map({ ExactText.equal($0, channel) }) == true {
             let old = records[id]!
             var record = old
             let taken = engine.receive(received, seq: seq, on: &record, counters: &counters,
                                        labels: labels, shapes: shapes, content: &pushContent)
             records[id] = record
-            passages += taken.passed.map { Passage(activityID: id, transition: $0) }
+            passages += taken.passed.map { Passage(activityID: id.text, transition: $0) }
             guard first else { continue }
             first = false
             var effect = taken.effect
@@ -217,8 +222,8 @@ struct HistoryReplay {
             note.before = Before(state: old.state(at: taken.at), contentTimestamp: old.contentTimestamp,
                                  tokenFingerprint: old.tokenFingerprint)
             if record.contentState != old.contentState {
-                let before = content(old.contentState, of: id)
-                note.contentChanges = Self.changes(from: before, to: content(record.contentState, of: id))
+                let before = content(old.contentState, of: id.text)
+                note.contentChanges = Self.changes(from: before, to: content(record.contentState, of: id.text))
             }
         }
         if noting?.contains(seq) ?? true { notes[seq] = note }
@@ -235,7 +240,7 @@ struct HistoryReplay {
         amend(engine.expireStarts(&starts, at: time, counters: &counters))
         for id in records.keys {
             let passed = engine.advance(&records[id]!, to: time, counters: &counters, labels: labels)
-            passages += passed.map { Passage(activityID: id, transition: $0) }
+            passages += passed.map { Passage(activityID: id.text, transition: $0) }
         }
     }
 
@@ -245,7 +250,7 @@ struct HistoryReplay {
             while let next = records[id]!.nextDeadline {
                 let passed = engine.advance(&records[id]!, to: next, counters: &counters, labels: labels)
                 if passed.isEmpty { break }
-                passages += passed.map { Passage(activityID: id, transition: $0) }
+                passages += passed.map { Passage(activityID: id.text, transition: $0) }
             }
         }
     }
@@ -253,9 +258,9 @@ struct HistoryReplay {
     /// A content-state as an object (empty when absent), parsed once per activity and text.
     private mutating func content(_ text: JSONText?, of activityID: String) -> JSONObject {
         guard let text else { return JSONObject() }
-        if let known = parsed[activityID], known.text == text { return known.object }
+        if let known = parsed[ExactString(activityID)], known.text == text { return known.object }
         guard case .object(let object)? = try? JSONParser.parse(text.text) else { return JSONObject() }
-        parsed[activityID] = (text, object)
+        parsed[ExactString(activityID)] = (text, object)
         return object
     }
 
@@ -277,6 +282,6 @@ extension HistoryReplay {
     /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
     /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
     static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
-        rows.contains { $0.activityID == record.activityID && $0.effectiveTime <= record.startedAt }
+        rows.contains { $0.activityID.map { ExactText.equal($0, record.activityID) } == true && $0.effectiveTime <= record.startedAt }
     }
 }

@@ -1,3 +1,5 @@
+import Prometheus
+
 /// The live activities' ids and booking ids, lowercased and kept in byte order, for `?q=`
 /// (prefix and exact match, any case): a search finds its matches by a binary search and a walk
 /// over the matches alone, instead of lowercasing two ids per live activity.
@@ -54,7 +56,7 @@ struct IDSearchIndex: Sendable {
         }
         if asIs == true { return id }
         let lowered = id.lowercased()
-        return lowered == id ? id : lowered
+        return ExactText.equal(lowered, id) ? id : lowered
     }
 
     /// The key `id` is searched by: a UUID in lower case, any other id as `key(_:)` of its text.

@@ -1,12 +1,13 @@
 import JSON
 import LiveActivityWire
 import SQLiteDB
+import Prometheus
 
 /// How the channel book is kept in the `channels` table: a row per channel, written with the
 /// commit that changed it, read back whole at start.
 extension ChannelBook {
     static func load(_ db: Database) throws -> ChannelBook {
-        var channels: [String: Channel] = [:]
+        var channels: [ExactString: Channel] = [:]
         let rows = try db.prepare("""
             SELECT channel_id, storage_policy, created_at, created_seq, deleted_at, deleted_seq, last_broadcast FROM channels
             """)
@@ -17,7 +18,7 @@ extension ChannelBook {
             if !rows.isNull(2) { c.created = Stamp(at: rows.double(2), seq: rows.int64(3)) }
             if !rows.isNull(4) { c.deleted = Stamp(at: rows.double(4), seq: rows.int64(5)) }
             c.lastBroadcast = Broadcast(stored: rows.text(6))
-            channels[id] = c
+            channels[ExactString(id)] = c
         }
         return ChannelBook(channels)
     }

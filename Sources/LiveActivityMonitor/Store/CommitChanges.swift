@@ -1,4 +1,5 @@
 import LiveActivityWire
+import Prometheus
 
 /// What one commit changes in memory: the records its events and due deadlines touched, and the
 /// counters and labels after them. The writer builds one per commit and publishes it after
@@ -17,15 +18,16 @@ struct CommitChanges {
     /// it changed, where three dictionaries each hashed it (PERFORMANCE.md, session 36).
     private var slots: [Slot] = []
     /// Where `slots` holds each activity. A slot never moves, so a new one costs one hash
-    /// (`slot`), where a dictionary of slots cost three (PERFORMANCE.md, session 40).
-    private var slotIndex: [String: Int] = [:]
+    /// (`slot`), where a dictionary of slots cost three (PERFORMANCE.md, session 40). By bytes,
+    /// as every id in memory (`CompactID`): canonically equivalent ids are two activities.
+    private var slotIndex: [ExactString: Int] = [:]
     /// The slot the last lookup found: the commit looks an event's activity up for its booking,
     /// its booking's place and its rules in turn.
     private var lastSlot: (id: String, index: Int)?
     /// The records the commit changed, by an event or by time (set by `finish`).
-    private(set) var changedIDs = Set<String>()
+    private(set) var changedIDs = Set<ExactString>()
     /// Of those, the ones new to the store or whose dismissal changed (set by `finish`).
-    private var wholeRowIDs = Set<String>()
+    private var wholeRowIDs = Set<ExactString>()
     /// Whether one of those leaves memory at the commit's time (set by `finish`).
     private var leavesMemory = false
     /// The commit's events by type, in a short list: a commit has few types, and a dictionary
@@ -97,7 +99,7 @@ struct CommitChanges {
         guard let booking = event.bookingID, let id = event.activityID else { return .no }
         let held = try withSlot(slot(id)) { $0.record { r in r.map { (booking: $0.bookingID, live: $0.dismissedAt == nil) } } }
         guard let held else { return StateEngine.mayStart(event) ? .ifStarted : .no }
-        return held.live && held.booking == booking ? .yes : .no
+        return held.live && held.booking.map({ ExactText.equal($0, booking) }) == true ? .yes : .no
     }
 
     /// The activity as this commit knows it so far, or nil if never started.
@@ -106,7 +108,7 @@ struct CommitChanges {
     }
 
     /// The record as the commit left it (after `finish`: for its row), nil if it holds none.
-    func working(_ id: String) -> ActivityRecord? { slotIndex[id].flatMap { slots[$0].working } }
+    func working(_ id: ExactString) -> ActivityRecord? { slotIndex[id].flatMap { slots[$0].working } }
 
     /// Makes room in the index for `activities` more slots at once, so that it never grows by
     /// hashing every id again (the slots themselves grow as they come: a large request may name
@@ -157,13 +159,13 @@ struct CommitChanges {
 
     /// Where `slots` holds `id`, its original read from the store the first time.
     private mutating func slot(_ id: String) throws -> Int {
-        if let last = lastSlot, last.id == id { return last.index }
+        if let last = lastSlot, ExactText.equal(last.id, id) { return last.index }
         // Looked up and, when new, claimed in one hash: the next place is written in as it is found.
         let next = slots.count
-        let i = Self.claim(&slotIndex[id, default: next])
+        let i = Self.claim(&slotIndex[ExactString(id), default: next])
         if i == next {
             do { slots.append(.read(id, try load(id))) } catch {
-                slotIndex[id] = nil
+                slotIndex[ExactString(id)] = nil
                 throw error
             }
         }
@@ -177,7 +179,7 @@ struct CommitChanges {
 
     /// Adds `slot`, whose activity is not in `slots` yet.
     private mutating func add(_ slot: consuming Slot) {
-        slotIndex[slot.id] = slots.count
+        slotIndex[ExactString(slot.id)] = slots.count
         slots.append(slot)
     }
 
@@ -242,27 +244,29 @@ struct CommitChanges {
         slots.reserveCapacity(slots.count + fromMemory.count)
         reserveSlots(fromMemory.count)
         // The subscribers this commit has read already take it as this commit knows them...
-        var known = Set<String>()
-        for (id, _) in fromMemory where slotIndex[id] != nil { known.insert(id) }
+        var known = Set<ExactString>()
+        for (id, _) in fromMemory where slotIndex[ExactString(id)] != nil { known.insert(ExactString(id)) }
         for i in slots.indices {
-            if let id = withSlot(i, { $0.working?.channelID == channel ? $0.id : nil }) { known.insert(id) }
+            if let id = withSlot(i, { s in s.working?.channelID.map { ExactText.equal($0, channel) } == true ? s.id : nil }) {
+                known.insert(ExactString(id))
+            }
         }
         for id in known.sorted() {
-            let i = try slot(id)
+            let i = try slot(id.text)
             guard var r = withSlot(i, { $0.take() }) else { continue }
             defer { withSlot(i) { $0.working = r } }
-            guard r.channelID == channel else { continue }
+            guard r.channelID.map({ ExactText.equal($0, channel) }) == true else { continue }
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
             withSlot(i) { $0.changedByEvent = true }
-            receivers.append((id, seq))
+            receivers.append((id.text, seq))
         }
         // ...and the others as memory holds them, taken at once (a lookup and a copy each, under
         // the state's lock, had been a third of a broadcast's cost) and moved out from the end
         // (receivers are filed in descending id order). Of those originals, `finish` needs only
         // their dismissal.
         while let (id, record) = fromMemory.popLast() {
-            guard !known.contains(id) else { continue }
+            guard !known.contains(ExactString(id)) else { continue }
             var r = consume record
             let dismissedAt = r.dismissedAt
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
@@ -309,7 +313,7 @@ struct CommitChanges {
             engine.advance(&slots[i].working!, to: now, counters: &counters, labels: labels)
             let settled = withSlot(i) { $0.settled(at: now) }
             guard settled.changed else { continue }
-            let id = withSlot(i) { $0.id }
+            let id = ExactString(withSlot(i) { $0.id })
             changedIDs.insert(id)
             if settled.wholeRow { wholeRowIDs.insert(id) }
             if settled.leaves { leavesMemory = true }
@@ -320,7 +324,7 @@ struct CommitChanges {
 
     /// Whether `id` is new to the store or its dismissal changed (its row's index entries
     /// change): its row is written whole. Known after `finish`.
-    func dismissalChanged(_ id: String) -> Bool { wholeRowIDs.contains(id) }
+    func dismissalChanged(_ id: ExactString) -> Bool { wholeRowIDs.contains(id) }
 
     /// Whether a record's row must be written in this commit, not later: a new activity (the
     /// tables must hold every activity replay may meet), or one that leaves memory at `now`.

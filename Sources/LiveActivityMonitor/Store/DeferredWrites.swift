@@ -1,4 +1,5 @@
 import Dispatch
+import Prometheus
 
 /// What the writer has committed to the event log and memory but not yet to the current-state
 /// and counters tables. A live activity's row is rewritten about four times a second, with the
@@ -12,14 +13,14 @@ import Dispatch
 /// up to date whole, so that they always hold the state as of `applied_seq`.
 struct DeferredWrites {
     /// Live activities whose row is behind memory. Each has a row, with its current `dismissed_at`.
-    var rows = Set<String>()
+    var rows = Set<ExactString>()
     /// What the counters table holds.
     var counters: MonitorCounters
     /// Events stored since the tables were last brought up to date.
     var events = 0
     /// The activities those events name (more, after a commit that failed: never fewer), so
     /// that the catch-up knows whether any lacks a numbered row (`advanceAppliedSeq`).
-    var named = Set<String>()
+    var named = Set<ExactString>()
     /// When they were (uptime nanoseconds).
     var flushedAt = DispatchTime.now().uptimeNanoseconds
     /// A `.sweep` is scheduled to bring them up to date if no commit does first.
@@ -53,7 +54,7 @@ struct DeferredWrites {
     }
 
     /// After a commit that left the rows of `changed` behind (and stored `events` events).
-    mutating func deferred(_ changed: Set<String>, events: Int) {
+    mutating func deferred(_ changed: Set<ExactString>, events: Int) {
         rows.formUnion(changed)
         self.events += events
     }

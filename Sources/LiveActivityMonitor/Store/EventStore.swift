@@ -316,7 +316,7 @@ public final class EventStore: Sendable {
                         }
                         summaries[j].accepted += 1
                         let seq = db.lastInsertRowID
-                        if let id = event.activityID { deferred.named.insert(id) }
+                        if let id = event.activityID { deferred.named.insert(ExactString(id)) }
                         try changes.apply(event, seq: seq, receivedAt: now)
                         // A start that started nothing, or not under that booking: indexed after all.
                         if inRow == .ifStarted, let id = event.activityID, try changes.bookingID(of: id) != event.bookingID {
@@ -420,7 +420,7 @@ public final class EventStore: Sendable {
 
     /// Writes the row of every record the commit changed; returns their ids. A new record, or one
     /// whose dismissal changed, is written whole (for its index entries).
-    static func writeRows(of changes: CommitChanges, at now: Double, _ db: Database) throws -> Set<String> {
+    static func writeRows(of changes: CommitChanges, at now: Double, _ db: Database) throws -> Set<ExactString> {
         var statements = RowStatements(db)
         let ids = changes.changedIDs
         for id in ids {
@@ -434,10 +434,10 @@ public final class EventStore: Sendable {
     /// rows left `behind` by earlier commits (from `changes`, or memory, which holds every live
     /// record), the counters that differ from `persisted`, and `applied_seq`.
     /// `named`: the activities the events since `applied_seq` name, or nil when not known.
-    func writeBehind(_ behind: Set<String>, _ changes: CommitChanges?, since persisted: MonitorCounters,
-                     named: Set<String>?, _ db: Database) throws {
+    func writeBehind(_ behind: Set<ExactString>, _ changes: CommitChanges?, since persisted: MonitorCounters,
+                     named: Set<ExactString>?, _ db: Database) throws {
         var statements = RowStatements(db)
-        let records = state.withLock { s in behind.compactMap { changes?.working($0) ?? s.records[$0] } }
+        let records = state.withLock { s in behind.compactMap { changes?.working($0) ?? s.records[$0.text] } }
         for record in records { try statements.write(record, record.rowWrite(dismissalChanged: false)) }
         try Self.write(changes?.counters ?? state.withLock { $0.counters }, changedSince: persisted, to: db)
         try Self.advanceAppliedSeq(db, named: named)
@@ -450,7 +450,7 @@ public final class EventStore: Sendable {
     /// not known); when each of them has a numbered row, the second pass, which would look up
     /// every event's activity again to find none, is left out. Public for the benchmark's
     /// storage baseline.
-    public static func advanceAppliedSeq(_ db: Database, named: Set<String>?) throws {
+    public static func advanceAppliedSeq(_ db: Database, named: Set<ExactString>?) throws {
         // In key order, each activity's last leaf is written once. (Keeping the entries in memory
         // instead of reading the events back read less but was no faster, and inserted one
         // statement each cost the writer more: A/B, PERFORMANCE.md, sessions 10 and 37.)
@@ -478,10 +478,10 @@ public final class EventStore: Sendable {
     public static var eventsPerCatchUp: Int { DeferredWrites.maxEvents }
 
     /// Whether each of `activities` has a row with a number.
-    private static func allNumbered(_ activities: Set<String>, _ db: Database) throws -> Bool {
+    private static func allNumbered(_ activities: Set<ExactString>, _ db: Database) throws -> Bool {
         let number = try db.cached("SELECT number FROM activities WHERE activity_id = ?")
         for id in activities {
-            try number.bind(id, at: 1)
+            try number.bind(id.text, at: 1)
             defer { number.reset() }
             guard try number.step(), !number.isNull(0) else { return false }
         }
@@ -526,7 +526,7 @@ public final class EventStore: Sendable {
 
     /// Makes a commit's changes what memory holds; the records of `rowsWritten`, whose rows the
     /// commit wrote (committed, or in the replay's transaction), let go what those hold.
-    func publish(_ changes: inout CommitChanges, at now: Double, rowsWritten: Set<String>) {
+    func publish(_ changes: inout CommitChanges, at now: Double, rowsWritten: Set<ExactString>) {
         state.withLock { s in
             s.publish(&changes, at: now)
             s.records.leaveToRows(of: rowsWritten)
@@ -629,7 +629,7 @@ public final class EventStore: Sendable {
     /// The texts of a record that left them to its row, for the engine's few reads of them
     /// (`StateEngine.readsTexts`): on the writer's connection, which sees every committed row.
     func textReader(_ db: Database) -> (String) throws -> StoredTexts? {
-        { id in try Self.texts(of: [id], db)[id] }
+        { id in try Self.texts(of: [id], db)[ExactString(id)] }
     }
 
     /// The known contents a record's row holds, for the engine's one read of them

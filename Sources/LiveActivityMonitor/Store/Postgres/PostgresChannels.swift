@@ -1,11 +1,12 @@
 import PostgresDB
+import Prometheus
 
 /// The channel book (`ChannelBook`) in PostgreSQL's `channels` table, as `ChannelBook+Row`
 /// keeps it in SQLite: a row per channel, written with the commit that changed it, read whole
 /// at start.
 enum PostgresChannels {
     static func load(_ db: PostgresConnection) throws -> ChannelBook {
-        var channels: [String: ChannelBook.Channel] = [:]
+        var channels: [ExactString: ChannelBook.Channel] = [:]
         let rows = try db.query("""
             SELECT channel_id, storage_policy, created_at, created_seq, deleted_at, deleted_seq, last_broadcast FROM channels
             """).rows
@@ -16,7 +17,7 @@ enum PostgresChannels {
             if let at = r[2].doubleValue, let seq = r[3].int64Value { c.created = ChannelBook.Stamp(at: at, seq: seq) }
             if let at = r[4].doubleValue, let seq = r[5].int64Value { c.deleted = ChannelBook.Stamp(at: at, seq: seq) }
             c.lastBroadcast = ChannelBook.Broadcast(stored: r[6].textValue)
-            channels[id] = c
+            channels[ExactString(id)] = c
         }
         return ChannelBook(channels)
     }

@@ -1,5 +1,6 @@
 import JSON
 import PostgresDB
+import Prometheus
 
 /// Writes one group commit to PostgreSQL: the events of every request in it, their effect on
 /// the state (`CommitChanges`, the same engine as the SQLite writer) and every table that effect
@@ -36,7 +37,7 @@ struct PostgresCommitWriter {
             let (fresh, stored) = try claimKeys(events, seqs: seqs, days: days)
             var summaries = [IngestSummary](repeating: IngestSummary(), count: batches.count)
             var rows: [(seq: Int64, day: Int64, event: Event, body: String)] = []
-            var bodies: [String: String] = [:]  // this commit's stored bodies by key
+            var bodies: [ExactString: String] = [:]  // this commit's stored bodies by key (bytes, as the table)
             var dayOf: [Int64: Int64] = [:]
             var i = 0
             for (j, batch) in batches.enumerated() {
@@ -50,14 +51,14 @@ struct PostgresCommitWriter {
                     guard event.key == nil || fresh.contains(seqs[i]) else {
                         summaries[j].duplicates += 1
                         changes.duplicate(event)
-                        if let key = event.key, let first = bodies[key] ?? stored[key],
+                        if let key = event.key.map(ExactString.init), let first = bodies[key] ?? stored[key],
                            EventStore.isConflict(stored: first, sent: event.body, inheriting: body == event.body ? nil : body) {
                             summaries[j].conflicts += 1
                             changes.counters.inc(MonitorMetrics.ingestConflicts)
                         }
                         continue
                     }
-                    if let key = event.key { bodies[key] = body }
+                    if let key = event.key { bodies[ExactString(key)] = body }
                     summaries[j].accepted += 1
                     rows.append((seqs[i], days[i], event, body))
                     dayOf[seqs[i]] = days[i]
@@ -92,7 +93,7 @@ struct PostgresCommitWriter {
     /// Inserts the keys of keyed events; returns the seqs whose key was new (within the commit,
     /// the first of two events with one key wins, as `ON CONFLICT DO NOTHING` inserts in order)
     /// and the stored bodies of keys already taken by earlier commits (for conflicts).
-    private func claimKeys(_ events: [Event], seqs: [Int64], days: [Int64]) throws -> (fresh: Set<Int64>, stored: [String: String]) {
+    private func claimKeys(_ events: [Event], seqs: [Int64], days: [Int64]) throws -> (fresh: Set<Int64>, stored: [ExactString: String]) {
         let keyed = events.indices.filter { events[$0].key != nil }
         guard !keyed.isEmpty else { return ([], [:]) }
         let inserted = try db.prepared("""
@@ -110,8 +111,8 @@ struct PostgresCommitWriter {
             SELECT k.event_id, e.body FROM event_keys k JOIN events e ON e.day = k.day AND e.seq = k.seq
             WHERE k.event_id = ANY($1::text[])
             """, [try .array(taken.map { .text($0) })]).rows
-        var stored: [String: String] = [:]
-        for row in rows { if let key = row[0].textValue, let body = row[1].textValue { stored[key] = body } }
+        var stored: [ExactString: String] = [:]
+        for row in rows { if let key = row[0].textValue, let body = row[1].textValue { stored[ExactString(key)] = body } }
         return (fresh, stored)
     }
 
