@@ -5,7 +5,9 @@
 
 1. The dashboard JSON: stable uid, `datasource`, `job` and `instance` variables, unique panel ids,
    gridPos inside 24 columns without overlaps, every panel with a datasource variable,
-   targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit; every metric of
+   targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit that fits
+   what each query measures (a rate per second, a quantile of seconds in seconds, a gauge a count),
+   one unit per axis (a second measure on an axis of its own); every metric of
    DESIGN.md section 5 charted somewhere; the 4096-byte payload and 10,000-channel limit lines;
    the provisioning files.
 2. `promtool check config`, `promtool check rules` and `promtool test rules` (a missing
@@ -106,6 +108,15 @@ KNOWN_UNITS = {
     "ns", "µs", "ms", "s", "m", "h", "d", "dtdurationms", "dtdurations", "dthms",
     "dateTimeAsIso", "dateTimeFromNow", "hertz",
     "cps", "ops", "reqps", "rps", "wps", "iops", "cpm", "opm", "rpm", "wpm",
+}
+
+# What a query's values measure, and the units that can show it (a subset of KNOWN_UNITS).
+UNITS_FOR_KIND = {
+    "rate": {"cps", "ops", "reqps", "rps", "wps", "iops", "pps", "Bps", "KBs", "MBs", "bps", "hertz"},
+    "time": {"ns", "µs", "ms", "s", "m", "h", "d", "dtdurationms", "dtdurations", "dthms"},
+    "bytes": {"bits", "bytes", "kbytes", "mbytes", "gbytes", "decbits", "decbytes", "deckbytes",
+              "decmbytes", "decgbytes"},
+    "count": {"none", "short", "locale", "sci"},
 }
 
 HTTP_TIMEOUT_SECONDS = 15
@@ -209,6 +220,85 @@ def _expr_problems(expr: str) -> list[str]:
     return problems
 
 
+def query_kind(expr: str) -> str | None:
+    """What a panel query's values measure, read from its shape: "rate" (per second), "time"
+    (seconds), "bytes" or "count"; None for a shape this check does not judge (a ratio or
+    share, a rate of seconds, which is a share of a core, a timestamp)."""
+    if "/" in expr:
+        return None
+    metrics = [m for m, _ in _SELECTOR.findall(expr)]
+    if re.match(r"\s*histogram_quantile\(", expr):
+        if all(m.endswith("_seconds_bucket") for m in metrics):
+            return "time"
+        if all(m.endswith("_bytes_bucket") for m in metrics):
+            return "bytes"
+        return None
+    if re.search(r"\btime\(\)\s*-", expr):
+        return "time"
+    if re.search(r"\b(?:rate|irate)\(", expr):
+        return None if any(m.endswith("_seconds_total") for m in metrics) else "rate"
+    if "[" in expr:
+        return None  # increase(), changes(), *_over_time(): judged by what they are used for
+    if metrics and all(m.endswith("_bytes") for m in metrics):
+        return "bytes"
+    if any(m.endswith("_seconds") for m in metrics):
+        return None
+    return "count"
+
+
+def _field_config(panel: dict) -> tuple[dict, list]:
+    config = panel.get("fieldConfig") or {}
+    return config.get("defaults") or {}, config.get("overrides") or []
+
+
+def series_units(panel: dict) -> tuple[dict[str, tuple[str | None, str]], list[str]]:
+    """({refId: (unit, axis side)}, problems): how Grafana draws each query's series, from the
+    panel's field defaults and its overrides by query (`byFrameRefID`). The side is "left"
+    (Grafana's auto placement draws the first axis there), "right" or "hidden"."""
+    defaults, overrides = _field_config(panel)
+    default_side = ((defaults.get("custom") or {}).get("axisPlacement") or "auto")
+    out, problems = {}, []
+    for target in panel.get("targets") or []:
+        unit, side = defaults.get("unit"), default_side
+        for override in overrides:
+            matcher = override.get("matcher") or {}
+            if matcher.get("id") != "byFrameRefID":
+                problems.append(f"override matcher {matcher.get('id')!r}: this check reads only byFrameRefID")
+                continue
+            if matcher.get("options") != target.get("refId"):
+                continue
+            for prop in override.get("properties") or []:
+                if prop.get("id") == "unit":
+                    unit = prop.get("value")
+                elif prop.get("id") == "custom.axisPlacement":
+                    side = prop.get("value")
+        out[target.get("refId")] = (unit, "left" if side in ("auto", "left") else side)
+    return out, sorted(set(problems))
+
+
+def unit_problems(panel: dict) -> list[str]:
+    """A query whose unit does not fit what it measures (a rate shown as a count, a p90 in
+    seconds shown as a count), or two units sharing one axis."""
+    title = panel.get("title") or f"panel {panel.get('id')}"
+    units, problems = series_units(panel)
+    problems = [f"{title!r}: {p}" for p in problems]
+    for target in panel.get("targets") or []:
+        ref = target.get("refId")
+        unit = units.get(ref, (None, ""))[0]
+        kind = query_kind(target.get("expr", ""))
+        if unit is not None and unit not in KNOWN_UNITS:
+            problems.append(f"{title!r} {ref}: unknown unit {unit!r}")
+        elif kind is not None and unit not in UNITS_FOR_KIND[kind]:
+            problems.append(f"{title!r} {ref}: a {kind} shown in {unit!r}")
+    sides: dict[str, set] = {}
+    for unit, side in units.values():
+        sides.setdefault(side, set()).add(unit)
+    for side, on_it in sorted(sides.items()):
+        if len(on_it) > 1 and side != "hidden":
+            problems.append(f"{title!r}: units {sorted(on_it, key=str)} share the {side} axis")
+    return problems
+
+
 def _overlaps(a: dict, b: dict) -> bool:
     return (a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]
             and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"])
@@ -294,7 +384,7 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
                 grid_problems.append(f"{ta!r} overlaps {tb!r}")
     check("gridPos inside 24 columns, no overlaps", grid_problems)
 
-    panel_problems = []
+    panel_problems, unit_issues = [], []
     titles = [p.get("title") for p in panels if p.get("type") != "row"]
     for p in panels:
         if p.get("type") == "row":
@@ -317,6 +407,7 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
         ref_ids = [t.get("refId") for t in targets]
         if len(set(ref_ids)) != len(ref_ids) or None in ref_ids:
             panel_problems.append(f"{title!r}: refIds {ref_ids} not unique")
+        unit_issues += unit_problems(p)
         for t in targets:
             if "datasource" in t and t["datasource"] != DATASOURCE_REF:
                 panel_problems.append(f"{title!r} {t.get('refId')}: datasource {t['datasource']!r}")
@@ -327,6 +418,8 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
             panel_problems.append(f"annotation {name!r}: {problem}")
     check("every panel: title, datasource variable, targets with job-filtered expr, unit",
           panel_problems)
+    check("every query's unit fits what it measures (per second, seconds, bytes, a count); "
+          "one unit per axis", unit_issues)
 
     # No hard-coded datasource uid anywhere (only the variable or Grafana's built-in).
     uid_problems = []

@@ -12,7 +12,9 @@
    third, in job `lam-channels`, hears a scripted channel story once Prometheus has scraped
    its zeros: over 9,000 live channels, refused creates, broadcasts to a deleted channel and
    an expiration on a channel that keeps no message.
-2. Runs grafana_check's dashboard structure and promtool checks.
+2. Runs grafana_check's dashboard structure and promtool checks, and checks that the panels
+   that chart two measures (a count beside a rate or a duration) draw each in its own unit,
+   on an axis of its own.
 3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
    scrape interval), sends every panel, annotation and variable query of the dashboard, with
    the template variables substituted as Grafana does (grafana_check.check_queries); every
@@ -126,6 +128,14 @@ FAULT_CLASSES = {
         f'sum(liveactivity_pushes_without_effect_total{{{J}, why="unknown_channel"}}) > 0',
     "an expiration on a no-storage channel":
         f'sum(liveactivity_push_warnings_total{{{J}, warning="expiration_on_no_storage_channel"}}) > 0',
+}
+
+
+# Panels that chart two measures: each query's unit and axis side (grafana_check.series_units).
+# Ids, not titles: links and this test name them so.
+TWO_AXIS_PANELS = {
+    55: {"A": ("reqps", "left"), "B": ("short", "right")},  # undecodable pushes/s; types known
+    59: {"A": ("short", "left"), "B": ("s", "right")},  # devices with a token; p90 time to start
 }
 
 
@@ -327,6 +337,20 @@ def feed_channel_story(url: str, port: int) -> list[gc.CheckResult]:
                    f"{time.monotonic() - began:.1f} s")]
 
 
+def check_two_axis_panels() -> list[gc.CheckResult]:
+    """A count beside a rate or a duration: each on an axis of its own, in its own unit."""
+    panels = {p.get("id"): p for p in gc.all_panels(gc.load_dashboard())}
+    results = []
+    for panel_id, want in TWO_AXIS_PANELS.items():
+        panel = panels.get(panel_id, {})
+        got, problems = gc.series_units(panel)
+        name = (f"panel {panel_id} {panel.get('title')!r}: "
+                + ", ".join(f"{ref} in {unit} on the {side} axis" for ref, (unit, side) in want.items()))
+        results.append(gc._ok(name) if got == want and not problems
+                       else gc._fail(name, f"got {got} {problems}".strip()))
+    return results
+
+
 def panel_expr(title: str, ref_id: str = "A") -> str:
     for t, r, expr in gc.panel_queries(gc.load_dashboard()):
         if t == title and r == ref_id:
@@ -499,7 +523,7 @@ def main() -> int:
         return 1
 
     print("== Dashboard structure")
-    section = gc.check_dashboard_structure(gc.load_dashboard()) + gc.check_provisioning()
+    section = gc.check_dashboard_structure(gc.load_dashboard()) + gc.check_provisioning() + check_two_axis_panels()
     gc._print(section)
     results += section
     print("== Prometheus config and rules (promtool)")
