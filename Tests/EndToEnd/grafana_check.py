@@ -750,9 +750,10 @@ def _api(prometheus_url: str, path: str, params: dict | list | None = None,
             return {"status": "error", "error": f"HTTP {e.code}"}
 
 
-def query(prometheus_url: str, expr: str) -> dict:
-    """POST /api/v1/query (an instant query at the server's now)."""
-    return _api(prometheus_url, "/api/v1/query", {"query": expr}, post=True)
+def query(prometheus_url: str, expr: str, at: float | None = None) -> dict:
+    """POST /api/v1/query: an instant query at `at` (Unix seconds), else at the server's now."""
+    params = {"query": expr} if at is None else {"query": expr, "time": f"{at:.3f}"}
+    return _api(prometheus_url, "/api/v1/query", params, post=True)
 
 
 def _result_summary(body: dict) -> tuple[int, bool]:

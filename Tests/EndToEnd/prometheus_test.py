@@ -11,7 +11,8 @@
    answered 403 (a first deploy with a revoked key): it never has a status="200" series. A
    third, in job `lam-channels`, hears a scripted channel story once Prometheus has scraped
    its zeros: over 9,000 live channels, refused creates, broadcasts to a deleted channel and
-   an expiration on a channel that keeps no message.
+   an expiration on a channel that keeps no message. A fourth, in job `lam-mix`, hears a
+   known mix of token pushes and broadcasts, accepted, refused and without effect, twice.
 2. Runs grafana_check's dashboard structure and promtool checks, and checks that the panels
    that chart two measures (a count beside a rate or a duration) draw each in its own unit,
    on an axis of its own.
@@ -23,7 +24,9 @@
 4. Checks what some panels say, not only that they answer: the push and broadcast error
    ratios read 100% for the outage job (and broadcasts 0% for the demo), the commit latency
    panel draws one line per instance, the channel panels count the demo's and the story's
-   channels, subscribers, refusals, broadcasts to a deleted channel and expirations.
+   channels, subscribers, refusals, broadcasts to a deleted channel and expirations; the share
+   of pushes without effect reads, for the known mix, each reason over the accepted pushes of
+   its own kind (token pushes, or broadcasts) to the ninth decimal.
 5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that the
    channel alerts go pending on the story's and the outage's series (and not on the demo's),
    that every fault class the demo promises reached Prometheus, and that the server stops
@@ -71,6 +74,13 @@ OUTAGE_JOB = "lam-apns-outage"
 CHANNELS_JOB = "lam-channels"
 # The story: live channels over 90% of APNs' 10,000 (LiveActivityChannelsNearLimit).
 STORY_CHANNELS = 9001
+# A fourth monitor, without the demo, told a known mix of pushes twice (feed_mix).
+MIX_JOB = "lam-mix"
+# What panel 35 must read for the mix: each reason over the accepted pushes of its own kind.
+# An act: token pushes 3 applied, 1 to an unknown activity, 2 refused (429); broadcasts 1
+# applied, 1 to a deleted channel, 2 refused (400). Over every request and broadcast, as the
+# panel once divided, both would read 1/10.
+MIX_SHARES = {"unknown_activity": 1 / 4, "unknown_channel": 1 / 2}
 
 # Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
 # scraped (the same list as DemoTrafficTests, one level further down the pipeline).
@@ -186,8 +196,8 @@ def start_server(binary: Path, tmp: Path, name: str = "server",
     return proc, wait_for("the server to listen", port, STARTUP_TIMEOUT_S), log
 
 
-def start_prometheus(tmp: Path, target_port: int, outage_port: int,
-                     channels_port: int) -> tuple[subprocess.Popen, str, Path]:
+def start_prometheus(tmp: Path, target_port: int, outage_port: int, channels_port: int,
+                     mix_port: int) -> tuple[subprocess.Popen, str, Path]:
     port = free_port()
     config = tmp / "prometheus.yml"
     # rule_files takes the repository's alerts.yml by absolute path: the file under test.
@@ -208,6 +218,9 @@ scrape_configs:
   - job_name: {CHANNELS_JOB}
     static_configs:
       - targets: ["127.0.0.1:{channels_port}"]
+  - job_name: {MIX_JOB}
+    static_configs:
+      - targets: ["127.0.0.1:{mix_port}"]
 """)
     log = tmp / "prometheus.log"
     proc = subprocess.Popen(
@@ -349,6 +362,84 @@ def check_two_axis_panels() -> list[gc.CheckResult]:
         results.append(gc._ok(name) if got == want and not problems
                        else gc._fail(name, f"got {got} {problems}".strip()))
     return results
+
+
+def mix_act(act: int, now: float) -> list[dict]:
+    """One act of the known mix (MIX_SHARES), its events dated up to `now`. The first act also
+    creates and deletes the channel that both acts' broadcast finds deleted."""
+    token, activity = f"{0xA0 + act:02x}" * 32, f"MIX-{act}"
+    events = []
+
+    def add(at: float, **fields) -> None:
+        events.append({"id": f"mix-{act}-{len(events)}", "occurred_at": at, "app": "com.example.mix", **fields})
+
+    def push(at: float, status: int, target: str = activity, **fields) -> None:
+        add(at, type="push.sent", activity_id=target, push_token=token, event="update", priority=10,
+            status=status, latency_ms=30, content_state={"step": len(events)}, **fields)
+
+    def broadcast(at: float, channel: str, status: int, **fields) -> None:
+        add(at, type="push.sent", channel_id=channel, event="update", priority=10, status=status,
+            latency_ms=30, **fields)
+
+    add(now - 3, type="activity.started", activity_id=activity, booking_id=f"BK-{activity}",
+        attributes_type="MixAttributes", push_token=token, content_state={"step": 0})
+    if act == 1:
+        add(now - 2.5, type="channel.created", channel_id="MIX-GONE==", status=201, latency_ms=30, storage_policy=1)
+        add(now - 2.4, type="channel.deleted", channel_id="MIX-GONE==", status=204, latency_ms=30)
+    for i in range(3):
+        push(now - 2 + i / 10, 200)
+    push(now - 1.5, 200, target=f"MIX-GHOST-{act}")
+    for i in range(2):
+        push(now - 1.4 + i / 10, 429, reason="TooManyRequests")
+    broadcast(now - 1, "MIX-GONE==", 200)
+    broadcast(now - 0.9, "MIX-LIVE==", 200)
+    for i in range(2):
+        broadcast(now - 0.8 + i / 10, "MIX-LIVE==", 400, reason="BadChannelId")
+    return events
+
+
+def feed_mix(url: str, port: int) -> tuple[float, int]:
+    """Tells the mix monitor the known mix twice, each act once Prometheus has scraped the one
+    before. Returns (end, seconds): a window that holds the second act and, before it, only
+    samples taken after the first. Every series that the ratio reads then starts the window
+    at one act's count and grows by one act's count, on the same scrapes, so that rate()
+    extrapolates each alike and the panel's ratio is the mix's exactly."""
+    job = f'job="{MIX_JOB}"'
+    accepted = (f'sum(liveactivity_push_requests_total{{{job}, status="200"}}) '
+                f'+ sum(liveactivity_broadcast_pushes_total{{{job}, status="200"}})')
+    post_events(port, mix_act(1, time.time()))
+    wait_for("Prometheus to scrape act 1 of the mix", lambda: scalar(url, accepted) == 6, 20, 0.25)
+    start = time.time() + 0.5  # after the first sample that holds act 1
+    time.sleep(3)  # a few scrapes of act 1 alone in the window
+    post_events(port, mix_act(2, time.time()))
+    wait_for("Prometheus to scrape act 2 of the mix", lambda: scalar(url, accepted) == 12, 20, 0.25)
+    seconds = int(time.time() - start) + 1
+    time.sleep(max(0.0, start + seconds - time.time()) + 0.2)  # the window ends in the past
+    return start + seconds, seconds
+
+
+def check_without_effect_share(url: str, window: tuple[float, int]) -> list[gc.CheckResult]:
+    """Panel 35 in the known mix: each reason as a share of the accepted pushes of its kind,
+    every reason charted once."""
+    end, seconds = window
+    # $__rate_interval = max($__interval + scrape, 4 × scrape) = the window.
+    ctx = gc.GrafanaContext(job_values=[MIX_JOB], instance_values=gc.instance_values(url, [MIX_JOB]),
+                            scrape_interval_s=1, interval_s=seconds - 1)
+    panel = next(p for p in gc.all_panels(gc.load_dashboard()) if p.get("id") == 35)
+    shares, charted = {}, []
+    for target in panel.get("targets") or []:
+        body = gc.query(url, ctx.interpolate(target["expr"]), at=end)
+        for r in body.get("data", {}).get("result", []):
+            charted.append(r["metric"].get("why"))
+            if float(r["value"][1]):
+                shares[r["metric"].get("why")] = round(float(r["value"][1]), 9)
+    reasons = set(series_of(url, f'liveactivity_pushes_without_effect_total{{job="{MIX_JOB}"}}', "why"))
+    want = {why: round(share, 9) for why, share in MIX_SHARES.items()}
+    name = (f"panel 35 {panel.get('title')!r} in a known mix: unknown_activity 25% of accepted token pushes, "
+            "unknown_channel 50% of accepted broadcasts, every reason charted once")
+    once = sorted(charted) == sorted(why for (why,) in reasons)
+    return [gc._ok(name) if shares == want and once
+            else gc._fail(name, f"{shares}, want {want}; reasons charted {sorted(charted, key=str)}")]
 
 
 def panel_expr(title: str, ref_id: str = "A") -> str:
@@ -532,8 +623,8 @@ def main() -> int:
     results += section
 
     tmp = Path(tempfile.mkdtemp(prefix="lam-prometheus-test-"))
-    server = prometheus = outage = channels = None
-    server_log = prometheus_log = outage_log = channels_log = None
+    server = prometheus = outage = channels = mix = None
+    server_log = prometheus_log = outage_log = channels_log = mix_log = None
     stop_feeding = threading.Event()
     began = time.monotonic()
     try:
@@ -541,7 +632,8 @@ def main() -> int:
         outage, outage_port, outage_log = start_server(binary, tmp, name="outage", demo=False)
         threading.Thread(target=feed_outage, args=(outage_port, stop_feeding), daemon=True).start()
         channels, channels_port, channels_log = start_server(binary, tmp, name="channels", demo=False)
-        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port, channels_port)
+        mix, mix_port, mix_log = start_server(binary, tmp, name="mix", demo=False)
+        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port, channels_port, mix_port)
         print(f"== Live: server on 127.0.0.1:{port} with --demo, Prometheus on {url}")
         section = [gc._ok("server logs that the demo runs")
                    if "demo:" in server_log.read_text(errors="replace")
@@ -555,6 +647,7 @@ def main() -> int:
         channel_scrapes = f'count_over_time(up{{job="{CHANNELS_JOB}"}}[1m])'
         wait_for("the channels monitor's first scrapes", lambda: (scalar(url, channel_scrapes) or 0) >= 2, 30, 0.5)
         section += feed_channel_story(url, channels_port)
+        mix_window = feed_mix(url, mix_port)
 
         # Every panel must return data; retry while a series may still be about to appear.
         deadline = time.monotonic() + QUERY_DEADLINE_S
@@ -573,6 +666,7 @@ def main() -> int:
         section.append(gc._fail("every demo fault class reached Prometheus", ", ".join(missing))
                        if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
         section += check_semantics(url, port, outage_port)
+        section += check_without_effect_share(url, mix_window)
         section += check_rules(url)
         section += check_channel_alerts(url)
         gc._print(section)
@@ -588,11 +682,12 @@ def main() -> int:
         stop_feeding.set()
         stop(outage, "outage server")
         stop(channels, "channels server")
+        stop(mix, "mix server")
         stop(server, "server")
         stop(prometheus, "prometheus")
         failed = [r for r in results if not r.passed]
         if failed:
-            for log in (server_log, outage_log, channels_log, prometheus_log):
+            for log in (server_log, outage_log, channels_log, mix_log, prometheus_log):
                 if log is not None and log.exists():
                     print(f"--- last lines of {log.name}")
                     print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))
