@@ -16,6 +16,9 @@
 3. With --prometheus-url: every panel, annotation and variable query, with its template
    variables substituted the way Grafana does, is sent to /api/v1/query; each panel
    query must succeed AND return data. Alert expressions must succeed (data not required).
+   An annotation's variables are those Grafana's backend gives an annotation query
+   (annotation_context: $__interval is its step); `annotation_events` runs one over a view
+   and turns its answer into the events Grafana draws, for tests that look at them.
 
 Standard library only. Exits non-zero when any check fails; the last line is
 `N passed, M failed`. `check_queries(prometheus_url, job)` is usable as a library
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -168,13 +172,14 @@ def panel_queries(dashboard: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def prometheus_annotations(dashboard: dict) -> list[dict]:
+    """The annotations that query Prometheus (those with an expr)."""
+    return [a for a in dashboard.get("annotations", {}).get("list", []) if a.get("expr")]
+
+
 def annotation_queries(dashboard: dict) -> list[tuple[str, str]]:
     """(annotation name, expr) for the Prometheus annotations."""
-    out = []
-    for annotation in dashboard.get("annotations", {}).get("list", []):
-        if annotation.get("expr"):
-            out.append((annotation.get("name", "annotation"), annotation["expr"]))
-    return out
+    return [(a.get("name", "annotation"), a["expr"]) for a in prometheus_annotations(dashboard)]
 
 
 def variable(dashboard: dict, name: str) -> dict | None:
@@ -690,9 +695,13 @@ class GrafanaContext:
     scrape_interval_s: int = 15
     interval_s: int = 15
     range_s: int = 3 * 3600
+    # Set where Grafana computes $__rate_interval otherwise (annotations: annotation_context).
+    rate_interval_fixed_s: int | None = None
 
     @property
     def rate_interval_s(self) -> int:
+        if self.rate_interval_fixed_s is not None:
+            return self.rate_interval_fixed_s
         # Grafana: $__rate_interval = max($__interval + scrape interval, 4 * scrape interval)
         return max(self.interval_s + self.scrape_interval_s, 4 * self.scrape_interval_s)
 
@@ -725,6 +734,91 @@ class GrafanaContext:
             raise ValueError(f"unknown template variable ${name}")
 
         return _VARIABLE.sub(replace, expr)
+
+
+# --------------------------------------------------------------------------- Grafana annotations
+
+# A Prometheus annotation is a range query over the dashboard's range, sent without
+# maxDataPoints or intervalMs, so that Grafana's backend takes its defaults (100 points, 1 s);
+# the annotation's "step" is a minimum (Grafana's default 60s).
+ANNOTATION_MAX_POINTS = 100
+ANNOTATION_DEFAULT_STEP = "60s"
+ANNOTATION_REQUEST_INTERVAL_S = 1
+# Grafana rounds a computed step to a round one: (up to this many seconds, the step).
+_ROUND_STEPS = [(1.5, 1), (3.5, 2), (7.5, 5), (12.5, 10), (17.5, 15), (25, 20), (45, 30), (90, 60),
+                (210, 120), (450, 300), (750, 600), (1050, 900), (1500, 1200), (2700, 1800),
+                (5400, 3600), (9000, 7200), (16200, 10800), (32400, 21600), (86400, 43200),
+                (604800, 86400), (1814400, 604800), (3628800, 2592000)]
+
+
+def round_step(seconds: float) -> int:
+    """The round step Grafana's backend makes of a computed interval (pkg/promlib)."""
+    return next((step for bound, step in _ROUND_STEPS if seconds <= bound), 31536000)
+
+
+def annotation_step_s(annotation: dict, range_s: int) -> int:
+    """The step of an annotation's range query over a dashboard range of `range_s` seconds:
+    range / 100 points, not below the annotation's min step, rounded."""
+    min_step = parse_duration(annotation.get("step") or ANNOTATION_DEFAULT_STEP)
+    return round_step(max(range_s / ANNOTATION_MAX_POINTS, min_step))
+
+
+def annotation_context(ctx: GrafanaContext, annotation: dict, range_s: int | None = None) -> GrafanaContext:
+    """`ctx` as Grafana's backend interpolates an annotation's query: $__interval is the query's
+    step, and $__rate_interval is computed from the annotation's min step and the request's
+    1 s interval (max(1 s + min step, 4 × min step)), not from the scrape interval."""
+    range_s = range_s or ctx.range_s
+    min_step = int(parse_duration(annotation.get("step") or ANNOTATION_DEFAULT_STEP))
+    return GrafanaContext(
+        job_values=ctx.job_values, job_multi=ctx.job_multi, job_include_all=ctx.job_include_all,
+        instance_values=ctx.instance_values, instance_multi=ctx.instance_multi,
+        instance_include_all=ctx.instance_include_all, scrape_interval_s=ctx.scrape_interval_s,
+        interval_s=annotation_step_s(annotation, range_s), range_s=range_s,
+        rate_interval_fixed_s=max(ANNOTATION_REQUEST_INTERVAL_S + min_step, 4 * min_step))
+
+
+def _render_legend(template: str, labels: dict) -> str:
+    return re.sub(r"\{\{\s*(.+?)\s*\}\}", lambda m: labels.get(m.group(1), ""), template or "")
+
+
+def annotation_events(prometheus_url: str, annotation: dict, ctx: GrafanaContext,
+                      last_step: float) -> list[dict]:
+    """The events Grafana draws for a Prometheus annotation (packages/grafana-prometheus,
+    annotations.ts) in a view of `ctx.range_s` seconds whose last step is at `last_step`:
+    Grafana aligns the range to multiples of the step (last_step = floor(now / step) * step in
+    UTC), and `ctx` should come from annotation_context. Every point with a value above 0 is
+    active; with useValueForTime the value is the event's time, in ms. Active points at most a
+    step apart make one event, a region from the first to the last. Returns
+    [{time, time_end (ms), labels, title, text}]; raises RuntimeError if the query fails."""
+    step = ctx.interval_s
+    start = last_step - (ctx.range_s // step) * step
+    body = _api(prometheus_url, "/api/v1/query_range",
+                {"query": ctx.interpolate(annotation["expr"]), "start": f"{start:.3f}",
+                 "end": f"{last_step:.3f}", "step": str(step)}, post=True)
+    if body.get("status") != "success":
+        raise RuntimeError(f"{body.get('errorType')}: {body.get('error')}")
+    events = []
+    for series in body.get("data", {}).get("result", []):
+        labels = series.get("metric", {})
+        stamps = []
+        for t, v in series.get("values", []):
+            value = float(v)
+            if math.isnan(value):
+                continue  # Grafana would make an event at no time
+            if annotation.get("useValueForTime"):
+                stamps.append(math.floor(value))
+            elif value > 0:
+                stamps.append(math.floor(float(t) * 1000))
+        event = None
+        for stamp in stamps:
+            if event is not None and event["time_end"] + step * 1000 >= stamp:
+                event["time_end"] = stamp
+                continue
+            event = {"time": stamp, "time_end": stamp, "labels": labels,
+                     "title": _render_legend(annotation.get("titleFormat", ""), labels),
+                     "text": _render_legend(annotation.get("textFormat", ""), labels)}
+            events.append(event)
+    return events
 
 
 # --------------------------------------------------------------------------- Prometheus API
@@ -913,8 +1007,18 @@ def check_queries(prometheus_url: str, job: str | list[str] | None = None, *,
 
     for title, ref_id, expr in panel_queries(dashboard):
         run(f"panel {title!r} {ref_id} returns data", expr, need_data=True)
-    for name, expr in annotation_queries(dashboard):
-        run(f"annotation {name!r} is valid", expr, need_data=False)
+    for annotation in prometheus_annotations(dashboard):
+        # Interpolated as Grafana's backend does for an annotation over the dashboard's range.
+        actx = annotation_context(ctx, annotation)
+        name = annotation.get("name", "annotation")
+        try:
+            body = query(prometheus_url, actx.interpolate(annotation["expr"]))
+            ok = body.get("status") == "success"
+            detail = "" if ok else f"{body.get('errorType')}: {body.get('error')}"
+        except (OSError, ValueError) as e:
+            ok, detail = False, str(e)
+        results.append(_ok(f"annotation {name!r} is valid") if ok
+                       else _fail(f"annotation {name!r} is valid", detail))
     for rule in parse_rules(alerts_path):
         run(f"alert {rule.name} expr is valid", rule.expr, need_data=False)
     return results

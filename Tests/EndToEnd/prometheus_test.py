@@ -12,7 +12,8 @@
    third, in job `lam-channels`, hears a scripted channel story once Prometheus has scraped
    its zeros: over 9,000 live channels, refused creates, broadcasts to a deleted channel and
    an expiration on a channel that keeps no message. A fourth, in job `lam-mix`, hears a
-   known mix of token pushes and broadcasts, accepted, refused and without effect, twice.
+   known mix of token pushes and broadcasts, accepted, refused and without effect, twice,
+   and is then restarted on its port and database.
 2. Runs grafana_check's dashboard structure and promtool checks, and checks that the panels
    that chart two measures (a count beside a rate or a duration) draw each in its own unit,
    on an axis of its own.
@@ -26,7 +27,10 @@
    panel draws one line per instance, the channel panels count the demo's and the story's
    channels, subscribers, refusals, broadcasts to a deleted channel and expirations; the share
    of pushes without effect reads, for the known mix, each reason over the accepted pushes of
-   its own kind (token pushes, or broadcasts) to the ninth decimal.
+   its own kind (token pushes, or broadcasts) to the ninth decimal; the restart annotation,
+   run and drawn as Grafana does (grafana_check.annotation_events), marks the restart at the
+   new process's start time in the 1 h, 3 h, 24 h and 7 d views, wherever it falls between two
+   of the query's steps.
 5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that the
    channel alerts go pending on the story's and the outage's series (and not on the demo's),
    that every fault class the demo promises reached Prometheus, and that the server stops
@@ -39,6 +43,7 @@ only; the last line is `N passed, M failed`; exits non-zero when a check fails.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -81,6 +86,11 @@ MIX_JOB = "lam-mix"
 # applied, 1 to a deleted channel, 2 refused (400). Over every request and broadcast, as the
 # panel once divided, both would read 1/10.
 MIX_SHARES = {"unknown_activity": 1 / 4, "unknown_channel": 1 / 2}
+# Then the mix monitor is restarted, down this long: Prometheus misses a scrape or two and
+# marks its series stale, as when a real monitor restarts.
+RESTART_GAP_S = 2.5
+# Time ranges an on-call picks, each with its own annotation step (1 min, 2 min, 15 min, 2 h).
+ANNOTATION_VIEWS = {"1h": 3600, "3h": 3 * 3600, "24h": 86400, "7d": 7 * 86400}
 
 # Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
 # scraped (the same list as DemoTrafficTests, one level further down the pipeline).
@@ -175,15 +185,16 @@ def wait_for(what: str, condition, timeout: float, interval: float = 0.2):
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def start_server(binary: Path, tmp: Path, name: str = "server",
-                 demo: bool = True) -> tuple[subprocess.Popen, int, Path]:
-    log = tmp / f"{name}.log"
+def start_server(binary: Path, tmp: Path, name: str = "server", demo: bool = True, port: int = 0,
+                 log_name: str | None = None) -> tuple[subprocess.Popen, int, Path]:
+    """`serve` on `port` (0: a free one) with the database `name`.sqlite."""
+    log = tmp / f"{log_name or name}.log"
     env = dict(os.environ)
     for key in [k for k in env if k.startswith("LAM_")]:
         del env[key]  # flags only: a developer's LAM_* must not change the run
     proc = subprocess.Popen(
         [str(binary), "serve"] + (["--demo"] if demo else []) + [
-         "--port", "0", "--db", str(tmp / f"{name}.sqlite"), "--web-root", str(ROOT / "Web")],
+         "--port", str(port), "--db", str(tmp / f"{name}.sqlite"), "--web-root", str(ROOT / "Web")],
         cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=open(log, "wb"))
 
@@ -418,6 +429,65 @@ def feed_mix(url: str, port: int) -> tuple[float, int]:
     return start + seconds, seconds
 
 
+def restart_monitor(binary: Path, tmp: Path, proc: subprocess.Popen, name: str, port: int,
+                    url: str, job: str) -> tuple[subprocess.Popen, Path, float | None]:
+    """Stops a monitor without the demo and starts it again on the same port and database;
+    returns the new process, its log and the start time Prometheus scraped of the old one."""
+    before = scalar(url, f'process_start_time_seconds{{job="{job}"}}')
+    stop(proc, name)
+    time.sleep(RESTART_GAP_S)
+    proc, _, log = start_server(binary, tmp, name=name, demo=False, port=port, log_name=f"{name}-restarted")
+    return proc, log, before
+
+
+def scraped_restart(url: str, port: int, job: str, before: float | None) -> dict:
+    """Waits for Prometheus to scrape the restarted monitor on `port`; returns {instance,
+    before, after, first_seen}: the process start times before and after the restart, and
+    when Prometheus first scraped the new process."""
+    selector = f'process_start_time_seconds{{job="{job}"}}'
+    status, text = http_get(f"http://127.0.0.1:{port}/metrics")
+    m = re.search(r"^process_start_time_seconds (\S+)$", text, re.M)
+    if status != 200 or not m:
+        raise RuntimeError(f"no process_start_time_seconds from the restarted monitor (HTTP {status})")
+    after = float(m.group(1))
+    wait_for("Prometheus to scrape the restarted monitor", lambda: scalar(url, selector) == after, 20, 0.25)
+    samples = gc.query(url, f"{selector}[5m]")["data"]["result"][0]["values"]
+    first_seen = min(float(t) for t, v in samples if float(v) == after)
+    return {"instance": f"127.0.0.1:{port}", "before": before, "after": after, "first_seen": first_seen}
+
+
+def check_restart_annotation(url: str, restart: dict) -> list[gc.CheckResult]:
+    """The restart annotation, as Grafana runs and draws it, marks the test's restart at the new
+    process's start time (its start, as a point or a bound of a region, and no other time), in
+    every view, wherever the restart falls between two steps of the query: its next step 1 s,
+    half a step and a step less 1 s after Prometheus first scraped the new process. Steps after
+    Prometheus' last scrape are evaluated on what it holds, as it would answer then (the new
+    process keeps its start time; no later sample changes a range function's answer)."""
+    annotation = next(a for a in gc.prometheus_annotations(gc.load_dashboard())
+                      if "process_start_time_seconds" in a["expr"])
+    instance, want = restart["instance"], math.floor(restart["after"] * 1000)
+    starts = {math.floor(restart[k] * 1000) for k in ("before", "after") if restart[k] is not None}
+    base = gc.GrafanaContext(job_values=[MIX_JOB], instance_values=[instance], scrape_interval_s=1)
+    results = []
+    for view, range_s in ANNOTATION_VIEWS.items():
+        ctx = gc.annotation_context(base, annotation, range_s)
+        step, wrong = ctx.interval_s, []
+        for phase in (1, step / 2, step - 1):
+            try:
+                events = [e for e in gc.annotation_events(url, annotation, ctx, restart["first_seen"] + phase)
+                          if e["labels"].get("instance") == instance]
+            except RuntimeError as e:
+                wrong.append(str(e))
+                continue
+            bounds = {e["time"] for e in events} | {e["time_end"] for e in events}
+            if want not in bounds or not bounds <= starts or any(e["text"] != instance for e in events):
+                wrong.append(f"next step {phase:.0f} s after: events {[(e['time'], e['time_end']) for e in events]}")
+        name = (f"annotation {annotation.get('name')!r} marks the test's restart at its start time in a {view} view "
+                f"(step {step} s), wherever it falls between two steps")
+        results.append(gc._fail(name, f"start {want} ms; " + "; ".join(wrong)) if wrong else gc._ok(name))
+    return results
+
+
 def check_without_effect_share(url: str, window: tuple[float, int]) -> list[gc.CheckResult]:
     """Panel 35 in the known mix: each reason as a share of the accepted pushes of its kind,
     every reason charted once."""
@@ -648,6 +718,8 @@ def main() -> int:
         wait_for("the channels monitor's first scrapes", lambda: (scalar(url, channel_scrapes) or 0) >= 2, 30, 0.5)
         section += feed_channel_story(url, channels_port)
         mix_window = feed_mix(url, mix_port)
+        mix, mix_log, before = restart_monitor(binary, tmp, mix, "mix", mix_port, url, MIX_JOB)
+        restart = scraped_restart(url, mix_port, MIX_JOB, before)
 
         # Every panel must return data; retry while a series may still be about to appear.
         deadline = time.monotonic() + QUERY_DEADLINE_S
@@ -667,6 +739,7 @@ def main() -> int:
                        if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
         section += check_semantics(url, port, outage_port)
         section += check_without_effect_share(url, mix_window)
+        section += check_restart_annotation(url, restart)
         section += check_rules(url)
         section += check_channel_alerts(url)
         gc._print(section)
