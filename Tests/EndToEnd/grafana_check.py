@@ -5,7 +5,9 @@
 
 1. The dashboard JSON: stable uid, `datasource`, `job` and `instance` variables, unique panel ids,
    gridPos inside 24 columns without overlaps, every panel with a datasource variable,
-   targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit; every metric of
+   targets with an expression filtered by `job=~"$job", instance=~"$instance"` and a unit that fits
+   what each query measures (a rate per second, a quantile of seconds in seconds, a gauge a count),
+   one unit per axis (a second measure on an axis of its own); every metric of
    DESIGN.md section 5 charted somewhere; the 4096-byte payload and 10,000-channel limit lines;
    the provisioning files.
 2. `promtool check config`, `promtool check rules` and `promtool test rules` (a missing
@@ -14,6 +16,9 @@
 3. With --prometheus-url: every panel, annotation and variable query, with its template
    variables substituted the way Grafana does, is sent to /api/v1/query; each panel
    query must succeed AND return data. Alert expressions must succeed (data not required).
+   An annotation's variables are those Grafana's backend gives an annotation query
+   (annotation_context: $__interval is its step); `annotation_events` runs one over a view
+   and turns its answer into the events Grafana draws, for tests that look at them.
 
 Standard library only. Exits non-zero when any check fails; the last line is
 `N passed, M failed`. `check_queries(prometheus_url, job)` is usable as a library
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -108,6 +114,15 @@ KNOWN_UNITS = {
     "cps", "ops", "reqps", "rps", "wps", "iops", "cpm", "opm", "rpm", "wpm",
 }
 
+# What a query's values measure, and the units that can show it (a subset of KNOWN_UNITS).
+UNITS_FOR_KIND = {
+    "rate": {"cps", "ops", "reqps", "rps", "wps", "iops", "pps", "Bps", "KBs", "MBs", "bps", "hertz"},
+    "time": {"ns", "µs", "ms", "s", "m", "h", "d", "dtdurationms", "dtdurations", "dthms"},
+    "bytes": {"bits", "bytes", "kbytes", "mbytes", "gbytes", "decbits", "decbytes", "deckbytes",
+              "decmbytes", "decgbytes"},
+    "count": {"none", "short", "locale", "sci"},
+}
+
 HTTP_TIMEOUT_SECONDS = 15
 
 
@@ -157,13 +172,14 @@ def panel_queries(dashboard: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def prometheus_annotations(dashboard: dict) -> list[dict]:
+    """The annotations that query Prometheus (those with an expr)."""
+    return [a for a in dashboard.get("annotations", {}).get("list", []) if a.get("expr")]
+
+
 def annotation_queries(dashboard: dict) -> list[tuple[str, str]]:
     """(annotation name, expr) for the Prometheus annotations."""
-    out = []
-    for annotation in dashboard.get("annotations", {}).get("list", []):
-        if annotation.get("expr"):
-            out.append((annotation.get("name", "annotation"), annotation["expr"]))
-    return out
+    return [(a.get("name", "annotation"), a["expr"]) for a in prometheus_annotations(dashboard)]
 
 
 def variable(dashboard: dict, name: str) -> dict | None:
@@ -206,6 +222,85 @@ def _expr_problems(expr: str) -> list[str]:
     for window in _RANGE.findall(expr):
         if not window.strip().startswith("$"):
             problems.append(f"hard-coded range [{window}]: use $__rate_interval")
+    return problems
+
+
+def query_kind(expr: str) -> str | None:
+    """What a panel query's values measure, read from its shape: "rate" (per second), "time"
+    (seconds), "bytes" or "count"; None for a shape this check does not judge (a ratio or
+    share, a rate of seconds, which is a share of a core, a timestamp)."""
+    if "/" in expr:
+        return None
+    metrics = [m for m, _ in _SELECTOR.findall(expr)]
+    if re.match(r"\s*histogram_quantile\(", expr):
+        if all(m.endswith("_seconds_bucket") for m in metrics):
+            return "time"
+        if all(m.endswith("_bytes_bucket") for m in metrics):
+            return "bytes"
+        return None
+    if re.search(r"\btime\(\)\s*-", expr):
+        return "time"
+    if re.search(r"\b(?:rate|irate)\(", expr):
+        return None if any(m.endswith("_seconds_total") for m in metrics) else "rate"
+    if "[" in expr:
+        return None  # increase(), changes(), *_over_time(): judged by what they are used for
+    if metrics and all(m.endswith("_bytes") for m in metrics):
+        return "bytes"
+    if any(m.endswith("_seconds") for m in metrics):
+        return None
+    return "count"
+
+
+def _field_config(panel: dict) -> tuple[dict, list]:
+    config = panel.get("fieldConfig") or {}
+    return config.get("defaults") or {}, config.get("overrides") or []
+
+
+def series_units(panel: dict) -> tuple[dict[str, tuple[str | None, str]], list[str]]:
+    """({refId: (unit, axis side)}, problems): how Grafana draws each query's series, from the
+    panel's field defaults and its overrides by query (`byFrameRefID`). The side is "left"
+    (Grafana's auto placement draws the first axis there), "right" or "hidden"."""
+    defaults, overrides = _field_config(panel)
+    default_side = ((defaults.get("custom") or {}).get("axisPlacement") or "auto")
+    out, problems = {}, []
+    for target in panel.get("targets") or []:
+        unit, side = defaults.get("unit"), default_side
+        for override in overrides:
+            matcher = override.get("matcher") or {}
+            if matcher.get("id") != "byFrameRefID":
+                problems.append(f"override matcher {matcher.get('id')!r}: this check reads only byFrameRefID")
+                continue
+            if matcher.get("options") != target.get("refId"):
+                continue
+            for prop in override.get("properties") or []:
+                if prop.get("id") == "unit":
+                    unit = prop.get("value")
+                elif prop.get("id") == "custom.axisPlacement":
+                    side = prop.get("value")
+        out[target.get("refId")] = (unit, "left" if side in ("auto", "left") else side)
+    return out, sorted(set(problems))
+
+
+def unit_problems(panel: dict) -> list[str]:
+    """A query whose unit does not fit what it measures (a rate shown as a count, a p90 in
+    seconds shown as a count), or two units sharing one axis."""
+    title = panel.get("title") or f"panel {panel.get('id')}"
+    units, problems = series_units(panel)
+    problems = [f"{title!r}: {p}" for p in problems]
+    for target in panel.get("targets") or []:
+        ref = target.get("refId")
+        unit = units.get(ref, (None, ""))[0]
+        kind = query_kind(target.get("expr", ""))
+        if unit is not None and unit not in KNOWN_UNITS:
+            problems.append(f"{title!r} {ref}: unknown unit {unit!r}")
+        elif kind is not None and unit not in UNITS_FOR_KIND[kind]:
+            problems.append(f"{title!r} {ref}: a {kind} shown in {unit!r}")
+    sides: dict[str, set] = {}
+    for unit, side in units.values():
+        sides.setdefault(side, set()).add(unit)
+    for side, on_it in sorted(sides.items()):
+        if len(on_it) > 1 and side != "hidden":
+            problems.append(f"{title!r}: units {sorted(on_it, key=str)} share the {side} axis")
     return problems
 
 
@@ -294,7 +389,7 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
                 grid_problems.append(f"{ta!r} overlaps {tb!r}")
     check("gridPos inside 24 columns, no overlaps", grid_problems)
 
-    panel_problems = []
+    panel_problems, unit_issues = [], []
     titles = [p.get("title") for p in panels if p.get("type") != "row"]
     for p in panels:
         if p.get("type") == "row":
@@ -317,6 +412,7 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
         ref_ids = [t.get("refId") for t in targets]
         if len(set(ref_ids)) != len(ref_ids) or None in ref_ids:
             panel_problems.append(f"{title!r}: refIds {ref_ids} not unique")
+        unit_issues += unit_problems(p)
         for t in targets:
             if "datasource" in t and t["datasource"] != DATASOURCE_REF:
                 panel_problems.append(f"{title!r} {t.get('refId')}: datasource {t['datasource']!r}")
@@ -327,6 +423,8 @@ def check_dashboard_structure(dashboard: dict) -> list[CheckResult]:
             panel_problems.append(f"annotation {name!r}: {problem}")
     check("every panel: title, datasource variable, targets with job-filtered expr, unit",
           panel_problems)
+    check("every query's unit fits what it measures (per second, seconds, bytes, a count); "
+          "one unit per axis", unit_issues)
 
     # No hard-coded datasource uid anywhere (only the variable or Grafana's built-in).
     uid_problems = []
@@ -597,9 +695,13 @@ class GrafanaContext:
     scrape_interval_s: int = 15
     interval_s: int = 15
     range_s: int = 3 * 3600
+    # Set where Grafana computes $__rate_interval otherwise (annotations: annotation_context).
+    rate_interval_fixed_s: int | None = None
 
     @property
     def rate_interval_s(self) -> int:
+        if self.rate_interval_fixed_s is not None:
+            return self.rate_interval_fixed_s
         # Grafana: $__rate_interval = max($__interval + scrape interval, 4 * scrape interval)
         return max(self.interval_s + self.scrape_interval_s, 4 * self.scrape_interval_s)
 
@@ -634,6 +736,91 @@ class GrafanaContext:
         return _VARIABLE.sub(replace, expr)
 
 
+# --------------------------------------------------------------------------- Grafana annotations
+
+# A Prometheus annotation is a range query over the dashboard's range, sent without
+# maxDataPoints or intervalMs, so that Grafana's backend takes its defaults (100 points, 1 s);
+# the annotation's "step" is a minimum (Grafana's default 60s).
+ANNOTATION_MAX_POINTS = 100
+ANNOTATION_DEFAULT_STEP = "60s"
+ANNOTATION_REQUEST_INTERVAL_S = 1
+# Grafana rounds a computed step to a round one: (up to this many seconds, the step).
+_ROUND_STEPS = [(1.5, 1), (3.5, 2), (7.5, 5), (12.5, 10), (17.5, 15), (25, 20), (45, 30), (90, 60),
+                (210, 120), (450, 300), (750, 600), (1050, 900), (1500, 1200), (2700, 1800),
+                (5400, 3600), (9000, 7200), (16200, 10800), (32400, 21600), (86400, 43200),
+                (604800, 86400), (1814400, 604800), (3628800, 2592000)]
+
+
+def round_step(seconds: float) -> int:
+    """The round step Grafana's backend makes of a computed interval (pkg/promlib)."""
+    return next((step for bound, step in _ROUND_STEPS if seconds <= bound), 31536000)
+
+
+def annotation_step_s(annotation: dict, range_s: int) -> int:
+    """The step of an annotation's range query over a dashboard range of `range_s` seconds:
+    range / 100 points, not below the annotation's min step, rounded."""
+    min_step = parse_duration(annotation.get("step") or ANNOTATION_DEFAULT_STEP)
+    return round_step(max(range_s / ANNOTATION_MAX_POINTS, min_step))
+
+
+def annotation_context(ctx: GrafanaContext, annotation: dict, range_s: int | None = None) -> GrafanaContext:
+    """`ctx` as Grafana's backend interpolates an annotation's query: $__interval is the query's
+    step, and $__rate_interval is computed from the annotation's min step and the request's
+    1 s interval (max(1 s + min step, 4 × min step)), not from the scrape interval."""
+    range_s = range_s or ctx.range_s
+    min_step = int(parse_duration(annotation.get("step") or ANNOTATION_DEFAULT_STEP))
+    return GrafanaContext(
+        job_values=ctx.job_values, job_multi=ctx.job_multi, job_include_all=ctx.job_include_all,
+        instance_values=ctx.instance_values, instance_multi=ctx.instance_multi,
+        instance_include_all=ctx.instance_include_all, scrape_interval_s=ctx.scrape_interval_s,
+        interval_s=annotation_step_s(annotation, range_s), range_s=range_s,
+        rate_interval_fixed_s=max(ANNOTATION_REQUEST_INTERVAL_S + min_step, 4 * min_step))
+
+
+def _render_legend(template: str, labels: dict) -> str:
+    return re.sub(r"\{\{\s*(.+?)\s*\}\}", lambda m: labels.get(m.group(1), ""), template or "")
+
+
+def annotation_events(prometheus_url: str, annotation: dict, ctx: GrafanaContext,
+                      last_step: float) -> list[dict]:
+    """The events Grafana draws for a Prometheus annotation (packages/grafana-prometheus,
+    annotations.ts) in a view of `ctx.range_s` seconds whose last step is at `last_step`:
+    Grafana aligns the range to multiples of the step (last_step = floor(now / step) * step in
+    UTC), and `ctx` should come from annotation_context. Every point with a value above 0 is
+    active; with useValueForTime the value is the event's time, in ms. Active points at most a
+    step apart make one event, a region from the first to the last. Returns
+    [{time, time_end (ms), labels, title, text}]; raises RuntimeError if the query fails."""
+    step = ctx.interval_s
+    start = last_step - (ctx.range_s // step) * step
+    body = _api(prometheus_url, "/api/v1/query_range",
+                {"query": ctx.interpolate(annotation["expr"]), "start": f"{start:.3f}",
+                 "end": f"{last_step:.3f}", "step": str(step)}, post=True)
+    if body.get("status") != "success":
+        raise RuntimeError(f"{body.get('errorType')}: {body.get('error')}")
+    events = []
+    for series in body.get("data", {}).get("result", []):
+        labels = series.get("metric", {})
+        stamps = []
+        for t, v in series.get("values", []):
+            value = float(v)
+            if math.isnan(value):
+                continue  # Grafana would make an event at no time
+            if annotation.get("useValueForTime"):
+                stamps.append(math.floor(value))
+            elif value > 0:
+                stamps.append(math.floor(float(t) * 1000))
+        event = None
+        for stamp in stamps:
+            if event is not None and event["time_end"] + step * 1000 >= stamp:
+                event["time_end"] = stamp
+                continue
+            event = {"time": stamp, "time_end": stamp, "labels": labels,
+                     "title": _render_legend(annotation.get("titleFormat", ""), labels),
+                     "text": _render_legend(annotation.get("textFormat", ""), labels)}
+            events.append(event)
+    return events
+
+
 # --------------------------------------------------------------------------- Prometheus API
 
 
@@ -657,9 +844,10 @@ def _api(prometheus_url: str, path: str, params: dict | list | None = None,
             return {"status": "error", "error": f"HTTP {e.code}"}
 
 
-def query(prometheus_url: str, expr: str) -> dict:
-    """POST /api/v1/query (an instant query at the server's now)."""
-    return _api(prometheus_url, "/api/v1/query", {"query": expr}, post=True)
+def query(prometheus_url: str, expr: str, at: float | None = None) -> dict:
+    """POST /api/v1/query: an instant query at `at` (Unix seconds), else at the server's now."""
+    params = {"query": expr} if at is None else {"query": expr, "time": f"{at:.3f}"}
+    return _api(prometheus_url, "/api/v1/query", params, post=True)
 
 
 def _result_summary(body: dict) -> tuple[int, bool]:
@@ -819,8 +1007,18 @@ def check_queries(prometheus_url: str, job: str | list[str] | None = None, *,
 
     for title, ref_id, expr in panel_queries(dashboard):
         run(f"panel {title!r} {ref_id} returns data", expr, need_data=True)
-    for name, expr in annotation_queries(dashboard):
-        run(f"annotation {name!r} is valid", expr, need_data=False)
+    for annotation in prometheus_annotations(dashboard):
+        # Interpolated as Grafana's backend does for an annotation over the dashboard's range.
+        actx = annotation_context(ctx, annotation)
+        name = annotation.get("name", "annotation")
+        try:
+            body = query(prometheus_url, actx.interpolate(annotation["expr"]))
+            ok = body.get("status") == "success"
+            detail = "" if ok else f"{body.get('errorType')}: {body.get('error')}"
+        except (OSError, ValueError) as e:
+            ok, detail = False, str(e)
+        results.append(_ok(f"annotation {name!r} is valid") if ok
+                       else _fail(f"annotation {name!r} is valid", detail))
     for rule in parse_rules(alerts_path):
         run(f"alert {rule.name} expr is valid", rule.expr, need_data=False)
     return results

@@ -11,8 +11,12 @@
    answered 403 (a first deploy with a revoked key): it never has a status="200" series. A
    third, in job `lam-channels`, hears a scripted channel story once Prometheus has scraped
    its zeros: over 9,000 live channels, refused creates, broadcasts to a deleted channel and
-   an expiration on a channel that keeps no message.
-2. Runs grafana_check's dashboard structure and promtool checks.
+   an expiration on a channel that keeps no message. A fourth, in job `lam-mix`, hears a
+   known mix of token pushes and broadcasts, accepted, refused and without effect, twice,
+   and is then restarted on its port and database.
+2. Runs grafana_check's dashboard structure and promtool checks, and checks that the panels
+   that chart two measures (a count beside a rate or a duration) draw each in its own unit,
+   on an axis of its own.
 3. Once Prometheus holds enough samples for rate() over `$__rate_interval` (4 s with a 1 s
    scrape interval), sends every panel, annotation and variable query of the dashboard, with
    the template variables substituted as Grafana does (grafana_check.check_queries); every
@@ -21,7 +25,12 @@
 4. Checks what some panels say, not only that they answer: the push and broadcast error
    ratios read 100% for the outage job (and broadcasts 0% for the demo), the commit latency
    panel draws one line per instance, the channel panels count the demo's and the story's
-   channels, subscribers, refusals, broadcasts to a deleted channel and expirations.
+   channels, subscribers, refusals, broadcasts to a deleted channel and expirations; the share
+   of pushes without effect reads, for the known mix, each reason over the accepted pushes of
+   its own kind (token pushes, or broadcasts) to the ninth decimal; the restart annotation,
+   run and drawn as Grafana does (grafana_check.annotation_events), marks the restart at the
+   new process's start time in the 1 h, 3 h, 24 h and 7 d views, wherever it falls between two
+   of the query's steps.
 5. Checks that Prometheus evaluated every alert rule of alerts.yml without error, that the
    channel alerts go pending on the story's and the outage's series (and not on the demo's),
    that every fault class the demo promises reached Prometheus, and that the server stops
@@ -34,6 +43,7 @@ only; the last line is `N passed, M failed`; exits non-zero when a check fails.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -69,6 +79,18 @@ OUTAGE_JOB = "lam-apns-outage"
 CHANNELS_JOB = "lam-channels"
 # The story: live channels over 90% of APNs' 10,000 (LiveActivityChannelsNearLimit).
 STORY_CHANNELS = 9001
+# A fourth monitor, without the demo, told a known mix of pushes twice (feed_mix).
+MIX_JOB = "lam-mix"
+# What panel 35 must read for the mix: each reason over the accepted pushes of its own kind.
+# An act: token pushes 3 applied, 1 to an unknown activity, 2 refused (429); broadcasts 1
+# applied, 1 to a deleted channel, 2 refused (400). Over every request and broadcast, as the
+# panel once divided, both would read 1/10.
+MIX_SHARES = {"unknown_activity": 1 / 4, "unknown_channel": 1 / 2}
+# Then the mix monitor is restarted, down this long: Prometheus misses a scrape or two and
+# marks its series stale, as when a real monitor restarts.
+RESTART_GAP_S = 2.5
+# Time ranges an on-call picks, each with its own annotation step (1 min, 2 min, 15 min, 2 h).
+ANNOTATION_VIEWS = {"1h": 3600, "3h": 3 * 3600, "24h": 86400, "7d": 7 * 86400}
 
 # Every fault class and ending the demo promises, as a PromQL condition on what Prometheus
 # scraped (the same list as DemoTrafficTests, one level further down the pipeline).
@@ -129,6 +151,14 @@ FAULT_CLASSES = {
 }
 
 
+# Panels that chart two measures: each query's unit and axis side (grafana_check.series_units).
+# Ids, not titles: links and this test name them so.
+TWO_AXIS_PANELS = {
+    55: {"A": ("reqps", "left"), "B": ("short", "right")},  # undecodable pushes/s; types known
+    59: {"A": ("short", "left"), "B": ("s", "right")},  # devices with a token; p90 time to start
+}
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -155,15 +185,16 @@ def wait_for(what: str, condition, timeout: float, interval: float = 0.2):
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def start_server(binary: Path, tmp: Path, name: str = "server",
-                 demo: bool = True) -> tuple[subprocess.Popen, int, Path]:
-    log = tmp / f"{name}.log"
+def start_server(binary: Path, tmp: Path, name: str = "server", demo: bool = True, port: int = 0,
+                 log_name: str | None = None) -> tuple[subprocess.Popen, int, Path]:
+    """`serve` on `port` (0: a free one) with the database `name`.sqlite."""
+    log = tmp / f"{log_name or name}.log"
     env = dict(os.environ)
     for key in [k for k in env if k.startswith("LAM_")]:
         del env[key]  # flags only: a developer's LAM_* must not change the run
     proc = subprocess.Popen(
         [str(binary), "serve"] + (["--demo"] if demo else []) + [
-         "--port", "0", "--db", str(tmp / f"{name}.sqlite"), "--web-root", str(ROOT / "Web")],
+         "--port", str(port), "--db", str(tmp / f"{name}.sqlite"), "--web-root", str(ROOT / "Web")],
         cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=open(log, "wb"))
 
@@ -176,8 +207,8 @@ def start_server(binary: Path, tmp: Path, name: str = "server",
     return proc, wait_for("the server to listen", port, STARTUP_TIMEOUT_S), log
 
 
-def start_prometheus(tmp: Path, target_port: int, outage_port: int,
-                     channels_port: int) -> tuple[subprocess.Popen, str, Path]:
+def start_prometheus(tmp: Path, target_port: int, outage_port: int, channels_port: int,
+                     mix_port: int) -> tuple[subprocess.Popen, str, Path]:
     port = free_port()
     config = tmp / "prometheus.yml"
     # rule_files takes the repository's alerts.yml by absolute path: the file under test.
@@ -198,6 +229,9 @@ scrape_configs:
   - job_name: {CHANNELS_JOB}
     static_configs:
       - targets: ["127.0.0.1:{channels_port}"]
+  - job_name: {MIX_JOB}
+    static_configs:
+      - targets: ["127.0.0.1:{mix_port}"]
 """)
     log = tmp / "prometheus.log"
     proc = subprocess.Popen(
@@ -325,6 +359,157 @@ def feed_channel_story(url: str, port: int) -> list[gc.CheckResult]:
              lambda: scalar(url, refused) == 5 and scalar(url, unknown) == 3, 20, 0.5)
     return [gc._ok(f"the channel story reached Prometheus ({n} events)",
                    f"{time.monotonic() - began:.1f} s")]
+
+
+def check_two_axis_panels() -> list[gc.CheckResult]:
+    """A count beside a rate or a duration: each on an axis of its own, in its own unit."""
+    panels = {p.get("id"): p for p in gc.all_panels(gc.load_dashboard())}
+    results = []
+    for panel_id, want in TWO_AXIS_PANELS.items():
+        panel = panels.get(panel_id, {})
+        got, problems = gc.series_units(panel)
+        name = (f"panel {panel_id} {panel.get('title')!r}: "
+                + ", ".join(f"{ref} in {unit} on the {side} axis" for ref, (unit, side) in want.items()))
+        results.append(gc._ok(name) if got == want and not problems
+                       else gc._fail(name, f"got {got} {problems}".strip()))
+    return results
+
+
+def mix_act(act: int, now: float) -> list[dict]:
+    """One act of the known mix (MIX_SHARES), its events dated up to `now`. The first act also
+    creates and deletes the channel that both acts' broadcast finds deleted."""
+    token, activity = f"{0xA0 + act:02x}" * 32, f"MIX-{act}"
+    events = []
+
+    def add(at: float, **fields) -> None:
+        events.append({"id": f"mix-{act}-{len(events)}", "occurred_at": at, "app": "com.example.mix", **fields})
+
+    def push(at: float, status: int, target: str = activity, **fields) -> None:
+        add(at, type="push.sent", activity_id=target, push_token=token, event="update", priority=10,
+            status=status, latency_ms=30, content_state={"step": len(events)}, **fields)
+
+    def broadcast(at: float, channel: str, status: int, **fields) -> None:
+        add(at, type="push.sent", channel_id=channel, event="update", priority=10, status=status,
+            latency_ms=30, **fields)
+
+    add(now - 3, type="activity.started", activity_id=activity, booking_id=f"BK-{activity}",
+        attributes_type="MixAttributes", push_token=token, content_state={"step": 0})
+    if act == 1:
+        add(now - 2.5, type="channel.created", channel_id="MIX-GONE==", status=201, latency_ms=30, storage_policy=1)
+        add(now - 2.4, type="channel.deleted", channel_id="MIX-GONE==", status=204, latency_ms=30)
+    for i in range(3):
+        push(now - 2 + i / 10, 200)
+    push(now - 1.5, 200, target=f"MIX-GHOST-{act}")
+    for i in range(2):
+        push(now - 1.4 + i / 10, 429, reason="TooManyRequests")
+    broadcast(now - 1, "MIX-GONE==", 200)
+    broadcast(now - 0.9, "MIX-LIVE==", 200)
+    for i in range(2):
+        broadcast(now - 0.8 + i / 10, "MIX-LIVE==", 400, reason="BadChannelId")
+    return events
+
+
+def feed_mix(url: str, port: int) -> tuple[float, int]:
+    """Tells the mix monitor the known mix twice, each act once Prometheus has scraped the one
+    before. Returns (end, seconds): a window that holds the second act and, before it, only
+    samples taken after the first. Every series that the ratio reads then starts the window
+    at one act's count and grows by one act's count, on the same scrapes, so that rate()
+    extrapolates each alike and the panel's ratio is the mix's exactly."""
+    job = f'job="{MIX_JOB}"'
+    accepted = (f'sum(liveactivity_push_requests_total{{{job}, status="200"}}) '
+                f'+ sum(liveactivity_broadcast_pushes_total{{{job}, status="200"}})')
+    post_events(port, mix_act(1, time.time()))
+    wait_for("Prometheus to scrape act 1 of the mix", lambda: scalar(url, accepted) == 6, 20, 0.25)
+    start = time.time() + 0.5  # after the first sample that holds act 1
+    time.sleep(3)  # a few scrapes of act 1 alone in the window
+    post_events(port, mix_act(2, time.time()))
+    wait_for("Prometheus to scrape act 2 of the mix", lambda: scalar(url, accepted) == 12, 20, 0.25)
+    seconds = int(time.time() - start) + 1
+    time.sleep(max(0.0, start + seconds - time.time()) + 0.2)  # the window ends in the past
+    return start + seconds, seconds
+
+
+def restart_monitor(binary: Path, tmp: Path, proc: subprocess.Popen, name: str, port: int,
+                    url: str, job: str) -> tuple[subprocess.Popen, Path, float | None]:
+    """Stops a monitor without the demo and starts it again on the same port and database;
+    returns the new process, its log and the start time Prometheus scraped of the old one."""
+    before = scalar(url, f'process_start_time_seconds{{job="{job}"}}')
+    stop(proc, name)
+    time.sleep(RESTART_GAP_S)
+    proc, _, log = start_server(binary, tmp, name=name, demo=False, port=port, log_name=f"{name}-restarted")
+    return proc, log, before
+
+
+def scraped_restart(url: str, port: int, job: str, before: float | None) -> dict:
+    """Waits for Prometheus to scrape the restarted monitor on `port`; returns {instance,
+    before, after, first_seen}: the process start times before and after the restart, and
+    when Prometheus first scraped the new process."""
+    selector = f'process_start_time_seconds{{job="{job}"}}'
+    status, text = http_get(f"http://127.0.0.1:{port}/metrics")
+    m = re.search(r"^process_start_time_seconds (\S+)$", text, re.M)
+    if status != 200 or not m:
+        raise RuntimeError(f"no process_start_time_seconds from the restarted monitor (HTTP {status})")
+    after = float(m.group(1))
+    wait_for("Prometheus to scrape the restarted monitor", lambda: scalar(url, selector) == after, 20, 0.25)
+    samples = gc.query(url, f"{selector}[5m]")["data"]["result"][0]["values"]
+    first_seen = min(float(t) for t, v in samples if float(v) == after)
+    return {"instance": f"127.0.0.1:{port}", "before": before, "after": after, "first_seen": first_seen}
+
+
+def check_restart_annotation(url: str, restart: dict) -> list[gc.CheckResult]:
+    """The restart annotation, as Grafana runs and draws it, marks the test's restart at the new
+    process's start time (its start, as a point or a bound of a region, and no other time), in
+    every view, wherever the restart falls between two steps of the query: its next step 1 s,
+    half a step and a step less 1 s after Prometheus first scraped the new process. Steps after
+    Prometheus' last scrape are evaluated on what it holds, as it would answer then (the new
+    process keeps its start time; no later sample changes a range function's answer)."""
+    annotation = next(a for a in gc.prometheus_annotations(gc.load_dashboard())
+                      if "process_start_time_seconds" in a["expr"])
+    instance, want = restart["instance"], math.floor(restart["after"] * 1000)
+    starts = {math.floor(restart[k] * 1000) for k in ("before", "after") if restart[k] is not None}
+    base = gc.GrafanaContext(job_values=[MIX_JOB], instance_values=[instance], scrape_interval_s=1)
+    results = []
+    for view, range_s in ANNOTATION_VIEWS.items():
+        ctx = gc.annotation_context(base, annotation, range_s)
+        step, wrong = ctx.interval_s, []
+        for phase in (1, step / 2, step - 1):
+            try:
+                events = [e for e in gc.annotation_events(url, annotation, ctx, restart["first_seen"] + phase)
+                          if e["labels"].get("instance") == instance]
+            except RuntimeError as e:
+                wrong.append(str(e))
+                continue
+            bounds = {e["time"] for e in events} | {e["time_end"] for e in events}
+            if want not in bounds or not bounds <= starts or any(e["text"] != instance for e in events):
+                wrong.append(f"next step {phase:.0f} s after: events {[(e['time'], e['time_end']) for e in events]}")
+        name = (f"annotation {annotation.get('name')!r} marks the test's restart at its start time in a {view} view "
+                f"(step {step} s), wherever it falls between two steps")
+        results.append(gc._fail(name, f"start {want} ms; " + "; ".join(wrong)) if wrong else gc._ok(name))
+    return results
+
+
+def check_without_effect_share(url: str, window: tuple[float, int]) -> list[gc.CheckResult]:
+    """Panel 35 in the known mix: each reason as a share of the accepted pushes of its kind,
+    every reason charted once."""
+    end, seconds = window
+    # $__rate_interval = max($__interval + scrape, 4 × scrape) = the window.
+    ctx = gc.GrafanaContext(job_values=[MIX_JOB], instance_values=gc.instance_values(url, [MIX_JOB]),
+                            scrape_interval_s=1, interval_s=seconds - 1)
+    panel = next(p for p in gc.all_panels(gc.load_dashboard()) if p.get("id") == 35)
+    shares, charted = {}, []
+    for target in panel.get("targets") or []:
+        body = gc.query(url, ctx.interpolate(target["expr"]), at=end)
+        for r in body.get("data", {}).get("result", []):
+            charted.append(r["metric"].get("why"))
+            if float(r["value"][1]):
+                shares[r["metric"].get("why")] = round(float(r["value"][1]), 9)
+    reasons = set(series_of(url, f'liveactivity_pushes_without_effect_total{{job="{MIX_JOB}"}}', "why"))
+    want = {why: round(share, 9) for why, share in MIX_SHARES.items()}
+    name = (f"panel 35 {panel.get('title')!r} in a known mix: unknown_activity 25% of accepted token pushes, "
+            "unknown_channel 50% of accepted broadcasts, every reason charted once")
+    once = sorted(charted) == sorted(why for (why,) in reasons)
+    return [gc._ok(name) if shares == want and once
+            else gc._fail(name, f"{shares}, want {want}; reasons charted {sorted(charted, key=str)}")]
 
 
 def panel_expr(title: str, ref_id: str = "A") -> str:
@@ -499,7 +684,7 @@ def main() -> int:
         return 1
 
     print("== Dashboard structure")
-    section = gc.check_dashboard_structure(gc.load_dashboard()) + gc.check_provisioning()
+    section = gc.check_dashboard_structure(gc.load_dashboard()) + gc.check_provisioning() + check_two_axis_panels()
     gc._print(section)
     results += section
     print("== Prometheus config and rules (promtool)")
@@ -508,8 +693,8 @@ def main() -> int:
     results += section
 
     tmp = Path(tempfile.mkdtemp(prefix="lam-prometheus-test-"))
-    server = prometheus = outage = channels = None
-    server_log = prometheus_log = outage_log = channels_log = None
+    server = prometheus = outage = channels = mix = None
+    server_log = prometheus_log = outage_log = channels_log = mix_log = None
     stop_feeding = threading.Event()
     began = time.monotonic()
     try:
@@ -517,7 +702,8 @@ def main() -> int:
         outage, outage_port, outage_log = start_server(binary, tmp, name="outage", demo=False)
         threading.Thread(target=feed_outage, args=(outage_port, stop_feeding), daemon=True).start()
         channels, channels_port, channels_log = start_server(binary, tmp, name="channels", demo=False)
-        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port, channels_port)
+        mix, mix_port, mix_log = start_server(binary, tmp, name="mix", demo=False)
+        prometheus, url, prometheus_log = start_prometheus(tmp, port, outage_port, channels_port, mix_port)
         print(f"== Live: server on 127.0.0.1:{port} with --demo, Prometheus on {url}")
         section = [gc._ok("server logs that the demo runs")
                    if "demo:" in server_log.read_text(errors="replace")
@@ -531,6 +717,9 @@ def main() -> int:
         channel_scrapes = f'count_over_time(up{{job="{CHANNELS_JOB}"}}[1m])'
         wait_for("the channels monitor's first scrapes", lambda: (scalar(url, channel_scrapes) or 0) >= 2, 30, 0.5)
         section += feed_channel_story(url, channels_port)
+        mix_window = feed_mix(url, mix_port)
+        mix, mix_log, before = restart_monitor(binary, tmp, mix, "mix", mix_port, url, MIX_JOB)
+        restart = scraped_restart(url, mix_port, MIX_JOB, before)
 
         # Every panel must return data; retry while a series may still be about to appear.
         deadline = time.monotonic() + QUERY_DEADLINE_S
@@ -549,6 +738,8 @@ def main() -> int:
         section.append(gc._fail("every demo fault class reached Prometheus", ", ".join(missing))
                        if missing else gc._ok(f"all {len(FAULT_CLASSES)} demo fault classes reached Prometheus"))
         section += check_semantics(url, port, outage_port)
+        section += check_without_effect_share(url, mix_window)
+        section += check_restart_annotation(url, restart)
         section += check_rules(url)
         section += check_channel_alerts(url)
         gc._print(section)
@@ -564,11 +755,12 @@ def main() -> int:
         stop_feeding.set()
         stop(outage, "outage server")
         stop(channels, "channels server")
+        stop(mix, "mix server")
         stop(server, "server")
         stop(prometheus, "prometheus")
         failed = [r for r in results if not r.passed]
         if failed:
-            for log in (server_log, outage_log, channels_log, prometheus_log):
+            for log in (server_log, outage_log, channels_log, mix_log, prometheus_log):
                 if log is not None and log.exists():
                     print(f"--- last lines of {log.name}")
                     print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))
