@@ -89,6 +89,29 @@ import Testing
         #expect(seq > events)
     }
 
+    /// A verdict written before verdicts escaped control characters (06afffe) named a content key
+    /// with its raw U+0000, which PostgreSQL's text cannot hold: `migrate` failed after copying
+    /// the events. It writes the detail as today's store would (the key by its escape).
+    @Test func aVerdictWithARawControlCharacterMovesEscaped() throws {
+        let uri = try PostgresCluster.database()
+        let sqlite = try TestServer()
+        #expect(try sqlite.post(events: [ContentShapeTests.start("nul-1", type: "NulKeyAttributes",
+                                                                  content: ["a\u{0}b": "x", "q": 1])]).status == 200)
+        #expect(try sqlite.post(events: [ContentShapeTests.push("nul-1", "nul-push", at: ContentShapeTests.t0 - 60, ["q": 1])]).status == 200)
+        let path = sqlite.configuration.databasePath
+        sqlite.stop(keepFiles: true)
+        defer { try? FileManager.default.removeItem(atPath: sqlite.directory) }
+        do {
+            let db = try Database(path: path)
+            try db.run("UPDATE event_verdicts SET detail = ?", [.text("`a\u{0}b` missing")])
+        }
+
+        let run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri])
+        #expect(run.status == 0, "\(run.stderr)")
+        let detail = try PostgresConnection(uri: uri).query("SELECT detail FROM event_verdicts").rows.first?.first?.textValue
+        #expect(detail == "`a\\u0000b` missing")
+    }
+
     @Test func refusesARunningServersFileAFileBehindItsEventsAndADatabaseInUse() throws {
         let server = try TestServer()
         #expect(try server.post(events: Scenario.events).status == 200)

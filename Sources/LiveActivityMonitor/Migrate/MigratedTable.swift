@@ -15,6 +15,9 @@ struct MigratedTable: Sendable {
     let types: [String]
     /// The column that holds an `occurred_at` in `select` and a day in PostgreSQL, if any.
     var dayColumn: Int? = nil
+    /// A verdict's detail, written as today's store writes it: a store from before verdicts
+    /// escaped control characters holds a content key's raw U+0000, which PostgreSQL's text refuses.
+    var verdictColumn: Int? = nil
 
     var insertSQL: String {
         let arrays = types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ")
@@ -30,7 +33,7 @@ struct MigratedTable: Sendable {
             case .null: return .null
             case .integer(let n): return .integer(n)
             case .real(let x): return .real(x)
-            case .text(let s): return .text(s)
+            case .text(let s): return .text(i == verdictColumn ? ObjectShape.printable(s) : s)
             case .blob(let b): return .bytes(b)
             }
         }
@@ -49,7 +52,8 @@ struct MigratedTable: Sendable {
                       columns: ["event_id", "seq", "day"], types: ["text", "bigint", "integer"], dayColumn: 2),
         MigratedTable(name: "event_verdicts",
                       select: "SELECT v.seq, e.occurred_at, v.detail FROM event_verdicts v JOIN events e ON e.seq = v.seq ORDER BY v.seq",
-                      columns: ["seq", "day", "detail"], types: ["bigint", "integer", "text"], dayColumn: 1),
+                      columns: ["seq", "day", "detail"], types: ["bigint", "integer", "text"], dayColumn: 1,
+                      verdictColumn: 2),
         MigratedTable(name: "broadcast_receivers",
                       select: "SELECT r.activity_id, r.seq, e.occurred_at FROM broadcast_receivers r JOIN events e ON e.seq = r.seq ORDER BY r.seq",
                       columns: ["activity_id", "seq", "day"], types: ["text", "bigint", "integer"], dayColumn: 2),
