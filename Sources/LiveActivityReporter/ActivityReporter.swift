@@ -14,6 +14,8 @@ import Foundation
 ///   in `statistics.lastRejection`. A 422 names the invalid events: those are dropped and the
 ///   others of the batch, which the monitor did not store, go again. A 413 halves the batch
 ///   size; it doubles again, up to `maxBatchEvents`, after every 10 batches accepted in a row.
+///   A 413 for a single event says that event is too large, not the batches: it is rejected
+///   (never sent again), and the halvings the 413s of batches holding it caused are undone.
 /// - While the monitor is unreachable, events wait in a buffer bounded by
 ///   `maxBufferedEvents` and `maxBufferedBytes`; past that the oldest are dropped and counted,
 ///   updates and push results before starts, ends and dismissals.
@@ -64,6 +66,10 @@ public actor ActivityReporter {
     private let fullBatchLimit: Int
     /// Batches accepted since `batchLimit` last changed.
     private var acceptedAtLimit = 0
+    /// The 413s that lowered `batchLimit` and may yet turn out to be one event's fault: the limit
+    /// before each, and the `seq` of the refused batch's last event (it began at the buffer's
+    /// front). Kept while some of that batch is still buffered.
+    private var shrinks: [(limitBefore: Int, through: Int)] = []
     /// Accepted batches before a lowered batch size is doubled: against a monitor whose limit
     /// stays low, at most one request in `regrowAfter + 1` is a 413.
     static let regrowAfter = 10
@@ -367,7 +373,9 @@ public actor ActivityReporter {
             log("sending \(batch.count) event(s) failed (\(error)); they will be sent again")
             return .retry(after: nil, answered: false)
         }
-        return handle(response, batch)
+        let outcome = handle(response, batch)
+        forgetSettledShrinks()
+        return outcome
     }
 
     private func handle(_ response: TransportResponse, _ batch: [EventBuffer.Entry]) -> Outcome {
@@ -405,10 +413,17 @@ public actor ActivityReporter {
             }
             return .answered
         case 413 where batch.count > 1:
+            shrinks.append((batchLimit, batch[batch.count - 1].seq))
             batchLimit = max(1, batch.count / 2)
             acceptedAtLimit = 0
             buffer.release()
             log("the monitor refused a batch of \(batch.count) events as too large; sending at most \(batchLimit) per request for now (maxBatchEvents and maxBatchBytes set the most)")
+            return .answered
+        case 413:
+            // One event alone is too large: it would be refused every time, and the 413s of the
+            // batches that held it were its fault, not their size's.
+            restoreBatchLimit(refusedAlone: batch[0])
+            reject(batch, response)
             return .answered
         case _ where Self.retryableStatuses.contains(response.status):
             // 408 and 429 come from a proxy or load balancer in front of the monitor (which
@@ -450,6 +465,27 @@ public actor ActivityReporter {
         log("\(Self.regrowAfter) batches accepted in a row: sending up to \(batchLimit) events per request again")
     }
 
+    /// A single event was refused as too large: the halvings caused by the 413s of batches that
+    /// held it are undone (the batch size returns to the largest before them), so that one
+    /// oversized event does not leave everyone else's events going one per request. A 413 of a
+    /// batch without it stays: that limit is real.
+    private func restoreBatchLimit(refusedAlone event: EventBuffer.Entry) {
+        let explained = shrinks.filter { event.seq <= $0.through }
+        shrinks.removeAll { event.seq <= $0.through }
+        guard let before = explained.map(\.limitBefore).max(), before > batchLimit else { return }
+        log("\(event.kind) event \(event.id) alone is larger than the monitor takes; sending up to \(before) events per request again")
+        batchLimit = before
+        acceptedAtLimit = 0
+    }
+
+    /// Forgets the 413s whose batches have left the buffer: no event of theirs can be refused
+    /// alone any more, so the limits they set stand (and grow back as usual).
+    private func forgetSettledShrinks() {
+        guard !shrinks.isEmpty else { return }
+        let first = buffer.firstSeq ?? .max
+        shrinks.removeAll { $0.through < first }
+    }
+
     /// The answers worth sending the same request again for; every other answer is final.
     static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
@@ -462,6 +498,7 @@ public actor ActivityReporter {
         let hint = switch response.status {
         case 401, 403: " (check the ingest token)"
         case 404: " (check the server URL)"
+        case 413: " (one event larger than the monitor's request limit: never sent again)"
         case 300..<400: " (a redirect the transport did not follow: check the server URL)"
         case 415: " (a proxy changed the request?)"
         case 500..<600: " (not retried: sending the same request again would get the same answer)"

@@ -22,17 +22,22 @@ import LiveActivityWire
 /// `end(_:content:dismissalPolicy:dismissalDate:)` so that the monitor learns the dismissal
 /// policy too.
 ///
-/// `activity.started`, `activity.ended` and `activity.dismissed` carry ids derived from the
-/// activity id, so tracking the same activity again (at the next launch, from
-/// `Activity<…>.activities`) is counted once.
+/// The order and ids of these reports are `ActivityLifecycle`'s (built and tested on every
+/// platform; this type is only the ActivityKit glue): every report of an activity waits for its
+/// `activity.started`, and no event id is sent with two bodies. An end is reported once,
+/// by `end(…)` or the observer, whichever comes first; the start of an activity tracked again
+/// at the next launch (from `Activity<…>.activities`) is another report under another id, which
+/// the monitor counts once.
 @available(iOS 16.2, *)
 @MainActor
 public final class ActivityTracker {
     public let reporter: ActivityReporter
+    private let lifecycle: ActivityLifecycle
     private var observations: [String: [Task<Void, Never>]] = [:]
 
     public init(reporter: ActivityReporter) {
         self.reporter = reporter
+        lifecycle = ActivityLifecycle(report: { await reporter.report($0) })
     }
 
     /// Starts reporting `activity`'s life (once per activity; later calls do nothing).
@@ -56,6 +61,7 @@ public final class ActivityTracker {
         let activityID = activity.id
         guard observations[activityID] == nil else { return }
         let reporter = self.reporter
+        let lifecycle = self.lifecycle
         let content = activity.content
         let started = LiveActivityEvent.started(
             activityID: activityID, bookingID: bookingID, attributesType: String(describing: Attributes.self),
@@ -63,31 +69,30 @@ public final class ActivityTracker {
                             attributes: Self.encode(activity.attributes, "attributes", reporter),
                             staleDate: content.staleDate, relevanceScore: content.relevanceScore,
                             pushToken: activity.pushToken.map(PushToken.init), source: source,
-                            startDate: startDate, channelID: channelID),
-            id: activityID + ":started")
+                            startDate: startDate, channelID: channelID))
         // Everything else waits for `started`: the monitor ignores events of an activity it
         // does not know yet.
-        let start = Task { await reporter.report(started) }
+        lifecycle.start(started, alreadyEnded: Self.hasEnded(activity.activityState))
 
         let tokens = Task { @MainActor in
-            await start.value
+            await lifecycle.afterStart(activityID)
             for await token in activity.pushTokenUpdates {
                 await reporter.report(.tokenUpdated(activityID: activityID, pushToken: PushToken(token)))
             }
         }
         let states = Task { @MainActor [weak self] in
-            await start.value
+            await lifecycle.afterStart(activityID)
             for await state in activity.activityStateUpdates {
                 switch state {
                 case .stale:
                     await reporter.report(.stale(activityID: activityID))
                 case .ended:
+                    // Left out when `end(…)` reported this end first (with its dismissal policy).
                     let final = activity.content
-                    await reporter.report(.ended(activityID: activityID,
-                                                 ActivityEnded(contentState: Self.encode(final.state, "content state", reporter)),
-                                                 id: activityID + ":ended"))
+                    await lifecycle.end(.ended(activityID: activityID,
+                                               ActivityEnded(contentState: Self.encode(final.state, "content state", reporter))))
                 case .dismissed:
-                    await reporter.report(.dismissed(activityID: activityID, id: activityID + ":dismissed"))
+                    await lifecycle.dismiss(.dismissed(activityID: activityID))
                     self?.stopTracking(activityID: activityID)
                     return
                 default:
@@ -99,7 +104,7 @@ public final class ActivityTracker {
         // What the phone shows: once now (at launch, the content an earlier run left), then each
         // change. Evidence for the monitor, not an update.
         let contents = Task { @MainActor in
-            await start.value
+            await lifecycle.afterStart(activityID)
             await reporter.report(.observed(activityID: activityID,
                                             ActivityObserved(contentState: Self.encode(content.state, "content state", reporter),
                                                              staleDate: content.staleDate,
@@ -143,7 +148,10 @@ public final class ActivityTracker {
     }
 
     /// Ends `activity` like `Activity.end(_:dismissalPolicy:)`, first reporting
-    /// `activity.ended` with the dismissal policy (which ActivityKit does not tell observers).
+    /// `activity.ended` with the dismissal policy (which ActivityKit does not tell observers),
+    /// after the activity's `activity.started` (even one tracked a moment ago). An activity that
+    /// had ended already is ended again (ActivityKit applies the new policy) but not reported:
+    /// its end was reported when it happened.
     /// Nonisolated, so that it runs where the caller holds the activity (like `Activity.end`).
     nonisolated public func end<Attributes: ActivityAttributes>(
         _ activity: Activity<Attributes>, content: ActivityContent<Attributes.ContentState>? = nil,
@@ -161,14 +169,20 @@ public final class ActivityTracker {
         }
         let fields = ActivityEnded(contentState: content.map { Self.encode($0.state, "content state", reporter) },
                                    dismissalDate: date, dismissalPolicy: dismissalPolicy)
-        await reporter.report(.ended(activityID: activity.id, fields, id: activity.id + ":ended"))
+        await lifecycle.end(.ended(activityID: activity.id, fields), alreadyEnded: Self.hasEnded(activity.activityState))
         await activity.end(content, dismissalPolicy: policy)
     }
 
-    /// Stops observing an activity (it is no longer reported).
+    /// Stops observing an activity (it is no longer reported). Tracking it again later in this
+    /// process observes it again, without reporting its start a second time.
     public func stopTracking(activityID: String) {
         for task in observations[activityID] ?? [] { task.cancel() }
         observations[activityID] = nil
+    }
+
+    /// Whether ActivityKit says the activity's end is behind it.
+    private nonisolated static func hasEnded(_ state: ActivityState) -> Bool {
+        state == .ended || state == .dismissed
     }
 
     /// The JSON of a `Codable` ActivityKit value. It cannot fail for ordinary content states; if

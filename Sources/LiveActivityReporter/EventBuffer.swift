@@ -8,6 +8,15 @@ struct EventBuffer {
         let id: String
         let kind: String
         let body: Data
+        /// The entry's place in the order of `append` (set there): an entry's batch ran from the
+        /// front of the buffer through it, so a later refused event can tell which batches held it.
+        fileprivate(set) var seq = 0
+
+        init(id: String, kind: String, body: Data) {
+            self.id = id
+            self.kind = kind
+            self.body = body
+        }
     }
 
     let maxEvents: Int
@@ -15,6 +24,8 @@ struct EventBuffer {
     private(set) var entries: [Entry] = []
     private(set) var bytes = 0
     private(set) var inFlight = 0
+    /// The `seq` of the next entry appended.
+    private var nextSeq = 0
 
     init(maxEvents: Int, maxBytes: Int) {
         self.maxEvents = max(1, maxEvents)
@@ -25,6 +36,8 @@ struct EventBuffer {
     var isEmpty: Bool { entries.isEmpty }
     /// Entries not in flight.
     var pendingCount: Int { entries.count - inFlight }
+    /// The `seq` of the oldest entry, nil when empty.
+    var firstSeq: Int? { entries.first?.seq }
 
     /// Kinds kept longest when the buffer is full: without its start the monitor cannot place an
     /// activity's later events (no booking, no lock-screen state), and its end and dismissal
@@ -35,6 +48,9 @@ struct EventBuffer {
     /// anchor (or the oldest anchor when only anchors are left). Returns the dropped entries
     /// (possibly the new one itself, when everything else is in flight).
     mutating func append(_ entry: Entry) -> [Entry] {
+        var entry = entry
+        entry.seq = nextSeq
+        nextSeq += 1
         entries.append(entry)
         bytes += entry.body.count
         var dropped: [Entry] = []

@@ -128,6 +128,43 @@ struct ReporterBatchingTests {
         #expect(stats.accepted == 168 && stats.rejected == 0 && stats.retries == 0)
     }
 
+    /// One event too large for the monitor is refused alone (413): rejected and counted, never
+    /// sent again. The 413s of the batches that held it were its fault, not their size's, so
+    /// the batch size returns to what it was before them: not 1 (everyone else's events one per
+    /// request), and not the configured 16 either, which the monitor had refused before.
+    @Test func anEventTooLargeForTheMonitorDoesNotHoldTheBatchSizeDown() async throws {
+        let server = try LiveServer { $0.maxBodyBytes = 2048 }
+        defer { server.stop() }
+        let transport = RecordingTransport()
+        var configuration = ReporterConfiguration(serverURL: server.url)
+        configuration.maxBatchEvents = 16
+        configuration.batchDelay = 3600
+        let reporter = ActivityReporter(configuration: configuration, transport: transport, sleep: SleepRecorder().immediate)
+        await reporter.report(Samples.series(16))
+        #expect(await reporter.flush())
+        #expect(transport.attempts.map(\.eventIDs.count) == [16, 8, 8], "16 small events are over the limit, 8 are not")
+
+        let large = LiveActivityEvent.updated(
+            activityID: "T1", ActivityUpdated(contentState: ["note": .string(String(repeating: "x", count: 4096))]),
+            occurredAt: Samples.at(30), id: "large")
+        let more = Samples.series(23, prefix: "m")
+        await reporter.report(Array(more[0..<3]) + [large] + Array(more[3...]))
+        #expect(await reporter.flush() == false, "one event was refused")
+        let attempts = transport.attempts.dropFirst(3)
+        // 8 → 4 → 2 (its first half goes) → 1 (the event before it goes) → the event alone: refused,
+        // and the size is 8 again for the 20 events after it.
+        #expect(attempts.map(\.eventIDs.count) == [8, 4, 2, 2, 1, 1, 8, 8, 4])
+        #expect(attempts.map(\.status) == [413, 413, 200, 413, 200, 413, 200, 200, 200])
+        #expect(attempts.filter { $0.eventIDs.contains("large") }.count == 4)
+        let stats = await reporter.statistics
+        #expect(stats.accepted == 16 + 23 && stats.rejected == 1 && stats.buffered == 0 && stats.retries == 0, "\(stats)")
+        #expect(stats.lastRejection?.status == 413 && stats.lastRejection?.events == 1)
+
+        await reporter.report(Samples.series(8, prefix: "after"))
+        #expect(await reporter.flush(), "the refused event is not sent again")
+        #expect(transport.attempts.last?.eventIDs.count == 8)
+    }
+
     /// A monitor whose limit stays low: growing back costs an occasional 413, not one in two.
     @Test func growingBackAgainstALastingLimitCostsFew413s() async throws {
         let server = try LiveServer { $0.maxBodyBytes = 2048 }
