@@ -93,4 +93,29 @@ import Testing
         #expect(try Self.listed(server, "active") == [Array(Self.composed.utf8)])
         #expect(try Self.listed(server, "dismissed") == [Array(Self.decomposed.utf8)])
     }
+
+    /// A broadcast is judged per subscriber's attributes type: two types spelled equivalently
+    /// are two content shapes, and one's verdict is not the other's.
+    @Test func aBroadcastJudgesEquivalentTypesApart() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let t = TestServer.base
+        func subscriber(_ id: String, type: String, content: [String: Any]) -> JSONValue {
+            guard case .object(var o) = ContentShapeTests.start(id, type: type, content: content, at: t - 60) else { return .null }
+            o["channel_id"] = "ch-types"
+            return .object(o)
+        }
+        #expect(try server.post(events: [subscriber("a", type: "T" + Self.composed, content: ["step": 1]),
+                                         subscriber("b", type: "T" + Self.decomposed, content: ["label": "x"])]).status == 200)
+        let broadcast = BroadcastTests.broadcast(at: t - 30, content: 7, channel: "ch-types")
+        guard case .object(var o) = broadcast else { return }
+        o["content_state"] = ["step": 2]
+        #expect(try server.post(events: [.object(o)]).status == 200)
+        // The live records (a replay trusts the verdicts stored per event, which a broadcast's
+        // subscribers do not have yet: the timeline is not checked here).
+        #expect(try server.json("/api/activities/a")["undecodable"] == .null)
+        #expect(try server.json("/api/activities/a")["content_state"]?["step"] == 2)
+        #expect(try server.json("/api/activities/b")["undecodable"]?["detail"]?.stringValue == "`label` missing")
+        #expect(try server.json("/api/activities/b")["content_state"] == ["label": "x"])
+    }
 }
