@@ -13,6 +13,10 @@ public enum ExactText {
         } ?? a.utf8.elementsEqual(b.utf8)
     }
 
+    /// Whether `a` is present and has `b`'s bytes.
+    @inline(__always)
+    public static func equal(_ a: String?, _ b: String) -> Bool { a.map { equal($0, b) } ?? false }
+
     /// UTF-8 byte order, which is code point order. By memcmp in place, as `equal`: the view's
     /// element loop was most of sorting a content's keys for its digest.
     @inline(__always)

@@ -122,7 +122,7 @@ struct BookingTimeline {
         var lines: [String] = []
         for r in records {
             var line = "  \(r.activityID)  \(r.attributesType)  \(r.state(at: now).rawValue)"
-            if !(r.bookingID.map { ExactText.equal($0, bookingID) } ?? false) { line += "  (booking \(r.bookingID ?? "none"))" }
+            if !ExactText.equal(r.bookingID, bookingID) { line += "  (booking \(r.bookingID ?? "none"))" }
             line += "  started \(RFC3339.format(r.startedAt))"
             if let ended = r.endedAt { line += ", ended \(RFC3339.format(ended)) by \(r.endedBy?.rawValue ?? "?")" }
             if let fp = r.tokenFingerprint { line += ", token \(fp)\(r.tokenInvalidated ? " (invalidated)" : "")" }

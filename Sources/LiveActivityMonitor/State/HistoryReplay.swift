@@ -207,7 +207,7 @@ struct HistoryReplay {
         }
         var first = true
         var (received, pushContent) = StateEngine.receivable(event, receivedAt: receivedAt)
-        for id in records.keys.sorted() where records[id]!.channelID.map({ ExactText.equal($0, channel) }) == true {
+        for id in records.keys.sorted() where ExactText.equal(records[id]!.channelID, channel) {
             let old = records[id]!
             var record = old
             let taken = engine.receive(received, seq: seq, on: &record, counters: &counters,
@@ -282,6 +282,6 @@ extension HistoryReplay {
     /// Whether the event that started `record` is among `rows` (pruning deletes by age, so when
     /// it is gone every earlier event is too, and the replay cannot rebuild the activity).
     static func startIsStored(_ record: ActivityRecord, in rows: [StoredEventRow]) -> Bool {
-        rows.contains { $0.activityID.map { ExactText.equal($0, record.activityID) } == true && $0.effectiveTime <= record.startedAt }
+        rows.contains { ExactText.equal($0.activityID, record.activityID) && $0.effectiveTime <= record.startedAt }
     }
 }

@@ -99,7 +99,7 @@ struct CommitChanges {
         guard let booking = event.bookingID, let id = event.activityID else { return .no }
         let held = try withSlot(slot(id)) { $0.record { r in r.map { (booking: $0.bookingID, live: $0.dismissedAt == nil) } } }
         guard let held else { return StateEngine.mayStart(event) ? .ifStarted : .no }
-        return held.live && held.booking.map({ ExactText.equal($0, booking) }) == true ? .yes : .no
+        return held.live && ExactText.equal(held.booking, booking) ? .yes : .no
     }
 
     /// The activity as this commit knows it so far, or nil if never started.
@@ -247,15 +247,13 @@ struct CommitChanges {
         var known = Set<ExactString>()
         for (id, _) in fromMemory where slotIndex[ExactString(id)] != nil { known.insert(ExactString(id)) }
         for i in slots.indices {
-            if let id = withSlot(i, { s in s.working?.channelID.map { ExactText.equal($0, channel) } == true ? s.id : nil }) {
-                known.insert(ExactString(id))
-            }
+            if let id = withSlot(i, { s in ExactText.equal(s.working?.channelID, channel) ? s.id : nil }) { known.insert(ExactString(id)) }
         }
         for id in known.sorted() {
             let i = try slot(id.text)
             guard var r = withSlot(i, { $0.take() }) else { continue }
             defer { withSlot(i) { $0.working = r } }
-            guard r.channelID.map({ ExactText.equal($0, channel) }) == true else { continue }
+            guard ExactText.equal(r.channelID, channel) else { continue }
             _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
                                content: &content)
             withSlot(i) { $0.changedByEvent = true }
