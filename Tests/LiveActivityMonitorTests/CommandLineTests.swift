@@ -31,7 +31,7 @@ import Testing
         return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    @Test(arguments: ["serve", "history", "import", "prune"])
+    @Test(arguments: ["serve", "history", "import", "prune", "migrate"])
     func everyCommandHasHelp(_ command: String) throws {
         let r = try Self.run([command, "--help"])
         #expect(r.status == 0)
@@ -196,6 +196,16 @@ import Testing
         }
         #expect(try Self.run(["history", "--help"]).stdout.contains("Usage: live-activity-monitor history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [rule options] [--] <booking-id>"))
         #expect(try Self.run(["import", "--help"]).stdout.contains("Usage: live-activity-monitor import [--db PATH|URI] [--db-password-file F] [--] <file.ndjson>"))
+    }
+
+    /// `--help` says what the command takes: prune's ages in seconds too, `--retention off`.
+    @Test func helpNamesEveryFormOfAnAge() throws {
+        #expect(try Self.run(["prune", "--help"]).stdout.contains("Usage: live-activity-monitor prune --older-than <30d|12h|90m|45s>"))
+        #expect(try Self.run(["prune", "--older-than", "45s", "--db", "/nonexistent.sqlite"]).stderr.contains("no database at"))
+        let serve = try Self.run(["serve", "--help"]).stdout
+        #expect(serve.contains("off turns it off"), "\(serve)")
+        let off = try ServeCommand.parser.parse(["--retention", "off"], environment: ["LAM_RETENTION": "30d"])
+        #expect(try ServeCommand.configuration(off).retention == nil)
     }
 
     /// Some Windows tools start a UTF-8 file with a byte-order mark: import skips it there, and
