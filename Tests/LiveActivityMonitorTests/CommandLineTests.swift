@@ -426,6 +426,44 @@ import Testing
         #expect(r.stdout.contains("imported 500 events, 1000 duplicates"), "\(r.stdout)")
     }
 
+    /// A wrong file is named with what is wrong with it: the system's reason for a file that
+    /// cannot be opened, a file that is no SQLite database, another program's database (which
+    /// `serve` and `import` used to fill with their tables), a directory for `migrate --from`.
+    @Test func badFilesAreNamedWithWhatIsWrong() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/events.ndjson"
+        try (IngestTests.started("a1").jsonString + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        var r = try Self.run(["import", "--db", dir + "/db.sqlite", dir + "/missing.ndjson"])
+        #expect(r.status == 2 && r.stderr.contains("error: cannot read \(dir)/missing.ndjson (open: No such file or directory)"), "\(r.stderr)")
+        r = try Self.run(["import", "--db", dir + "/db.sqlite", dir])
+        #expect(r.status == 2 && r.stderr.contains("error: cannot read \(dir) (read: Is a directory)"), "\(r.stderr)")
+        r = try Self.run(["import", "--db", dir + "/nowhere/db.sqlite", file])
+        #expect(r.status == 1 && r.stderr.contains("unable to open database file (No such file or directory), opening \(dir)/nowhere/db.sqlite"),
+                "\(r.stderr)")
+
+        let garbage = dir + "/garbage.sqlite"
+        try String(repeating: "not a database\n", count: 100).write(toFile: garbage, atomically: true, encoding: .utf8)
+        let notSQLite = "\(garbage) is not an SQLite database (SQLite: file is not a database)"
+        for arguments in [["import", file], ["history", "BK-1"], ["prune", "--older-than", "1d"], ["serve", "--port", "0"]] {
+            r = try Self.run(arguments + ["--db", garbage])
+            #expect(r.status == 1 && r.stderr.contains(notSQLite), "\(arguments[0]): \(r.stderr)")
+        }
+        r = try Self.run(["migrate", "--from", garbage, "--to", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(r.status == 1 && r.stderr.contains(notSQLite), "\(r.stderr)")
+
+        let foreign = dir + "/app.sqlite"
+        try Database(path: foreign).execute("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep')")
+        r = try Self.run(["import", file, "--db", foreign])
+        #expect(r.status == 1, "\(r.stdout)")
+        #expect(r.stderr.contains("\(foreign) is not a live-activity-monitor database: it holds another program's tables (notes)"), "\(r.stderr)")
+        #expect(try Database(path: foreign, mode: .readOnly).scalar("SELECT group_concat(name) FROM sqlite_master") == .text("notes"))
+
+        r = try Self.run(["migrate", "--from", dir, "--to", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(r.status == 2 && r.stderr.contains("error: --from names a directory, \(dir)"), "\(r.stderr)")
+    }
+
     /// A serve that cannot bind says so, and does not blame the database.
     @Test func aPortInUseIsNamedAsTheProblem() throws {
         let dir = TestServer.makeTemporaryDirectory()

@@ -58,18 +58,14 @@ extension CommandLineTool {
     }
 
     /// For the commands that use a monitor's PostgreSQL database without migrating it (`history`,
-    /// `prune`): connects and refuses a database of another program or of another version.
+    /// `prune`): connects and refuses a database of another program or of another version, as
+    /// they refuse such an SQLite file (exit status 1: the database, not the command line, is wrong).
     static func existingPostgresDatabase(uri: String, password: String?) throws -> PostgresConnection {
         let db = try PostgresConnection(uri: uri, password: password)
         try db.execute("SET TIME ZONE 'UTC'")
         let pending = try db.pendingMigrations(PostgresSchema.migrations)
-        guard try db.schemaVersion() > 0 else {
-            throw UsageError("\(uri) is not a live-activity-monitor database (it has none of its tables)")
-        }
-        guard pending == 0 else {
-            throw UsageError("\(uri) was written by an older version of live-activity-monitor; "
-                             + "start `live-activity-monitor serve --db \(uri)` once to upgrade it")
-        }
+        guard try db.schemaVersion() > 0 else { throw Schema.NotAMonitorDatabase(path: uri) }
+        guard pending == 0 else { throw Schema.OlderVersion(path: uri) }
         return db
     }
 }

@@ -11,11 +11,20 @@ enum ImportCommand {
             the blocks before it stay stored. Fix the line and run it again: events with an id
             are then counted as duplicates, events without one are stored again. It needs the
             database to itself: while the server runs it refuses to start (POST the file to
-            /v1/events instead). With --db postgres://… it stores into PostgreSQL the same way;
-            stop the servers on that database first (two writers would overwrite each other's
-            counters).
+            /v1/events instead). With --db postgres://… it stores into PostgreSQL the same way,
+            and refuses while a server leads on that database (stop the servers first: two
+            writers would overwrite each other's counters).
             """,
         options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption])
+
+    /// A server leads on the PostgreSQL database: its counters in memory would overwrite the import's.
+    struct ServerLeads: Error, CustomStringConvertible {
+        let uri: String
+        var description: String {
+            "a live-activity-monitor server leads on \(uri) (it holds the leader lock); stop the servers on that "
+                + "database first (two writers would overwrite each other's counters), or POST the file to /v1/events"
+        }
+    }
 
     /// What an import stored and, when it stopped early, the lines that say why.
     struct Outcome: Equatable {
@@ -32,7 +41,7 @@ enum ImportCommand {
         // Opening reads the file's start, so an unreadable file is refused here, before the store.
         let reader: LineBlockReader
         do { reader = try LineBlockReader(path: file, maxLines: decoder.maxEvents) } catch {
-            throw UsageError("cannot read \(file)")
+            throw UsageError("cannot read \(file) (\(error))")
         }
         let outcome: Outcome
         switch try CommandLineTool.databaseLocation(parsed) {
@@ -41,6 +50,12 @@ enum ImportCommand {
             defer { store.close() }
             outcome = load(reader, named: file, into: store, decoder: decoder)
         case .postgres(let uri, let password):
+            // A leading server holds the leader lock: refused, as `serve`'s file lock refuses an
+            // import over SQLite. Held to the end, it keeps a server started meanwhile standing
+            // by; that one then leads from the tables, the import's events included.
+            let lock = LeaderLock(uri: uri, password: password)
+            guard try lock.tryTake() else { throw ServerLeads(uri: uri) }
+            defer { lock.release() }
             let store = try PostgresEventStore(uri: uri, password: password)
             defer { store.close() }
             outcome = load(reader, named: file, into: store, decoder: decoder)

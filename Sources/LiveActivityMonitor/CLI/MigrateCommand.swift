@@ -33,7 +33,9 @@ enum MigrateCommand {
             throw UsageError("--to must be a PostgreSQL URI (postgres://user@host:port/db), not '\(uri)'")
         }
         let password = try CommandLineTool.databasePassword(parsed, option: "to")
-        guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw UsageError("no database at \(path)") }
+        guard !isDirectory.boolValue else { throw UsageError("--from names a directory, \(path): give the monitor's SQLite file") }
 
         // Held to the end: no server may start on the file while it is copied.
         let lock = try DatabaseFileLock(path: path)
