@@ -132,6 +132,20 @@ import Testing
         }
     }
 
+    /// `--demo-rate` is a plain decimal number, as the durations are: `Double` alone took hex,
+    /// exponents and a sign (`0x10` was 16 a minute).
+    @Test func theDemoRateIsADecimalNumber() throws {
+        for good in ["20", "0.5", "100000", "7."] {
+            #expect(throws: Never.self) { try ServeCommand.configuration(try ServeCommand.parser.parse(["--demo-rate", good], environment: [:])) }
+        }
+        #expect(try ServeCommand.configuration(try ServeCommand.parser.parse([], environment: ["LAM_DEMO_RATE": "0.5"])).demoRate == 0.5)
+        for bad in ["0x10", "1e3", "+5", " 5", "5 ", "-1", "inf", "nan", "0", "100001", "1.2.3", ""] {
+            #expect(throws: UsageError.self, "\(bad)") {
+                try ServeCommand.configuration(try ServeCommand.parser.parse(["--demo-rate=\(bad)"], environment: [:]))
+            }
+        }
+    }
+
     @Test func theRulesWindowsAreDurationFlags() throws {
         let defaults = try ServeCommand.configuration(try ServeCommand.parser.parse([], environment: [:]))
         #expect(defaults.engine == EngineSettings(deliveryGrace: 120, startWindow: 900))

@@ -104,7 +104,7 @@ enum ServeCommand {
             c.demo = on
         }
         if let rate = parsed.values["demo-rate"] {
-            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
+            guard let r = CommandLineTool.decimalNumber(rate[...]), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
             c.demoRate = r
         }
         // Those types always have series of their own: more than the label's slots would break
