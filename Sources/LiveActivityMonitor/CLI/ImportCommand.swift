@@ -17,15 +17,6 @@ enum ImportCommand {
             """,
         options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption])
 
-    /// A server leads on the PostgreSQL database: its counters in memory would overwrite the import's.
-    struct ServerLeads: Error, CustomStringConvertible {
-        let uri: String
-        var description: String {
-            "a live-activity-monitor server leads on \(uri) (it holds the leader lock); stop the servers on that "
-                + "database first (two writers would overwrite each other's counters), or POST the file to /v1/events"
-        }
-    }
-
     /// What an import stored and, when it stopped early, the lines that say why.
     struct Outcome: Equatable {
         var stored = IngestSummary()
@@ -53,8 +44,10 @@ enum ImportCommand {
             // A leading server holds the leader lock: refused, as `serve`'s file lock refuses an
             // import over SQLite. Held to the end, it keeps a server started meanwhile standing
             // by; that one then leads from the tables, the import's events included.
-            let lock = LeaderLock(uri: uri, password: password)
-            guard try lock.tryTake() else { throw ServerLeads(uri: uri) }
+            let lock = try CommandLineTool.takeLeaderLock(
+                uri: uri, password: password,
+                refusal: "stop the servers on that database first (two writers would overwrite each other's counters), "
+                    + "or POST the file to /v1/events")
             defer { lock.release() }
             let store = try PostgresEventStore(uri: uri, password: password)
             defer { store.close() }
