@@ -86,7 +86,7 @@ public final class HTTPServer: Sendable {
         }
         let coreAddress = Unmanaged.passUnretained(core).toOpaque()
         let started = address.withSockaddrPointer { sockaddr -> OpaquePointer? in
-            let options: [MHD_OptionItem] = [
+            var options: [MHD_OptionItem] = [
                 // First, or libmicrohttpd prints the messages about earlier options itself.
                 // Options taking two pointers want the function pointer cast to intptr_t.
                 MHD_OptionItem(option: .EXTERNAL_LOGGER,
@@ -101,7 +101,6 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .CONNECTION_LIMIT,
                                value: min((configuration.maxConnections + 1) * configuration.threadPoolSize, Int(UInt32.max)),
                                ptr_value: nil),
-                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil),
                 MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
                                value: configuration.maxConnectionsPerIP, ptr_value: nil),
                 // Per-connection pool for headers and read/write buffers: the library's default
@@ -119,8 +118,14 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .NOTIFY_CONNECTION,
                                value: unsafeBitCast(connectionNotifiedCallback, to: Int.self),
                                ptr_value: coreAddress),
-                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
+            // A pool of one is the internal polling thread alone, and libmicrohttpd logs a warning
+            // at every start when told so ("Thread pool is not used"): on a one-processor machine,
+            // the default.
+            if configuration.threadPoolSize > 1 {
+                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil))
+            }
+            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
             return options.withUnsafeBufferPointer { items in
                 CMicroHTTPD_start_daemon(flags, UInt16(configuration.port), acceptPolicy, accessHandler, coreAddress,
                                          items.baseAddress)

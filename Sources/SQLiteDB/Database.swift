@@ -1,4 +1,5 @@
 internal import CSQLite3
+import Glibc
 
 /// One connection to an SQLite database file. Closed when the last reference goes (after the
 /// last `Statement` prepared on it).
@@ -51,7 +52,12 @@ public final class Database {
         let resultCode = sqlite3_open_v2(path, &handle, flags, nil)
         guard resultCode == SQLITE_OK, let handle else {
             // On failure SQLite usually still returns a handle, carrying the message; it must be closed.
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(resultCode))
+            var message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(resultCode))
+            // SQLite says only "unable to open database file": the system's reason says what to fix
+            // (no such directory, permission denied).
+            if let handle, case let code = sqlite3_system_errno(handle), code != 0 {
+                message += " (\(String(cString: strerror(code))))"
+            }
             sqlite3_close_v2(handle)
             throw SQLiteError(code: resultCode, message: "\(message), opening \(path)")
         }

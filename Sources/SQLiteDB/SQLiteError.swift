@@ -25,6 +25,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var isReadOnly: Bool { code == SQLITE_READONLY }
     /// Another connection held a lock past the busy timeout (`SQLITE_BUSY` or `SQLITE_LOCKED`).
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    /// The file is not an SQLite database (`SQLITE_NOTADB`), found at its first read.
+    public var isNotADatabase: Bool { code == SQLITE_NOTADB }
     /// A UNIQUE, NOT NULL, CHECK, FOREIGN KEY or other constraint failed (`SQLITE_CONSTRAINT`).
     public var isConstraint: Bool { code == SQLITE_CONSTRAINT }
 

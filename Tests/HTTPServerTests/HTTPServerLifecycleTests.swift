@@ -12,6 +12,21 @@ import Testing
         #expect(try RawConnection(port: server.port).get("/").text == "ok")
     }
 
+    /// One polling thread (`--http-threads 1`, and the default on a one-processor machine)
+    /// starts without a word from libmicrohttpd: it warned at every start that a pool of one
+    /// "is ignored. Thread pool is not used."
+    @Test(arguments: [1, 2])
+    func startsWithoutWarnings(_ threads: Int) throws {
+        let lines = Locked<[String]>([])
+        let server = try HTTPServer.forTesting({
+            $0.threadPoolSize = threads
+            $0.errorLog = { line in lines.withLock { $0.append(line) } }
+        }) { _ in .text("ok") }
+        defer { server.stop() }
+        #expect(try RawConnection(port: server.port).get("/").text == "ok")
+        #expect(lines.value == [])
+    }
+
     @Test func bindingAPortInUseThrowsAnErrorNamingTheAddress() throws {
         let first = try HTTPServer.forTesting { _ in .text("first") }
         defer { first.stop() }

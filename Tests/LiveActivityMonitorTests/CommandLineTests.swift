@@ -31,7 +31,7 @@ import Testing
         return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    @Test(arguments: ["serve", "history", "import", "prune"])
+    @Test(arguments: ["serve", "history", "import", "prune", "migrate"])
     func everyCommandHasHelp(_ command: String) throws {
         let r = try Self.run([command, "--help"])
         #expect(r.status == 0)
@@ -132,6 +132,20 @@ import Testing
         }
     }
 
+    /// `--demo-rate` is a plain decimal number, as the durations are: `Double` alone took hex,
+    /// exponents and a sign (`0x10` was 16 a minute).
+    @Test func theDemoRateIsADecimalNumber() throws {
+        for good in ["20", "0.5", "100000", "7."] {
+            #expect(throws: Never.self) { try ServeCommand.configuration(try ServeCommand.parser.parse(["--demo-rate", good], environment: [:])) }
+        }
+        #expect(try ServeCommand.configuration(try ServeCommand.parser.parse([], environment: ["LAM_DEMO_RATE": "0.5"])).demoRate == 0.5)
+        for bad in ["0x10", "1e3", "+5", " 5", "5 ", "-1", "inf", "nan", "0", "100001", "1.2.3", ""] {
+            #expect(throws: UsageError.self, "\(bad)") {
+                try ServeCommand.configuration(try ServeCommand.parser.parse(["--demo-rate=\(bad)"], environment: [:]))
+            }
+        }
+    }
+
     @Test func theRulesWindowsAreDurationFlags() throws {
         let defaults = try ServeCommand.configuration(try ServeCommand.parser.parse([], environment: [:]))
         #expect(defaults.engine == EngineSettings(deliveryGrace: 120, startWindow: 900))
@@ -196,6 +210,16 @@ import Testing
         }
         #expect(try Self.run(["history", "--help"]).stdout.contains("Usage: live-activity-monitor history [--db PATH|URI] [--db-password-file F] [--format text|ndjson|csv] [rule options] [--] <booking-id>"))
         #expect(try Self.run(["import", "--help"]).stdout.contains("Usage: live-activity-monitor import [--db PATH|URI] [--db-password-file F] [--] <file.ndjson>"))
+    }
+
+    /// `--help` says what the command takes: prune's ages in seconds too, `--retention off`.
+    @Test func helpNamesEveryFormOfAnAge() throws {
+        #expect(try Self.run(["prune", "--help"]).stdout.contains("Usage: live-activity-monitor prune --older-than <30d|12h|90m|45s>"))
+        #expect(try Self.run(["prune", "--older-than", "45s", "--db", "/nonexistent.sqlite"]).stderr.contains("no database at"))
+        let serve = try Self.run(["serve", "--help"]).stdout
+        #expect(serve.contains("off turns it off"), "\(serve)")
+        let off = try ServeCommand.parser.parse(["--retention", "off"], environment: ["LAM_RETENTION": "30d"])
+        #expect(try ServeCommand.configuration(off).retention == nil)
     }
 
     /// Some Windows tools start a UTF-8 file with a byte-order mark: import skips it there, and
@@ -414,6 +438,44 @@ import Testing
         r = try importInto("b.sqlite")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("imported 500 events, 1000 duplicates"), "\(r.stdout)")
+    }
+
+    /// A wrong file is named with what is wrong with it: the system's reason for a file that
+    /// cannot be opened, a file that is no SQLite database, another program's database (which
+    /// `serve` and `import` used to fill with their tables), a directory for `migrate --from`.
+    @Test func badFilesAreNamedWithWhatIsWrong() throws {
+        let dir = TestServer.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/events.ndjson"
+        try (IngestTests.started("a1").jsonString + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        var r = try Self.run(["import", "--db", dir + "/db.sqlite", dir + "/missing.ndjson"])
+        #expect(r.status == 2 && r.stderr.contains("error: cannot read \(dir)/missing.ndjson (open: No such file or directory)"), "\(r.stderr)")
+        r = try Self.run(["import", "--db", dir + "/db.sqlite", dir])
+        #expect(r.status == 2 && r.stderr.contains("error: cannot read \(dir) (read: Is a directory)"), "\(r.stderr)")
+        r = try Self.run(["import", "--db", dir + "/nowhere/db.sqlite", file])
+        #expect(r.status == 1 && r.stderr.contains("unable to open database file (No such file or directory), opening \(dir)/nowhere/db.sqlite"),
+                "\(r.stderr)")
+
+        let garbage = dir + "/garbage.sqlite"
+        try String(repeating: "not a database\n", count: 100).write(toFile: garbage, atomically: true, encoding: .utf8)
+        let notSQLite = "\(garbage) is not an SQLite database (SQLite: file is not a database)"
+        for arguments in [["import", file], ["history", "BK-1"], ["prune", "--older-than", "1d"], ["serve", "--port", "0"]] {
+            r = try Self.run(arguments + ["--db", garbage])
+            #expect(r.status == 1 && r.stderr.contains(notSQLite), "\(arguments[0]): \(r.stderr)")
+        }
+        r = try Self.run(["migrate", "--from", garbage, "--to", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(r.status == 1 && r.stderr.contains(notSQLite), "\(r.stderr)")
+
+        let foreign = dir + "/app.sqlite"
+        try Database(path: foreign).execute("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep')")
+        r = try Self.run(["import", file, "--db", foreign])
+        #expect(r.status == 1, "\(r.stdout)")
+        #expect(r.stderr.contains("\(foreign) is not a live-activity-monitor database: it holds another program's tables (notes)"), "\(r.stderr)")
+        #expect(try Database(path: foreign, mode: .readOnly).scalar("SELECT group_concat(name) FROM sqlite_master") == .text("notes"))
+
+        r = try Self.run(["migrate", "--from", dir, "--to", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(r.status == 2 && r.stderr.contains("error: --from names a directory, \(dir)"), "\(r.stderr)")
     }
 
     /// A serve that cannot bind says so, and does not blame the database.

@@ -135,6 +135,27 @@ import Testing
         #expect(run.status == 1 && run.stderr.contains("is not empty"), "\(run.stderr)")
     }
 
+    /// A server already leading on the empty database (started there first, to make it) has
+    /// loaded empty tables: a copy beside it was verified, then the server's next commit wrote
+    /// its own counters over the copied ones. Refused while it leads; once it stops, copied.
+    @Test func refusesADatabaseAServerLeadsOn() throws {
+        let server = try TestServer()
+        #expect(try server.post(events: Scenario.events).status == 200)
+        server.stop(keepFiles: true)
+        defer { try? TemporaryDirectory.remove(server.directory) }
+        let path = server.configuration.databasePath
+        let uri = try PostgresCluster.database()
+        let serve = try ServeProcess(["--db", uri])
+        var run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri])
+        let stopped = serve.stop()
+        #expect(run.status == 1 && run.stderr.contains("a live-activity-monitor server leads on \(uri) (it holds the leader lock); migrate copies"),
+                "\(run.stdout)\(run.stderr)")
+        #expect(try PostgresConnection(uri: uri).query("SELECT count(*) FROM events").rows.first?.first?.int64Value == 0)
+        #expect(stopped.status == 0, "\(stopped.log)")
+        run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri])
+        #expect(run.status == 0 && run.stdout.contains("verified"), "\(run.stderr)")
+    }
+
     /// The password reaches libpq from `--db-password-file`; without it the role cannot log in.
     @Test func takesThePasswordFromItsFile() throws {
         let server = try TestServer()

@@ -72,14 +72,44 @@ import Testing
         #expect(try db.query("SELECT key, value FROM counters ORDER BY key").rows == counters)
     }
 
+    /// As over SQLite (the file lock), `import` refuses a database a server leads on: the
+    /// server's counters in memory would overwrite the import's. Once it stops, the import runs.
+    @Test func importRefusesADatabaseAServerLeadsOn() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? TemporaryDirectory.remove(directory) }
+        let file = try Self.scenarioFile(in: directory)
+        let uri = try PostgresCluster.database()
+        let server = try ServeProcess(["--db", uri])
+        var run = try CommandLineTests.run(["import", "--db", uri, file])
+        let stopped = server.stop()
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(run.stderr.contains("error: a live-activity-monitor server leads on \(uri) (it holds the leader lock); stop the servers"),
+                "\(run.stderr)")
+        #expect(try PostgresConnection(uri: uri).query("SELECT count(*) FROM events").rows.first?.first?.int64Value == 0)
+        #expect(stopped.status == 0, "\(stopped.log)")
+        run = try CommandLineTests.run(["import", "--db", uri, file])
+        #expect(run.status == 0 && run.stdout.contains("imported 16 events, 0 duplicates"), "\(run.stdout)\(run.stderr)")
+    }
+
     @Test func aDatabaseOfAnotherProgramIsRefused() throws {
         let uri = try PostgresCluster.database()
         for arguments in [["history", "--db", uri, "BK-1"], ["prune", "--db", uri, "--older-than", "30d"]] {
             let run = try CommandLineTests.run(arguments)
-            #expect(run.status == 2 && run.stderr.contains("not a live-activity-monitor database"), "\(arguments[0]): \(run.stderr)")
+            // As for such an SQLite file: a failure (1), not a usage mistake (2) sent to `--help`.
+            #expect(run.status == 1 && run.stderr.contains("not a live-activity-monitor database"), "\(arguments[0]): \(run.stderr)")
+            #expect(!run.stderr.contains("--help"), "\(arguments[0]): \(run.stderr)")
         }
         // The database was only read: still no table of ours.
         #expect(try PostgresConnection(uri: uri).schemaVersion() == 0)
+
+        // One of an older version: to be upgraded by `serve`, as an older SQLite file is.
+        let older = try PostgresCluster.database()
+        try PostgresConnection(uri: older).migrate(Array(PostgresSchema.migrations.dropLast()))
+        for arguments in [["history", "--db", older, "BK-1"], ["prune", "--db", older, "--older-than", "30d"]] {
+            let run = try CommandLineTests.run(arguments)
+            #expect(run.status == 1 && run.stderr.contains("was written by an older version of live-activity-monitor; start `live-activity-monitor serve --db"),
+                    "\(arguments[0]): \(run.stderr)")
+        }
     }
 
     @Test(arguments: ["history", "import", "prune"])

@@ -57,19 +57,33 @@ extension CommandLineTool {
         return PostgresStoreDatabase.isPostgresURI(db) ? .postgres(uri: db, password: password) : .sqlite(path: db)
     }
 
+    /// A server leads on the PostgreSQL database: a command that writes there beside it would
+    /// have its counters overwritten by the server's, which it keeps in memory.
+    struct ServerLeads: Error, CustomStringConvertible {
+        let uri: String
+        let refusal: String
+        var description: String { "a live-activity-monitor server leads on \(uri) (it holds the leader lock); \(refusal)" }
+    }
+
+    /// For the commands that write a monitor's PostgreSQL database without serving it (`import`,
+    /// `migrate`): the leader lock, or `ServerLeads` while a server holds it. Held to the
+    /// command's end, it keeps a server started meanwhile standing by; that one then leads from
+    /// the tables, with what the command wrote.
+    static func takeLeaderLock(uri: String, password: String?, refusal: String) throws -> LeaderLock {
+        let lock = LeaderLock(uri: uri, password: password)
+        guard try lock.tryTake() else { throw ServerLeads(uri: uri, refusal: refusal) }
+        return lock
+    }
+
     /// For the commands that use a monitor's PostgreSQL database without migrating it (`history`,
-    /// `prune`): connects and refuses a database of another program or of another version.
+    /// `prune`): connects and refuses a database of another program or of another version, as
+    /// they refuse such an SQLite file (exit status 1: the database, not the command line, is wrong).
     static func existingPostgresDatabase(uri: String, password: String?) throws -> PostgresConnection {
         let db = try PostgresConnection(uri: uri, password: password)
         try db.execute("SET TIME ZONE 'UTC'")
         let pending = try db.pendingMigrations(PostgresSchema.migrations)
-        guard try db.schemaVersion() > 0 else {
-            throw UsageError("\(uri) is not a live-activity-monitor database (it has none of its tables)")
-        }
-        guard pending == 0 else {
-            throw UsageError("\(uri) was written by an older version of live-activity-monitor; "
-                             + "start `live-activity-monitor serve --db \(uri)` once to upgrade it")
-        }
+        guard try db.schemaVersion() > 0 else { throw Schema.NotAMonitorDatabase(path: uri) }
+        guard pending == 0 else { throw Schema.OlderVersion(path: uri) }
         return db
     }
 }

@@ -94,12 +94,16 @@ public enum CommandLineTool {
         return value
     }
 
+    /// Decimal digits with at most one point ("20", "0.5"): `Double` alone would also take 0x10,
+    /// 1e3, inf and a sign.
+    static func decimalNumber(_ text: Substring) -> Double? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), text.filter({ $0 == "." }).count <= 1 else { return nil }
+        return Double(text)
+    }
+
     /// "30d", "12h", "90m", "45s" → seconds.
     static func duration(_ text: String) -> Double? {
-        // Decimal digits and at most one point: `Double` alone would also take 0x10, 1e3, inf.
-        let number = text.dropLast()
-        guard number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), number.filter({ $0 == "." }).count <= 1 else { return nil }
-        guard let unit = text.last, let n = Double(number), n > 0, n.isFinite else { return nil }
+        guard let unit = text.last, let n = decimalNumber(text.dropLast()), n > 0, n.isFinite else { return nil }
         switch unit {
         case "d": return n * 86_400
         case "h": return n * 3600

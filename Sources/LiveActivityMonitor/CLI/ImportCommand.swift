@@ -11,9 +11,9 @@ enum ImportCommand {
             the blocks before it stay stored. Fix the line and run it again: events with an id
             are then counted as duplicates, events without one are stored again. It needs the
             database to itself: while the server runs it refuses to start (POST the file to
-            /v1/events instead). With --db postgres://… it stores into PostgreSQL the same way;
-            stop the servers on that database first (two writers would overwrite each other's
-            counters).
+            /v1/events instead). With --db postgres://… it stores into PostgreSQL the same way,
+            and refuses while a server leads on that database (stop the servers first: two
+            writers would overwrite each other's counters).
             """,
         options: [CommandLineTool.dbOption, CommandLineTool.dbPasswordFileOption])
 
@@ -32,7 +32,7 @@ enum ImportCommand {
         // Opening reads the file's start, so an unreadable file is refused here, before the store.
         let reader: LineBlockReader
         do { reader = try LineBlockReader(path: file, maxLines: decoder.maxEvents) } catch {
-            throw UsageError("cannot read \(file)")
+            throw UsageError("cannot read \(file) (\(error))")
         }
         let outcome: Outcome
         switch try CommandLineTool.databaseLocation(parsed) {
@@ -41,6 +41,14 @@ enum ImportCommand {
             defer { store.close() }
             outcome = load(reader, named: file, into: store, decoder: decoder)
         case .postgres(let uri, let password):
+            // A leading server holds the leader lock: refused, as `serve`'s file lock refuses an
+            // import over SQLite. Held to the end, it keeps a server started meanwhile standing
+            // by; that one then leads from the tables, the import's events included.
+            let lock = try CommandLineTool.takeLeaderLock(
+                uri: uri, password: password,
+                refusal: "stop the servers on that database first (two writers would overwrite each other's counters), "
+                    + "or POST the file to /v1/events")
+            defer { lock.release() }
             let store = try PostgresEventStore(uri: uri, password: password)
             defer { store.close() }
             outcome = load(reader, named: file, into: store, decoder: decoder)

@@ -13,7 +13,8 @@ enum MigrateCommand {
             row, 5000 rows per transaction. Then it counts each table on both sides and prints
             the counts; it exits 1 if any differ. Stop the server first (it refuses a file a
             running server holds, and one a crashed server left: start and stop serve on it
-            once). Then start `serve --db URI`: /metrics and the API answer as before.
+            once), and start none on the URI before (it refuses a database a server leads on).
+            Then start `serve --db URI`: /metrics and the API answer as before.
             """,
         options: [
             .init(name: "from", environment: nil, valueName: "PATH",
@@ -33,13 +34,22 @@ enum MigrateCommand {
             throw UsageError("--to must be a PostgreSQL URI (postgres://user@host:port/db), not '\(uri)'")
         }
         let password = try CommandLineTool.databasePassword(parsed, option: "to")
-        guard FileManager.default.fileExists(atPath: path) else { throw UsageError("no database at \(path)") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw UsageError("no database at \(path)") }
+        guard !isDirectory.boolValue else { throw UsageError("--from names a directory, \(path): give the monitor's SQLite file") }
 
         // Held to the end: no server may start on the file while it is copied.
         let lock = try DatabaseFileLock(path: path)
         defer { lock.release() }
         let source = try Database(path: path)
         try SQLiteToPostgres.checkSource(source, path: path)
+        // A server leading there loaded the empty tables: its next commit would overwrite the
+        // copied counters with its own.
+        let leaderLock = try CommandLineTool.takeLeaderLock(
+            uri: uri, password: password,
+            refusal: "migrate copies into a database no server uses (it would overwrite the copied counters "
+                + "with its own): stop the servers on it, then migrate, then start them")
+        defer { leaderLock.release() }
         let target = try PostgresStoreDatabase.open(uri: uri, password: password)
         try SQLiteToPostgres.checkTargetEmpty(target)
 

@@ -3,7 +3,7 @@ import Foundation
 /// `prune --older-than 30d`: delete old events in small transactions; counters are untouched.
 enum PruneCommand {
     static let parser = ArgumentParser(
-        command: "prune", usage: "prune --older-than <30d|12h|90m> [--db PATH|URI] [--db-password-file F]",
+        command: "prune", usage: "prune --older-than <30d|12h|90m|45s> [--db PATH|URI] [--db-password-file F]",
         summary: """
             Deletes events that occurred before the given age, and dismissed activities gone
             before it, 5000 rows per transaction with pauses between, so a running server keeps

@@ -30,7 +30,7 @@ enum ServeCommand {
             .init(name: "durability", environment: "LAM_DURABILITY", valueName: "normal|full",
                   help: "normal: a commit survives a process crash; full: fsync each commit, survives power loss (default normal)."),
             .init(name: "retention", environment: "LAM_RETENTION", valueName: "AGE",
-                  help: "Delete events older than AGE (30d, 12h, 90m, 45s) every hour, as prune does; counters are kept (default off)."),
+                  help: "Delete events older than AGE (30d, 12h, 90m, 45s) every hour, the first pass a minute after start, as prune does; counters are kept (default off; off turns it off)."),
             .init(name: "attributes-types", environment: "LAM_ATTRIBUTES_TYPES", valueName: "A,B,…",
                   help: "Attributes types that always get their own attributes_type series, besides those with a template in the web root (comma-separated)."),
         ] + EngineOptions.options + [
@@ -104,7 +104,7 @@ enum ServeCommand {
             c.demo = on
         }
         if let rate = parsed.values["demo-rate"] {
-            guard let r = Double(rate), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
+            guard let r = CommandLineTool.decimalNumber(rate[...]), r > 0, r <= 100_000 else { throw UsageError("\(parsed.source("demo-rate")) must be a number above 0 and at most 100000, not '\(rate)'") }
             c.demoRate = r
         }
         // Those types always have series of their own: more than the label's slots would break

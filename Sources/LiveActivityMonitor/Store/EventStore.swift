@@ -593,7 +593,8 @@ public final class EventStore: Sendable {
 
     private static func prepare(_ db: Database, durability: Durability) throws {
         // A file from a newer version is refused before anything here changes it (journal mode).
-        try db.pendingMigrations(Schema.migrations)
+        try Schema.pendingMigrations(db)
+        try Schema.refuseAnotherProgramsDatabase(db)
         if try db.userVersion == 0 {
             // Must precede the first table; lets `prune` give pages back to the file system.
             try db.execute("PRAGMA auto_vacuum = INCREMENTAL")

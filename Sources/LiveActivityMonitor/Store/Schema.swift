@@ -15,6 +15,45 @@ enum Schema {
         }
     }
 
+    struct NotAnSQLiteFile: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "\(path) is not an SQLite database (SQLite: file is not a database): give the monitor's database file, or a new one"
+        }
+    }
+
+    struct AnotherProgramsDatabase: Error, CustomStringConvertible {
+        let path: String
+        let tables: [String]
+        var description: String {
+            "\(path) is not a live-activity-monitor database: it holds another program's tables "
+                + "(\(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", …" : "")), none of the monitor's; "
+                + "give the monitor's database file, or a new one"
+        }
+    }
+
+    /// How many migrations the file lacks. Refuses a file of a newer version (`pendingMigrations`
+    /// throws), and one that is not an SQLite database, naming it (SQLite's message does not).
+    @discardableResult
+    static func pendingMigrations(_ db: Database) throws -> Int {
+        do throws(SQLiteError) {
+            return try db.pendingMigrations(migrations)
+        } catch {
+            if error.isNotADatabase { throw NotAnSQLiteFile(path: db.path) }
+            throw error
+        }
+    }
+
+    /// For the commands that create the tables in a new file (`serve`, `import`): refuses a file
+    /// of no version that already holds tables, another program's, rather than add ours to it.
+    static func refuseAnotherProgramsDatabase(_ db: Database) throws {
+        guard try db.userVersion == 0 else { return }
+        var tables: [String] = []
+        let names = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        while try names.step() { tables.append(names.text(0) ?? "") }
+        guard tables.isEmpty else { throw AnotherProgramsDatabase(path: db.path, tables: tables) }
+    }
+
     /// For a read-only command whose queries need the current tables: refuses an older file too.
     static func requireCurrentMonitorDatabase(_ db: Database, path: String) throws {
         guard try requireMonitorDatabase(db, path: path) == 0 else { throw OlderVersion(path: path) }
@@ -25,7 +64,7 @@ enum Schema {
     /// Returns how many migrations the file lacks.
     @discardableResult
     static func requireMonitorDatabase(_ db: Database, path: String) throws -> Int {
-        let pending = try db.pendingMigrations(migrations)
+        let pending = try pendingMigrations(db)
         guard try db.userVersion > 0 else { throw NotAMonitorDatabase(path: path) }
         return pending
     }
