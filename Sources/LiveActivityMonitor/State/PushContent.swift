@@ -1,4 +1,5 @@
 import JSON
+import Prometheus
 
 /// A push's verdicts per attributes type (content shape), on its content as read where it was
 /// decoded (`Event.contentReading`; `StateEngine` reads an event that was not before any rule
@@ -12,10 +13,12 @@ struct PushContent {
     private var otherVerdicts: [String: String?] = [:]
 
     /// Why the phone cannot decode `event`'s content as `type`'s content shape, or nil: the
-    /// replay's stored verdict (`Event.contentVerdict`) stands, for every type.
+    /// replay's stored verdict (`Event.contentVerdict`) stands, for every type, and a replayed
+    /// broadcast's for its type (`Event.broadcastVerdicts`; a replay's shapes judge no other).
     mutating func verdict(on event: borrowing Event, as type: String, _ shapes: ContentShapes) -> String? {
         guard event.contentState != nil else { return nil }
         if let stored = event.contentVerdict { return stored }
+        for stored in event.broadcastVerdicts where ExactText.equal(stored.attributesType, type) { return stored.detail }
         if let firstVerdict, firstVerdict.type == type { return firstVerdict.verdict }
         if let known = otherVerdicts[type] { return known }
         // Read in place: the reading as a value would be copied.
