@@ -138,6 +138,37 @@ import Testing
         try Self.check(again, "b", effect: Self.applied, content: ["nope": 2])
     }
 
+    /// The file as migration 17 left it: without `broadcast_verdicts` (what it held is lost, as
+    /// an older server never stored it).
+    static func rewindToBeforeBroadcastVerdicts(_ db: Database) throws {
+        try db.execute("""
+            DROP TRIGGER broadcast_verdicts_follow_deletes;
+            DROP TABLE broadcast_verdicts;
+            """)
+        try db.setUserVersion(17)
+    }
+
+    /// An older file upgrades: a broadcast stored before has no verdicts, and its replays apply
+    /// it as they did (the live record, from its row, is what the writer left); one stored after
+    /// the upgrade has its own.
+    @Test func aBroadcastStoredBeforeTheUpgradeReplaysAsItDid() throws {
+        let first = try TestServer()
+        #expect(try first.post(events: [Self.subscriber("a", type: Self.steps, content: ["step": 1])]).status == 200)
+        #expect(try first.post(events: [Self.broadcast(at: Self.t0 - 300, content: ["nope": 2])]).status == 200)
+        first.stop(keepFiles: true)
+        try Self.rewindToBeforeBroadcastVerdicts(try Database(path: first.configuration.databasePath))
+        let server = try TestServer(now: first.time.value, directory: first.directory)
+        defer { server.stop() }
+        #expect(try Database(path: server.configuration.databasePath, mode: .readOnly).userVersion == Schema.migrations.count)
+        let live = try server.json("/api/activities/a")
+        #expect(live["content_state"] == ["step": 1])
+        #expect(Self.broadcastEffect(live) == Self.applied, "as before the upgrade")
+
+        #expect(try server.post(events: [Self.subscriber("n", type: Self.steps, content: ["step": 1])]).status == 200)
+        #expect(try server.post(events: [Self.broadcast(at: Self.t0 - 250, content: ["nope": 3], id: "bc-after")]).status == 200)
+        try Self.check(server, "n", effect: Self.undecodable, content: ["step": 1])
+    }
+
     /// Retention deletes a broadcast's verdicts with it: by event on SQLite (a trigger), by day
     /// on PostgreSQL.
     @Test(arguments: [false, true]) func retentionRemovesTheVerdictsWithTheBroadcast(postgres: Bool) throws {
