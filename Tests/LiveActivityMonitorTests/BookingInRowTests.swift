@@ -141,6 +141,7 @@ import Testing
     /// Makes a file of the current version one from before `booking_in_row`: the index over
     /// every booking given, no column, the version one back.
     static func rewindToBeforeBookingInRow(_ db: Database) throws {
+        try BroadcastVerdictTests.rewindToBeforeBroadcastVerdicts(db)
         try db.execute("""
             DROP TRIGGER events_booking_in_row_follow_row_deletes;
             DROP INDEX events_by_booking;

@@ -112,6 +112,28 @@ import Testing
         #expect(detail == "`a\\u0000b` missing")
     }
 
+    /// A broadcast's verdicts per attributes type (`broadcast_verdicts`) move with it: the
+    /// PostgreSQL store's replays say what SQLite's did (undecodable for one type, applied to the other).
+    @Test func aBroadcastsVerdictsMove() throws {
+        typealias V = BroadcastVerdictTests
+        let uri = try PostgresCluster.database()
+        let sqlite = try TestServer()
+        #expect(try sqlite.post(events: [V.subscriber("a", type: V.steps, content: ["step": 1]),
+                                         V.subscriber("b", type: V.labels, content: ["nope": 1])]).status == 200)
+        #expect(try sqlite.post(events: [V.broadcast(at: V.t0 - 300, content: ["nope": 2])]).status == 200)
+        let path = sqlite.configuration.databasePath
+        sqlite.stop(keepFiles: true)
+
+        let run = try CommandLineTests.run(["migrate", "--from", path, "--to", uri])
+        #expect(run.status == 0, "\(run.stderr)")
+        let counted = run.stdout.split(separator: "\n").first { $0.hasPrefix("broadcast_verdicts ") }
+        #expect(counted?.split(separator: " ") == ["broadcast_verdicts", "1", "1"], "\(run.stdout)")
+        let postgres = try TestServer(directory: sqlite.directory) { $0.databasePath = uri }
+        defer { postgres.stop() }
+        try V.check(postgres, "a", effect: V.undecodable, content: ["step": 1])
+        try V.check(postgres, "b", effect: V.applied, content: ["nope": 2])
+    }
+
     @Test func refusesARunningServersFileAFileBehindItsEventsAndADatabaseInUse() throws {
         let server = try TestServer()
         #expect(try server.post(events: Scenario.events).status == 200)

@@ -57,6 +57,13 @@ struct MigratedTable: Sendable {
         MigratedTable(name: "broadcast_receivers",
                       select: "SELECT r.activity_id, r.seq, e.occurred_at FROM broadcast_receivers r JOIN events e ON e.seq = r.seq ORDER BY r.seq",
                       columns: ["activity_id", "seq", "day"], types: ["text", "bigint", "integer"], dayColumn: 2),
+        MigratedTable(name: "broadcast_verdicts",
+                      select: """
+                          SELECT b.seq, e.occurred_at, b.attributes_type, b.detail FROM broadcast_verdicts b
+                          JOIN events e ON e.seq = b.seq ORDER BY b.seq, b.attributes_type
+                          """,
+                      columns: ["seq", "day", "attributes_type", "detail"], types: ["bigint", "integer", "text", "text"],
+                      dayColumn: 1, verdictColumn: 3),
         MigratedTable(name: "channel_events",
                       select: "SELECT c.channel_id, c.seq, e.occurred_at FROM channel_events c JOIN events e ON e.seq = c.seq ORDER BY c.seq",
                       columns: ["channel_id", "seq", "day"], types: ["text", "bigint", "integer"], dayColumn: 2),

@@ -31,6 +31,10 @@ public struct Event: Sendable {
     /// A replay's: the verdict the writer stored with this event when its content would not
     /// decode (`EventEffect.detail`); nil when none was stored. Never set on an ingested event.
     public var contentVerdict: String?
+    /// A replay's, for a broadcast: the verdicts the writer stored for the attributes types of
+    /// the subscribers whose content would not decode (`broadcast_verdicts`), one per type,
+    /// by the type's bytes. Empty when none was stored (and on an ingested event).
+    public var broadcastVerdicts: [(attributesType: String, detail: String)] = []
     /// `contentState` parsed and digested where the event was decoded (`readContent`), so that
     /// the writer need not; nil when it was not (the engine then reads it itself).
     var contentReading: ContentReading?

@@ -14,10 +14,12 @@ struct PushContent {
     private var otherVerdicts: [ExactString: String?] = [:]
 
     /// Why the phone cannot decode `event`'s content as `type`'s content shape, or nil: the
-    /// replay's stored verdict (`Event.contentVerdict`) stands, for every type.
+    /// replay's stored verdict (`Event.contentVerdict`) stands, for every type, and a replayed
+    /// broadcast's for its type (`Event.broadcastVerdicts`; a replay's shapes judge no other).
     mutating func verdict(on event: borrowing Event, as type: String, _ shapes: ContentShapes) -> String? {
         guard event.contentState != nil else { return nil }
         if let stored = event.contentVerdict { return stored }
+        for stored in event.broadcastVerdicts where ExactText.equal(stored.attributesType, type) { return stored.detail }
         if let firstVerdict, ExactText.equal(firstVerdict.type, type) { return firstVerdict.verdict }
         if let known = otherVerdicts[ExactString(type)] { return known }
         // Read in place: the reading as a value would be copied.

@@ -53,6 +53,10 @@ struct CommitChanges {
     private let subscribers: (String) -> [(id: String, record: ActivityRecord)]
     /// This commit's broadcasts, filed under each activity that received one (`broadcast_receivers`).
     private(set) var receivers: [(activityID: String, seq: Int64)] = []
+    /// What this commit's broadcasts' subscribers could not decode, once per broadcast and
+    /// attributes type (`broadcast_verdicts`): the broadcast's own effect is the channel's, so
+    /// `verdicts` has none of it, and replays honour these instead.
+    private(set) var broadcastVerdicts: [(seq: Int64, attributesType: String, detail: String)] = []
     /// The channel book, taken from memory for the commit and given back by `publish`.
     private(set) var channels: ChannelBook
     /// This commit's events that name a channel, filed under it (`channel_events`).
@@ -254,8 +258,9 @@ struct CommitChanges {
             guard var r = withSlot(i, { $0.take() }) else { continue }
             defer { withSlot(i) { $0.working = r } }
             guard ExactText.equal(r.channelID, channel) else { continue }
-            _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
-                               content: &content)
+            let taken = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
+                                       content: &content)
+            noteVerdict(taken.effect, of: received, seq: seq, type: r.attributesType)
             withSlot(i) { $0.changedByEvent = true }
             receivers.append((id.text, seq))
         }
@@ -267,18 +272,31 @@ struct CommitChanges {
             guard !known.contains(ExactString(id)) else { continue }
             var r = consume record
             let dismissedAt = r.dismissedAt
-            _ = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
-                               content: &content)
+            let taken = engine.receive(received, seq: seq, on: &r, counters: &counters, labels: labels, shapes: shapes,
+                                       content: &content)
+            noteVerdict(taken.effect, of: received, seq: seq, type: r.attributesType)
             add(Slot(id: id, original: nil, read: false, receivedDismissal: dismissedAt, working: consume r))
             receivers.append((id, seq))
         }
     }
 
+    /// Keeps a subscriber's verdict on broadcast `seq` for its attributes type, once per type
+    /// (every subscriber of a type is given the same: `PushContent`), unless the broadcast was
+    /// replayed with it stored.
+    private mutating func noteVerdict(_ effect: EventEffect, of broadcast: borrowing Event, seq: Int64, type: String) {
+        guard effect.why == .undecodableContent, let detail = effect.detail,
+              !broadcast.broadcastVerdicts.contains(where: { ExactText.equal($0.attributesType, type) }),
+              !broadcastVerdicts.contains(where: { $0.seq == seq && ExactText.equal($0.attributesType, type) })
+        else { return }
+        broadcastVerdicts.append((seq, type, detail))
+    }
+
     /// The side rows this commit must write with its events, and forgets them.
     mutating func takeWrites() -> CommitWrites {
-        defer { verdicts = []; receivers = []; channelEvents = [] }
+        defer { verdicts = []; receivers = []; broadcastVerdicts = []; channelEvents = [] }
         return CommitWrites(verdicts: verdicts, shapes: shapes.takeChanged(), receivers: receivers,
-                            channels: channels.takeChanged(), channelEvents: channelEvents)
+                            broadcastVerdicts: broadcastVerdicts, channels: channels.takeChanged(),
+                            channelEvents: channelEvents)
     }
 
     /// Counts an event not stored because its id already was: its effect is `duplicate`.
@@ -356,6 +374,8 @@ struct CommitWrites {
     var shapes: [(type: String, shape: ObjectShape)]
     /// Broadcasts filed under each activity that received one (`broadcast_receivers`).
     var receivers: [(activityID: String, seq: Int64)]
+    /// Broadcasts' verdicts per attributes type of their subscribers (`broadcast_verdicts`).
+    var broadcastVerdicts: [(seq: Int64, attributesType: String, detail: String)]
     /// Channels created, deleted or broadcast to (`channels`).
     var channels: [(id: String, channel: ChannelBook.Channel)]
     /// Events that name a channel and no activity (`channel_events`).

@@ -84,47 +84,57 @@ extension EventStore {
         try storedEvents(sql: Self.bookingEventsSQL, value: bookingID)
     }
 
+    /// The last columns every read of events selects (`rows(of:)` reads them by position), after
+    /// the event's own: the verdict stored with it (`event_verdicts`), and a broadcast's verdicts
+    /// per attributes type (`broadcast_verdicts`, as `StoredEventRow.broadcastVerdicts` reads
+    /// them; null when none, and not looked up for an event that names an activity).
+    static let verdictColumns = """
+        (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq),
+               CASE WHEN activity_id IS NULL THEN (SELECT nullif(json_group_array(json_array(b.attributes_type, b.detail)), '[]')
+                                                   FROM broadcast_verdicts b WHERE b.seq = events.seq) END
+        """
+
     /// An activity's events: those filed (`filed_activity_events`, up to `applied_seq`), and the few
     /// stored since, at most a quarter second's or `DeferredWrites.maxEvents`, found by scanning them
     /// (NOT INDEXED: by their numbers; the planner would rather walk `events_by_occurred_at`
     /// whole to save the sort).
     static let activityEventsSQL = """
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+               \(verdictColumns) FROM events
         WHERE seq IN (SELECT seq FROM filed_activity_events WHERE activity_id = ?1)
         UNION ALL
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+               \(verdictColumns) FROM events
         WHERE seq IN (SELECT seq FROM broadcast_receivers WHERE activity_id = ?1)
         UNION ALL
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
+               \(verdictColumns) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state) AND activity_id = ?1
         ORDER BY occurred_at, seq
         """
 
-    /// Each row also carries the verdict stored with the event (`event_verdicts`), which the
+    /// Each row also carries the verdicts stored with the event (`verdictColumns`), which the
     /// replay honours.
     /// A booking's events (`body`, `received_at`, …), in time order: those that name the booking,
     /// and every event of the booking's activities (which inherit it without naming it, or name
     /// it as their row does: `booking_in_row`, which `events_by_booking` leaves out), once each.
     static let bookingEventsSQL = """
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+               \(verdictColumns) FROM events
         WHERE booking_id = ?1 AND booking_in_row IS NULL
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+               \(verdictColumns) FROM events
         WHERE seq IN (SELECT seq FROM filed_activity_events
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+               \(verdictColumns) FROM events
         WHERE seq IN (SELECT seq FROM broadcast_receivers
                       WHERE activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1))
         UNION
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events NOT INDEXED
+               \(verdictColumns) FROM events NOT INDEXED
         WHERE seq > (SELECT applied_seq FROM store_state)
           AND activity_id IN (SELECT activity_id FROM activities WHERE booking_id = ?1)
         ORDER BY occurred_at, seq
@@ -134,7 +144,7 @@ extension EventStore {
         try readers.read { db in
             let s = try db.cached("""
                 SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-                       (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+                       \(Self.verdictColumns) FROM events
                 WHERE seq IN (SELECT seq FROM channel_events WHERE channel_id = ?1 ORDER BY seq DESC LIMIT ?2)
                 ORDER BY occurred_at, seq
                 """)
@@ -163,7 +173,7 @@ extension EventStore {
         while try s.step() {
             out.append(StoredEventRow(seq: s.int64(3), body: s.text(0) ?? "{}", receivedAt: s.double(1),
                                       occurredAt: s.double(2), key: s.text(4), bookingID: s.text(5), activityID: s.text(6),
-                                      verdict: s.text(7)))
+                                      verdict: s.text(7), broadcastVerdicts: s.text(8)))
         }
         return out
     }

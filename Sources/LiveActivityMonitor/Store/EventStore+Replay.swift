@@ -13,7 +13,7 @@ extension EventStore {
               try db.scalar("SELECT 1 FROM events WHERE seq > ?", [.integer(appliedSeq)]) != nil else { return }
         let rows = try db.prepare("""
             SELECT event_id, activity_id, booking_id, occurred_at, received_at, body, seq,
-                   (SELECT detail FROM event_verdicts v WHERE v.seq = events.seq) FROM events
+                   \(Self.verdictColumns) FROM events
             WHERE seq > ? ORDER BY seq
             """)
         try rows.bind(appliedSeq, at: 1)
@@ -37,7 +37,7 @@ extension EventStore {
                 if commit?.receivedAt != receivedAt {
                     try finish()
                     // The shapes were stored with the commits that learned them, and each event's
-                    // verdict with it: the replay judges nothing again.
+                    // verdicts with it (a broadcast's per type): the replay judges nothing again.
                     let (counters, labels, starts, channels) = state.withLock {
                         ($0.counters, $0.labels, $0.takeStarts(), $0.channels)
                     }
@@ -52,6 +52,7 @@ extension EventStore {
                     continue
                 }
                 event.contentVerdict = rows.text(7)
+                event.broadcastVerdicts = StoredEventRow.broadcastVerdicts(rows.text(8))
                 try commit!.changes.apply(event, seq: rows.int64(6), receivedAt: receivedAt)
                 replayed += 1
             }

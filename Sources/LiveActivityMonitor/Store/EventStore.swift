@@ -514,6 +514,10 @@ public final class EventStore: Sendable {
                 insert.reset()
             }
         }
+        for (seq, type, detail) in writes.broadcastVerdicts {
+            try db.run("INSERT OR REPLACE INTO broadcast_verdicts (seq, attributes_type, detail) VALUES (?, ?, ?)",
+                       [.integer(seq), .text(type), .text(detail)])
+        }
         for (type, shape) in writes.shapes {
             try db.run("INSERT OR REPLACE INTO content_shapes (attributes_type, shape) VALUES (?, ?)",
                        [.text(type), .text(JSONValue.object(shape.text).jsonString)])

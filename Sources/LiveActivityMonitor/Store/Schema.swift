@@ -351,5 +351,24 @@ enum Schema {
                 SELECT seq FROM activity_events_numbered WHERE number = old.number);
         END;
         """,
+        // A broadcast's verdicts (DESIGN.md section 4, "Channels"): the writer judges its content
+        // once per attributes type of its subscribers; what a type could not decode is stored here
+        // (a broadcast's own effect is the channel's, so `event_verdicts` has none), for every
+        // replay to honour for each subscriber of that type. Types by their bytes (BINARY), as
+        // the shapes keep them. Deleted with the broadcast. A broadcast stored before this has
+        // none: its replays apply it to every subscriber, as they did.
+        """
+        CREATE TABLE broadcast_verdicts (
+            seq             INTEGER NOT NULL,   -- the broadcast's event
+            attributes_type TEXT NOT NULL,
+            detail          TEXT NOT NULL,
+            PRIMARY KEY (seq, attributes_type)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER broadcast_verdicts_follow_deletes AFTER DELETE ON events
+            WHEN old.type = 'push.sent' AND old.activity_id IS NULL
+        BEGIN
+            DELETE FROM broadcast_verdicts WHERE seq = old.seq;
+        END;
+        """,
     ]
 }

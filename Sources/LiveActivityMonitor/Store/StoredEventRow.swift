@@ -1,3 +1,4 @@
+import JSON
 import LiveActivityWire
 
 /// One row of the `events` table as the read API serves it and a replay reads it.
@@ -18,6 +19,9 @@ struct StoredEventRow: Sendable {
     var activityID: String?
     /// The verdict the writer stored with it: why its content would not decode (`event_verdicts`).
     var verdict: String? = nil
+    /// A broadcast's: what its subscribers of each attributes type could not decode, as the
+    /// reads select it (`broadcast_verdicts`: a JSON array of `[type, detail]`; nil for none).
+    var broadcastVerdicts: String? = nil
 
     /// The stored text with `received_at` spliced in before its closing brace: the read API's
     /// event before its effect.
@@ -32,6 +36,18 @@ struct StoredEventRow: Sendable {
     var event: Event? {
         var event = EventValidator.stored(body: body, key: key, bookingID: bookingID, occurredAt: occurredAt)
         event?.contentVerdict = verdict
+        event?.broadcastVerdicts = Self.broadcastVerdicts(broadcastVerdicts)
         return event
+    }
+
+    /// A broadcast's verdicts per attributes type from the text the reads select (a JSON array of
+    /// `[type, detail]` pairs, built by the database, which escapes any text); none for nil.
+    static func broadcastVerdicts(_ text: String?) -> [(attributesType: String, detail: String)] {
+        guard let text, case .array(let pairs)? = try? JSONParser.parse(text) else { return [] }
+        return pairs.compactMap { pair in
+            guard case .array(let two) = pair, two.count == 2, case .string(let type) = two[0],
+                  case .string(let detail) = two[1] else { return nil }
+            return (type, detail)
+        }
     }
 }

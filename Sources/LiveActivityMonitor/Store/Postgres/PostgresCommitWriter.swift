@@ -152,6 +152,16 @@ struct PostgresCommitWriter {
                       try .array(writes.receivers.map { .integer($0.seq) }),
                       try .array(writes.receivers.map { .integer(dayOf[$0.seq] ?? 0) })])
         }
+        if !writes.broadcastVerdicts.isEmpty {
+            try db.prepared("""
+                INSERT INTO broadcast_verdicts (seq, day, attributes_type, detail)
+                SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[])
+                ON CONFLICT (seq, attributes_type) DO UPDATE SET detail = excluded.detail
+                """, [try .array(writes.broadcastVerdicts.map { .integer($0.seq) }),
+                      try .array(writes.broadcastVerdicts.map { .integer(dayOf[$0.seq] ?? 0) }),
+                      try .array(writes.broadcastVerdicts.map { .text($0.attributesType) }),
+                      try .array(writes.broadcastVerdicts.map { .text($0.detail) })])
+        }
         for (id, channel) in writes.channels { try PostgresChannels.write(channel, id, db) }
         if !writes.channelEvents.isEmpty {
             try db.prepared("""

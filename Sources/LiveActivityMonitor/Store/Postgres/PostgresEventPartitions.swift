@@ -52,7 +52,8 @@ public enum PostgresEventPartitions {
         guard !old.isEmpty else { return [] }
         try db.transaction {
             for d in old { try db.execute("DROP TABLE \(name(d))") }
-            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "start_push_verdicts", "channel_events"]
+            for table in ["event_keys", "event_verdicts", "broadcast_receivers", "broadcast_verdicts", "start_push_verdicts",
+                          "channel_events"]
                 + PostgresEventDays.tables {
                 try db.query("DELETE FROM \(table) WHERE day < $1::integer", [.integer(day)])
             }

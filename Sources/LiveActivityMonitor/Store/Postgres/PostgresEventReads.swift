@@ -14,10 +14,16 @@ struct PostgresStatement {
 /// their partitions alone. A subquery in their place is planned and scanned over every day's
 /// partition: a cost that grows with the days stored, not with the activity's events.
 enum PostgresEventReads {
-    /// The columns every read selects (`PostgresEventStore.rows` reads them by position).
+    /// The columns every read selects (`PostgresEventStore.rows` reads them by position): the
+    /// event's, its verdict (`event_verdicts`), and a broadcast's verdicts per attributes type
+    /// (`broadcast_verdicts`, a JSON array of `[type, detail]` as `StoredEventRow` reads it; null
+    /// when none, and not looked up for an event that names an activity).
     static let columns = """
         SELECT body, received_at, occurred_at, seq, event_id, booking_id, activity_id,
-               (SELECT detail FROM event_verdicts v WHERE v.seq = e.seq) FROM events e
+               (SELECT detail FROM event_verdicts v WHERE v.seq = e.seq),
+               CASE WHEN e.activity_id IS NULL THEN (SELECT json_agg(json_build_array(b.attributes_type, b.detail))::text
+                                                     FROM broadcast_verdicts b WHERE b.seq = e.seq) END
+        FROM events e
         """
 
     /// The days an activity's events are on (seq null), and each broadcast it received.

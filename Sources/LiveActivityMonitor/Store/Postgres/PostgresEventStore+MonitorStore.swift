@@ -109,7 +109,7 @@ extension PostgresEventStore: MonitorStore {
         rows.map { r in
             StoredEventRow(seq: r[3].int64Value ?? 0, body: r[0].textValue ?? "{}", receivedAt: r[1].doubleValue ?? 0,
                            occurredAt: r[2].doubleValue ?? 0, key: r[4].textValue, bookingID: r[5].textValue,
-                           activityID: r[6].textValue, verdict: r[7].textValue)
+                           activityID: r[6].textValue, verdict: r[7].textValue, broadcastVerdicts: r[8].textValue)
         }
     }
 }

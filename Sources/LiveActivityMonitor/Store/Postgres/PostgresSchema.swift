@@ -9,7 +9,7 @@ import PostgresDB
 ///   keyed event, with its day, deleted with its partition).
 /// - Ids compare and sort by their bytes (`COLLATE "C"`), as SQLite's BINARY does, whatever the
 ///   database's locale: list pages are ordered by (start, id) in both stores alike.
-/// - Tables filed by event (`event_verdicts`, `broadcast_receivers`, `start_push_verdicts`)
+/// - Tables filed by event (`event_verdicts`, `broadcast_receivers`, `broadcast_verdicts`, `start_push_verdicts`)
 ///   carry the event's day too, so retention deletes their rows by day, as the SQLite schema's
 ///   triggers do by `seq`; so do the days of each activity and booking (`PostgresEventDays`).
 enum PostgresSchema {
@@ -169,5 +169,17 @@ enum PostgresSchema {
             );
             CREATE INDEX booking_days_by_day ON booking_days (day);
             """ + PostgresEventDays.fillSQL),
+        // A broadcast's verdicts per attributes type of its subscribers (the SQLite schema's
+        // `broadcast_verdicts`), filed by the broadcast's day. Types by their bytes ("C").
+        """
+        CREATE TABLE broadcast_verdicts (
+            seq             bigint NOT NULL,
+            day             integer NOT NULL,
+            attributes_type text COLLATE "C" NOT NULL,
+            detail          text NOT NULL,
+            PRIMARY KEY (seq, attributes_type)
+        );
+        CREATE INDEX broadcast_verdicts_by_day ON broadcast_verdicts (day);
+        """,
     ]
 }
