@@ -46,8 +46,11 @@ final class LeaderLock {
         }
     }
 
-    /// Ends the session, which releases the lock.
+    /// Releases the lock, then ends the session. Ending it alone releases the lock only once the
+    /// server's backend has noticed and exited, after this returns: a replica started right
+    /// after a graceful stop (a restart) found it still held and stood by.
     func release() {
+        _ = try? db?.query("SELECT pg_advisory_unlock($1::bigint)", [.integer(Self.key)])
         db = nil
     }
 }
