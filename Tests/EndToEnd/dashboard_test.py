@@ -14,7 +14,7 @@ read-token prompt, the priority-10 budget the server was started with, times tha
 when the page's local midnight passes, Enter in the search box (an exact-case id first, the text
 typed just now), timers and dates as the phone decodes them, long and right-to-left values inside
 their card, absurd numbers (1e300 minutes, 400 digits) cut or written compactly without squeezing
-their neighbours at 375 px and on a desktop, triage's local times and links, every view marked
+their neighbours (lock screen, expanded island) at 375 px and on a desktop, triage's local times and links, every view marked
 stale while the server hangs (SIGSTOP), the booking's exact time on a 375 px phone, a template
 that failed (no answer, then a 503) fetched again with a backoff and drawn once it loads, and a
 booking's history reads answered after 9 s waited for, said so, and not called stale (requests
@@ -1701,8 +1701,10 @@ def number_checks(chrome):
               const name = ls.querySelector('.t-one-line'), rating = name.parentElement.querySelector(':scope > .t-row .t-text');
               const duration = ls.querySelector('.t-column.t-align-trailing .t-text');
               const box = (e) => [e.textContent.slice(0, 40), e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right];
+              const island = [...c.querySelectorAll('.di-expanded .di-ex-bottom .t-row > .t-text')];
               return { name: box(name), rating: box(rating), duration: box(duration), nameColumn: name.parentElement.getBoundingClientRect().width,
-                       row: name.parentElement.parentElement.getBoundingClientRect().width, card: ls.getBoundingClientRect().right };
+                       row: name.parentElement.parentElement.getBoundingClientRect().width, card: ls.getBoundingClientRect().right,
+                       island: island.map(box) };
             })()"""
             for width in (375, 1440):
                 chrome.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
@@ -1716,6 +1718,9 @@ def number_checks(chrome):
                               got["name"][0] == "Ana" and whole(got["name"]) and got["rating"][0] == "4.9" and whole(got["rating"])
                               and got["nameColumn"] >= 0.3 * got["row"], str(got))
                         check(f"{what}: the duration stays inside the card", got["duration"][3] <= got["card"] + 0.5, str(got))
+                        island = got["island"]
+                        check(f"{what}: in the expanded island the rating stays whole beside the ETA",
+                              len(island) == 2 and island[0][0] == "4.9" and island[0][2] > 0 and whole(island[0]), str(island))
                         if a == "n-huge":
                             check(f"{what}: 1e300 minutes are written compactly, whole", got["duration"][0] == "1.67E298 h" and whole(got["duration"]), str(got["duration"]))
                         if a == "n-digits":
