@@ -13,13 +13,18 @@ activity ids), 1,000 activities (asked for a page at a time, every one reachable
 read-token prompt, the priority-10 budget the server was started with, times that get their day
 when the page's local midnight passes, Enter in the search box (an exact-case id first, the text
 typed just now), timers and dates as the phone decodes them, long and right-to-left values inside
-their card, triage's local times and links, every view marked stale while the server hangs
-(SIGSTOP), and the booking's exact time on a 375 px phone.
+their card, absurd numbers (1e300 minutes, 400 digits) cut or written compactly without squeezing
+their neighbours (lock screen, expanded island) at 375 px and on a desktop, triage's local times and links, every view marked
+stale while the server hangs (SIGSTOP), the booking's exact time on a 375 px phone, a template
+that failed (no answer, then a 503) fetched again with a backoff and drawn once it loads, and a
+booking's history reads answered after 9 s waited for, said so, and not called stale (requests
+held or answered by the test through CDP's Fetch domain).
 
 Writes screenshots to Tests/EndToEnd/out/; `--update-screenshots` also copies them to
 Web/screenshots/ for the README. Standard library only. Exit status 1 on any failure.
 """
 
+import base64
 import calendar
 import json
 import os
@@ -1520,7 +1525,8 @@ def outage_checks(chrome):
                 chrome.wait_for(f"{drawn} && /Updated/.test(document.querySelector({js(status)})?.textContent)", timeout=10, what=f"the {name} view")
                 server.proc.send_signal(signal.SIGSTOP)
                 try:
-                    stale = settles(chrome, f"document.querySelector({js(status)}).classList.contains('status-error')", timeout=20)
+                    # A history read (the booking) waits longer than the other views' reads (20 s, not 6).
+                    stale = settles(chrome, f"document.querySelector({js(status)}).classList.contains('status-error')", timeout=35 if name == "booking" else 20)
                     text = chrome.evaluate(f"document.querySelector({js(status)}).textContent")
                     check(f"{name}: a hung server shows as stale, with the time of the data shown",
                           stale and "no answer within" in text and "showing the data of" in text, text)
@@ -1549,6 +1555,184 @@ def outage_checks(chrome):
                 chrome.send("Emulation.setDeviceMetricsOverride", {"width": chrome.width, "height": chrome.height, "deviceScaleFactor": chrome.scale, "mobile": False})
     finally:
         server.stop()
+
+class Interceptor:
+    """Pauses the page's requests whose URL matches `pattern` (CDP's Fetch domain) until the test
+    says what each one gets: nothing yet (a server that does not answer), a status, or the server."""
+
+    def __init__(self, chrome, pattern):
+        self.chrome = chrome
+        self.seen = len(chrome.events)
+        chrome.send("Fetch.enable", {"patterns": [{"urlPattern": pattern, "requestStage": "Request"}]})
+
+    def new(self):
+        """The requests paused since the last call: [(request id, url)]."""
+        out = [(e["params"]["requestId"], e["params"]["request"]["url"]) for e in self.chrome.events[self.seen:]
+               if e["method"] == "Fetch.requestPaused"]
+        self.seen = len(self.chrome.events)
+        return out
+
+    def fulfill(self, request_id, status):
+        body = base64.b64encode(json.dumps({"error": "test"}).encode()).decode()
+        self.chrome.send("Fetch.fulfillRequest", {"requestId": request_id, "responseCode": status, "body": body,
+                                                  "responseHeaders": [{"name": "Content-Type", "value": "application/json"}]})
+
+    def release(self, request_id):
+        try:
+            self.chrome.send("Fetch.continueRequest", {"requestId": request_id})
+        except CDPError:
+            pass  # the page gave up on it already (its deadline)
+
+    def close(self):
+        self.chrome.send("Fetch.disable")
+
+
+def template_retry_checks(chrome):
+    with Step("a template that failed to load is asked for again, with a backoff, and drawn once it loads"):
+        server = Server()
+        try:
+            n = int(time.time())
+            server.ingest([{"type": "activity.started", "activity_id": "tpl-timer", "booking_id": "BK-TPL", "attributes_type": "TimerWidgetAttributes",
+                            "occurred_at": n - 60, "content_state": {"startedAt": n - 60 - APPLE_EPOCH}}])
+            chrome.navigate("about:blank")  # a new page: nothing of the templates cached
+            spy = Interceptor(chrome, "*/templates/TimerWidgetAttributes.json*")
+            asked, generic_at, template_at = [], None, None
+            try:
+                chrome.navigate(server.base + "/")
+                start = time.monotonic()
+                # The first request gets no answer (the page's deadline), the second a 503, the rest the file.
+                while time.monotonic() - start < 45 and template_at is None:
+                    for request_id, _ in spy.new():
+                        asked.append(time.monotonic() - start)
+                        if len(asked) == 2:
+                            spy.fulfill(request_id, 503)
+                        elif len(asked) > 2:
+                            spy.release(request_id)
+                    drawn = chrome.evaluate(f"(() => {{ const c = {card('tpl-timer')}; return c && (c.querySelector('.ls-card .t-timer') ? 'template' : 'generic'); }})()")
+                    if drawn == "generic" and generic_at is None:
+                        generic_at = time.monotonic() - start
+                    if drawn == "template":
+                        template_at = time.monotonic() - start
+                    chrome.pump(0.2)
+            finally:
+                spy.close()
+            when = f"asked at {[round(t, 1) for t in asked]} s; generic at {generic_at and round(generic_at, 1)} s, template at {template_at and round(template_at, 1)} s"
+            check("while its template gets no answer, the card is drawn on the generic card", generic_at is not None, when)
+            check("the template is asked for again after a timeout and a 503, and the card is drawn with it without a reload",
+                  template_at is not None and len(asked) >= 3, when)
+            check("… with a backoff: the second try at least 5 s after the first failed, the third at least 10 s after the second (the wall refreshes every 4 s)",
+                  len(asked) == 3 and asked[1] - asked[0] >= 6 + 5 - 0.5 and asked[2] - asked[1] >= 10 - 0.5, when)
+            status = chrome.evaluate("document.querySelector('#status').className + ' ' + document.querySelector('#status').textContent")
+            check("a missing template is not stale data: the wall stays live", "status-error" not in status and "Updated" in status, status)
+        finally:
+            server.stop()
+
+
+def slow_history_checks(chrome):
+    with Step("a slow history read (9 s: a busy server) is waited for, said so, and not called stale"):
+        server = Server()
+        try:
+            n = int(time.time())
+            server.ingest([{"type": "activity.started", "activity_id": "slow-timer", "booking_id": "BK-SLOW", "attributes_type": "TimerWidgetAttributes",
+                            "occurred_at": n - 120, "content_state": {"startedAt": n - 120 - APPLE_EPOCH}},
+                           {"type": "activity.updated", "activity_id": "slow-timer", "occurred_at": n - 60,
+                            "content_state": {"startedAt": n - 60 - APPLE_EPOCH}}])
+            chrome.navigate(server.base + "/#/booking/BK-SLOW")
+            status = "document.querySelector('#booking-view .view-status')"
+            chrome.wait_for(f"document.querySelectorAll('.ev').length === 2 && /Updated/.test({status}?.textContent)", timeout=10, what="the booking")
+
+            def hold(pattern, seconds, probe, done):
+                """Holds each request matching `pattern` for `seconds`, then lets the server answer it;
+                returns the probe's values meanwhile and whether `done` came true after the first."""
+                spy = Interceptor(chrome, pattern)
+                seen, held, released = [], {}, False
+                try:
+                    start = time.monotonic()
+                    while time.monotonic() - start < 25:
+                        for request_id, _ in spy.new():
+                            held[request_id] = time.monotonic()
+                        for request_id, since in list(held.items()):
+                            if time.monotonic() - since >= seconds:
+                                spy.release(request_id)
+                                del held[request_id]
+                                released = True
+                        if held or released:
+                            seen.append(chrome.evaluate(probe))
+                        if released and chrome.evaluate(done):
+                            return seen, True
+                        chrome.pump(0.25)
+                finally:
+                    for request_id in held:
+                        spy.release(request_id)
+                    spy.close()
+                return seen, False
+
+            probe = f"[{status}.classList.contains('status-error'), {status}.classList.contains('status-waiting'), {status}.textContent]"
+            seen, back = hold("*/api/bookings/BK-SLOW?limit=*", 9, probe,
+                              f"/^Updated/.test({status}.textContent) && !{status}.classList.contains('status-waiting')")
+            errors = [x[2] for x in seen if x[0]]
+            waiting = [x[2] for x in seen if x[1]]
+            check("a refresh answered after 9 s never marks the booking stale", not errors and back, f"{errors[:2]} / back {back}")
+            check("… while it waits, the status says it is waiting for the server, not that it failed",
+                  bool(waiting) and "waiting" in waiting[-1] and "Updated" in waiting[-1], str(waiting[-1:] or seen[-1:]))
+            at = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(n - 90))
+            chrome.evaluate(f"location.hash = {js('#/booking/BK-SLOW?at=' + at)}")
+            seen, drawn = hold("*/api/bookings/BK-SLOW?at=*", 9,
+                               "document.querySelector('.snapshot-cards').textContent.includes('Cannot load')",
+                               "document.querySelector('.snapshot-cards .snap[data-activity-id=\"slow-timer\"] .t-timer') !== null && !document.querySelector('.snapshot-cards').classList.contains('snapshot-waiting')")
+            check("the lock screen at an instant answered after 9 s is drawn, with no error meanwhile", drawn and not any(seen), f"drawn {drawn}, errors {sum(map(bool, seen))}")
+        finally:
+            server.stop()
+
+
+def number_checks(chrome):
+    with Step("absurd numbers are cut or written compactly, and leave their neighbours their room (375 px and desktop)"):
+        server = Server()
+        try:
+            n = int(time.time())
+            rides = {"n-ref": 7, "n-huge": 1e300, "n-digits": "9" * 400, "n-long": 10 ** 60}
+            server.ingest([{"type": "activity.started", "activity_id": a, "booking_id": f"BK-{a}", "attributes_type": "LiveActivityAttributes",
+                            "occurred_at": n - 60 - i, "content_state": {"driverName": "Ana", "rating": "4.9", "progress": 0.5, "duration": d}}
+                           for i, (a, d) in enumerate(rides.items())])
+            chrome.navigate(server.base + "/")
+            chrome.wait_for(" && ".join(card(a) + " !== null" for a in rides), timeout=8, what="the ride cards")
+            measure = """(() => {
+              const c = %s, ls = c.querySelector('.ls-card');
+              const name = ls.querySelector('.t-one-line'), rating = name.parentElement.querySelector(':scope > .t-row .t-text');
+              const duration = ls.querySelector('.t-column.t-align-trailing .t-text');
+              const box = (e) => [e.textContent.slice(0, 40), e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right];
+              const island = [...c.querySelectorAll('.di-expanded .di-ex-bottom .t-row > .t-text')];
+              return { name: box(name), rating: box(rating), duration: box(duration), nameColumn: name.parentElement.getBoundingClientRect().width,
+                       row: name.parentElement.parentElement.getBoundingClientRect().width, card: ls.getBoundingClientRect().right,
+                       island: island.map(box) };
+            })()"""
+            for width in (375, 1440):
+                chrome.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+                try:
+                    chrome.pump(0.5)
+                    for a, d in rides.items():
+                        got = chrome.evaluate(measure % card(a))
+                        whole = lambda b: b[1] <= b[2] + 0.5
+                        what = f"{width} px, duration {str(d)[:12]}{'…' if len(str(d)) > 12 else ''}"
+                        check(f"{what}: the name and rating are whole, the name's column keeps 30 % of the row or more",
+                              got["name"][0] == "Ana" and whole(got["name"]) and got["rating"][0] == "4.9" and whole(got["rating"])
+                              and got["nameColumn"] >= 0.3 * got["row"], str(got))
+                        check(f"{what}: the duration stays inside the card", got["duration"][3] <= got["card"] + 0.5, str(got))
+                        island = got["island"]
+                        check(f"{what}: in the expanded island the rating stays whole beside the ETA",
+                              len(island) == 2 and island[0][0] == "4.9" and island[0][2] > 0 and whole(island[0]), str(island))
+                        if a == "n-huge":
+                            check(f"{what}: 1e300 minutes are written compactly, whole", got["duration"][0] == "1.67E298 h" and whole(got["duration"]), str(got["duration"]))
+                        if a == "n-digits":
+                            check(f"{what}: 400 digits are cut with an ellipsis", not whole(got["duration"]) and
+                                  chrome.evaluate(f"getComputedStyle({card(a)}.querySelector('.ls-card .t-column.t-align-trailing .t-text')).textOverflow") == "ellipsis", str(got["duration"]))
+                    if width == 375:
+                        chrome.evaluate(f"{card('n-digits')}.scrollIntoView()")
+                        chrome.screenshot(os.path.join(OUT, "numbers-375.png"))
+                finally:
+                    chrome.send("Emulation.setDeviceMetricsOverride", {"width": chrome.width, "height": chrome.height, "deviceScaleFactor": chrome.scale, "mobile": False})
+        finally:
+            server.stop()
 
 
 def main():
@@ -1597,7 +1781,10 @@ def main():
         layout_checks(chrome)
         search_checks(chrome)
         hostile_checks(chrome)
+        number_checks(chrome)
         outage_checks(chrome)
+        template_retry_checks(chrome)
+        slow_history_checks(chrome)
     except (CDPError, RuntimeError, OSError) as e:
         check("test harness", False, f"{e}\n{traceback.format_exc()[-1500:]}")
     finally:

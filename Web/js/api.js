@@ -7,19 +7,29 @@ import * as fmt from "./format.js";
 
 const KEY = "lam.readToken";
 // A server that hangs (stopped, overloaded) never answers: without a deadline a view would keep
-// waiting and look live. A bit over the views' refresh intervals (4–5 s), so a slow answer
-// still counts while a hung one shows as stale at the next refresh.
+// waiting and look live. The views' periodic reads (the wall's list, triage, channels) are cheap
+// on a healthy server: a bit over their refresh intervals (4–5 s), so a slow answer still counts
+// while a hung one shows as stale at the next refresh.
 export const TIMEOUT_MS = 6000;
+// A history read (`/api/bookings/{id}`, `?at=`, `/api/activities/{id}`) replays every event of its
+// booking or activity, and a healthy but busy server may make it wait: up to 5 s for its turn
+// (then it answers 503 itself), then the replay (a 100,000-event booking read by 8 clients at
+// once took about 1.6 s each on 2 processors: docs/OPERATIONS.md). 20 s leaves the replay
+// some ten times that, and stays under the server's 30 s `--connection-timeout`.
+export const HISTORY_TIMEOUT_MS = 20000;
+// A read unanswered this long is shown as waiting (not stale: it has not failed yet).
+export const WAITING_AFTER_MS = 2000;
 
 export class NotFound extends Error {}
 
-/** GET a JSON document from the API, asking for the read token when the server wants one. */
-export async function getJSON(path, { signal } = {}) {
+/** GET a JSON document from the API, asking for the read token when the server wants one.
+ *  `timeoutMs`: TIMEOUT_MS for the periodic reads, HISTORY_TIMEOUT_MS for history reads. */
+export async function getJSON(path, { signal, timeoutMs = TIMEOUT_MS } = {}) {
   for (;;) {
     const token = sessionStorage.getItem(KEY);
     const headers = { Accept: "application/json" };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const deadline = AbortSignal.timeout(TIMEOUT_MS);
+    const deadline = AbortSignal.timeout(timeoutMs);
     const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
       const res = await fetch(path, { headers, signal: both, cache: "no-store" });
@@ -31,7 +41,7 @@ export async function getJSON(path, { signal } = {}) {
       if (!res.ok) throw new Error(`${res.status}: ${await errorText(res)}`);
       return await res.json(); // the body too must come before the deadline
     } catch (err) {
-      if (deadline.aborted && !signal?.aborted) throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+      if (deadline.aborted && !signal?.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s`);
       throw err;
     }
   }
@@ -41,6 +51,13 @@ export async function getJSON(path, { signal } = {}) {
 export function staleText(err, lastOk) {
   const since = lastOk ? ` — showing the data of ${fmt.clock(lastOk, { withSeconds: true })}` : "";
   return `Cannot refresh (${err.message})${since}; retrying`;
+}
+
+/** The words of a view whose refresh has waited `waitedMs` for the server (not failed yet): it
+ *  keeps the data of `lastOk` (Unix seconds) meanwhile. */
+export function waitingText(waitedMs, lastOk, timeoutMs) {
+  const since = lastOk ? `Updated ${fmt.clock(lastOk, { withSeconds: true })} · ` : "";
+  return `${since}refreshing: waiting ${Math.floor(waitedMs / 1000)} s for the server (a busy server may take up to ${timeoutMs / 1000} s)`;
 }
 
 async function errorText(res) {

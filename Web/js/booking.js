@@ -5,8 +5,8 @@
 // replay of the stored events through its own state engine. This page only draws them.
 
 import { h, clear } from "./dom.js";
-import { getJSON, NotFound, staleText } from "./api.js";
-import { loadTemplate } from "./templates.js";
+import { getJSON, NotFound, staleText, waitingText, HISTORY_TIMEOUT_MS, WAITING_AFTER_MS } from "./api.js";
+import { loadTemplate, cachedTemplate, onTemplateChange } from "./templates.js";
 import { lockScreen, islands, badges, diagnostics, displayName, bookingHref } from "./card.js";
 import { icon } from "./icons.js";
 import * as fmt from "./format.js";
@@ -73,6 +73,10 @@ export class BookingView {
     this.settleTimer = null;
     this.seq = 0;
     this.past = new Map(); // instant key → the server's answer at it
+    this.waitingSince = null; // when the history read in flight was asked for (ms), if one is
+    this.waitTicker = null;
+    // A template that failed and loaded on a later try: the cards are drawn again with it now.
+    onTemplateChange(() => this.templatesChanged());
   }
 
   /** Shows booking `id`, at instant `at` (Unix seconds) or following now when null. */
@@ -84,7 +88,8 @@ export class BookingView {
     if (!same) {
       this.data = null;
       this.eventsWanted = PAGE; // grows with "Load more"; every refresh fetches that many again
-      clear(this.root).append(h("div", { class: "loading", text: `Loading booking ${id}…` }));
+      this.loading = h("div", { class: "loading", text: `Loading booking ${id}…` });
+      clear(this.root).append(this.loading);
     } else if (this.cardsAt) {
       // The same booking at another instant (?at= changed): load() redraws only when the data
       // changed, so draw the new instant now.
@@ -95,6 +100,7 @@ export class BookingView {
   }
 
   hide() {
+    this.waiting(false);
     clearTimeout(this.timer);
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.settleTimer);
@@ -107,9 +113,11 @@ export class BookingView {
     clearTimeout(this.timer);
     const seq = ++this.seq;
     const id = this.id;
+    this.waiting(true);
     try {
       const data = await this.fetchPages(id);
       if (seq !== this.seq) return;
+      this.waiting(false);
       const templates = new Map();
       for (const a of data.activities ?? []) templates.set(a.attributes_type, await loadTemplate(a.attributes_type));
       for (const e of data.events ?? []) {
@@ -124,10 +132,13 @@ export class BookingView {
         this.data = data;
         this.sig = sig;
         this.templates = templates;
+        this.templateSig = templateSig(templates);
         this.past = new Map(); // new events may change any past instant
         this.prepare();
         this.render();
         this.scheduleDeadline();
+      } else if (templateSig(templates) !== this.templateSig) {
+        this.templatesChanged(); // a template that had failed loaded meanwhile
       } else if (this.fetchedAt >= this.nextDeadline) {
         this.timeMoved(); // the deadline's timer was late (a background tab): catch up now
       } else if (this.live) {
@@ -137,6 +148,7 @@ export class BookingView {
       this.showStatus();
     } catch (err) {
       if (seq !== this.seq) return;
+      this.waiting(false);
       if (err instanceof NotFound) {
         // Not a booking id: perhaps an activity id (the search box takes either).
         const booking = await bookingOfActivity(id);
@@ -163,22 +175,47 @@ export class BookingView {
     if (seq === this.seq) this.timer = setTimeout(() => this.load(), REFRESH_MS);
   }
 
-  /** When the data shown was fetched, or why it may be out of date. */
+  /** When the data shown was fetched; that a refresh is still waiting for the server (a history
+   *  read may take a while: not stale yet); or why the data may be out of date (it failed). */
   showStatus() {
+    const waited = this.waitingSince === null ? 0 : Date.now() - this.waitingSince;
+    const waiting = waited >= WAITING_AFTER_MS;
+    if (this.loading?.isConnected) {
+      this.loading.textContent = `Loading booking ${this.id}…${waiting ? ` waiting ${Math.floor(waited / 1000)} s for the server` : ""}`;
+    }
     if (!this.status) return;
     const err = this.lastError;
     this.status.classList.toggle("status-error", Boolean(err));
-    this.status.textContent = err ? staleText(err, this.fetchedAt) : `Updated ${fmt.clock(this.fetchedAt, { withSeconds: true })}`;
+    this.status.classList.toggle("status-waiting", !err && waiting);
+    this.status.textContent = err ? staleText(err, this.fetchedAt)
+      : waiting ? waitingText(waited, this.fetchedAt, HISTORY_TIMEOUT_MS)
+        : `Updated ${fmt.clock(this.fetchedAt, { withSeconds: true })}`;
+  }
+
+  /** Starts (`on`) or ends the wait for a history read, shown once it lasts (`showStatus`). */
+  waiting(on) {
+    clearInterval(this.waitTicker);
+    this.waitTicker = null;
+    this.waitingSince = on ? Date.now() : null;
+    if (on) this.waitTicker = setInterval(() => this.showStatus(), 1000);
+  }
+
+  /** Draws the cards again with the templates known now (one that had failed has loaded). */
+  templatesChanged() {
+    if (!this.data || !this.templates) return;
+    for (const type of this.templates.keys()) this.templates.set(type, cachedTemplate(type) ?? this.templates.get(type));
+    this.templateSig = templateSig(this.templates);
+    this.renderSnapshot();
   }
 
   /** The booking with its first `this.eventsWanted` events (or all, if fewer): page after page,
    *  as the server gives them (a large booking is never fetched whole at once). */
   async fetchPages(id) {
     const base = `api/bookings/${encodeURIComponent(id)}?limit=${PAGE}`;
-    const data = await getJSON(base);
+    const data = await getJSON(base, { timeoutMs: HISTORY_TIMEOUT_MS });
     let events = data.events ?? [];
     while (data.next_cursor && events.length < this.eventsWanted) {
-      const more = await getJSON(`${base}&cursor=${encodeURIComponent(data.next_cursor)}`);
+      const more = await getJSON(`${base}&cursor=${encodeURIComponent(data.next_cursor)}`, { timeoutMs: HISTORY_TIMEOUT_MS });
       events = events.concat(more.events ?? []);
       data.next_cursor = more.next_cursor;
     }
@@ -541,7 +578,7 @@ export class BookingView {
   async fetchInstant(key, t) {
     const data = this.data;
     try {
-      const answer = await getJSON(`api/bookings/${encodeURIComponent(this.id)}?at=${encodeURIComponent(key)}`);
+      const answer = await getJSON(`api/bookings/${encodeURIComponent(this.id)}?at=${encodeURIComponent(key)}`, { timeoutMs: HISTORY_TIMEOUT_MS });
       for (const a of answer.activities ?? []) {
         if (!this.templates.has(a.attributes_type)) this.templates.set(a.attributes_type, await loadTemplate(a.attributes_type));
       }
@@ -632,6 +669,11 @@ function eventKind(e) {
   }
 }
 
+/** Which template each type is drawn with (their revisions): a template loaded at last differs. */
+function templateSig(templates) {
+  return JSON.stringify([...templates].map(([type, t]) => [type, t?.revision ?? null]));
+}
+
 /** Unix seconds from a local time as `fmt.fullDate` writes it ("2026-11-29 14:32:05"; the
  *  seconds may be left out), or null when it is not one. */
 function parseLocal(text) {
@@ -647,7 +689,7 @@ function parseLocal(text) {
 /** The booking of activity `id` (`GET /api/activities/{id}`), or null when there is none. */
 async function bookingOfActivity(id) {
   try {
-    const activity = await getJSON(`api/activities/${encodeURIComponent(id)}`);
+    const activity = await getJSON(`api/activities/${encodeURIComponent(id)}`, { timeoutMs: HISTORY_TIMEOUT_MS });
     return typeof activity?.booking_id === "string" && activity.booking_id ? activity.booking_id : null;
   } catch (err) {
     if (!(err instanceof NotFound)) console.warn(`activity ${id}: ${err.message}`);

@@ -85,7 +85,7 @@ export class ChannelsView {
         const first = data.activities?.[0];
         const template = first ? await loadTemplate(first.attributes_type) : null;
         if (seq !== this.seq) return;
-        const sig = JSON.stringify([fmt.today(), data]);
+        const sig = JSON.stringify([fmt.today(), template?.revision, data]); // a template loaded at last redraws
         if (sig !== this.sig) {
           this.sig = sig;
           this.renderChannel(data, template);

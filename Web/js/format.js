@@ -92,6 +92,20 @@ export function latency(ms) {
   return `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
 }
 
+// From a million billion on, a number's digits say nothing on a lock screen (and past 2^53 they
+// are not even exact): such a number is written in scientific notation, three significant digits.
+const HUGE = 1e15;
+
+/** Whether `n` is a number `number` writes in scientific notation. */
+export const isHuge = (n) => Math.abs(n) >= HUGE;
+
+/** A finite number as the locale writes it (`options` of toLocaleString), or, when absurdly
+ *  large (1e300 minutes), compactly: "1.67E298", never hundreds of digits. */
+export function number(n, options = {}) {
+  if (isHuge(n)) return n.toLocaleString(undefined, { notation: "scientific", maximumSignificantDigits: 3 });
+  return n.toLocaleString(undefined, options);
+}
+
 /** A short, readable rendering of any JSON value. */
 export function jsonValue(v) {
   if (v === null || v === undefined) return "null";

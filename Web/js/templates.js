@@ -9,8 +9,15 @@ import { fitText } from "./fit.js";
 import { TIMEOUT_MS } from "./api.js";
 
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
-const cache = new Map(); // key → Promise<template>
-const loaded = new Map(); // key → template, once its promise resolved
+// A template file that could not be fetched (no answer, a 5xx, a cut body) is not a type without a
+// template: its type is drawn on the generic card meanwhile and the file is asked for again on a
+// later refresh, after a wait that doubles from the first to the last (a server that keeps failing
+// is not asked at every refresh of every view).
+const RETRY_FIRST_MS = 5000;
+const RETRY_MAX_MS = 5 * 60 * 1000;
+const entries = new Map(); // key → { promise, template, transient, retryAt, delay, retrying }
+const changes = new EventTarget();
+let revision = 0; // each template object drawn gets its own: a view redraws a card when it changes
 
 /** The generic template, used when a type has no file (or its file is broken). */
 const BUILT_IN_GENERIC = {
@@ -27,69 +34,132 @@ const BUILT_IN_GENERIC = {
 
 const templateKey = (type) => (TYPE_NAME.test(type ?? "") ? type : "");
 
-/** The template of a type if `loadTemplate` already finished for it, else null. */
+/** The template of a type if `loadTemplate` already finished for it, else null. Each object
+ *  has a `revision`: a view that drew a card with an older one draws it again. */
 export function cachedTemplate(type) {
-  return loaded.get(templateKey(type)) ?? null;
+  return entries.get(templateKey(type))?.template ?? null;
 }
 
-let index = null; // Promise<Set<type> | null>, loaded once
+/** Calls `fn` whenever a type's template is replaced (a file that failed loaded at last). */
+export function onTemplateChange(fn) {
+  changes.addEventListener("change", () => fn());
+}
+
+/** The next wait of a backoff that doubles from RETRY_FIRST_MS up to RETRY_MAX_MS. */
+const nextDelay = (delay) => Math.min(RETRY_MAX_MS, delay ? delay * 2 : RETRY_FIRST_MS);
+
+let index = null; // Promise<{ types: Set<type> | null, transient }>
+let indexRetryAt = 0;
+let indexDelay = 0;
 
 /**
- * The types `templates/index.json` lists, or null when it cannot be read. Asking for a file only
- * when it is listed spares the browser a 404 (an error in its console) per type without one.
+ * The types `templates/index.json` lists (`types`), or null when it cannot be read. Asking for a
+ * file only when it is listed spares the browser a 404 (an error in its console) per type without
+ * one. An index that could not be fetched is asked for again after a backoff.
  */
 function templateIndex() {
+  if (index && indexRetryAt && Date.now() >= indexRetryAt) index = null;
   index ??= (async () => {
+    indexRetryAt = 0;
     try {
       // A deadline: a hung server must not leave a type's template (and the views) waiting for good.
       const res = await fetch("templates/index.json", { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
       const list = res.ok ? (await res.json())?.templates : undefined;
-      if (Array.isArray(list)) return new Set(list.filter((t) => typeof t === "string"));
+      if (Array.isArray(list)) {
+        indexDelay = 0;
+        return { types: new Set(list.filter((t) => typeof t === "string")), transient: false };
+      }
       console.warn(`templates/index.json: ${res.ok ? "no templates list" : `status ${res.status}`}; trying each type's file`);
+      if (res.ok || res.status === 404) return { types: null, transient: false };
     } catch (err) {
       console.warn(`templates/index.json: ${err}; trying each type's file`);
     }
-    return null;
+    indexDelay = nextDelay(indexDelay);
+    indexRetryAt = Date.now() + indexDelay;
+    return { types: null, transient: true };
   })();
   return index;
 }
 
+/** The template a type is drawn with now, and whether a fetch failed on the way (then it is
+ *  worth asking again later). */
+async function resolveTemplate(key) {
+  let transient = false;
+  if (key) {
+    const listed = await templateIndex();
+    if (listed.types === null || listed.types.has(key)) {
+      const own = await fetchTemplate(`templates/${encodeURIComponent(key)}.json`);
+      if (own.template) return { template: { ...own.template, generic: false }, transient: false };
+      transient = own.failed;
+    }
+  }
+  const g = await fetchTemplate("templates/_generic.json");
+  return { template: { ...(g.template ?? BUILT_IN_GENERIC), generic: true }, transient: transient || g.failed };
+}
+
 /**
  * The template for an attributes type: `templates/<type>.json` when `templates/index.json` lists
- * it (or the index cannot be read), else `templates/_generic.json`.
+ * it (or the index cannot be read), else `templates/_generic.json`. Resolves at once with the
+ * template known; a type drawn generic because its file failed is fetched again in the
+ * background once its backoff has passed, and `onTemplateChange` listeners hear when it loads.
  */
 export function loadTemplate(type) {
   const key = templateKey(type);
-  if (!cache.has(key)) {
-    cache.set(key, (async () => {
-      const listed = key ? await templateIndex() : null;
-      if (key && (listed === null || listed.has(key))) {
-        const t = await fetchTemplate(`templates/${encodeURIComponent(key)}.json`);
-        if (t) return { ...t, generic: false };
-      }
-      const g = (await fetchTemplate("templates/_generic.json")) ?? BUILT_IN_GENERIC;
-      return { ...g, generic: true };
-    })().then((t) => {
-      loaded.set(key, t);
-      return t;
-    }));
+  let e = entries.get(key);
+  if (!e) {
+    e = { template: null, transient: false, retryAt: 0, delay: 0, retrying: false };
+    entries.set(key, e);
+    e.promise = resolveTemplate(key).then((r) => {
+      settle(e, r);
+      return e.template;
+    });
+    return e.promise;
   }
-  return cache.get(key);
+  if (!e.template) return e.promise;
+  if (e.transient && !e.retrying && Date.now() >= e.retryAt) {
+    e.retrying = true;
+    resolveTemplate(key).then((r) => {
+      e.retrying = false;
+      if (settle(e, r)) changes.dispatchEvent(new Event("change"));
+    });
+  }
+  return Promise.resolve(e.template);
 }
 
+/** Records a fetch's result for `e`; true when its template was replaced. */
+function settle(e, { template, transient }) {
+  const first = e.template === null;
+  e.transient = transient;
+  if (transient) {
+    e.delay = nextDelay(e.delay);
+    e.retryAt = Date.now() + e.delay;
+    if (!first) return false; // still failing: keep what is drawn
+  } else {
+    e.delay = 0;
+  }
+  e.template = { ...template, revision: ++revision };
+  return true;
+}
+
+/** `{ template }` from `url`; `{ failed: true }` when it could not be fetched (no answer, a
+ *  status other than 404, a body cut short): worth asking again; `{}` when there is none. */
 async function fetchTemplate(url) {
   try {
     const res = await fetch(url, { headers: { Accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    if (!res.ok) return null;
+    if (res.status === 404 || res.status === 410) return {};
+    if (!res.ok) {
+      console.warn(`template ${url}: status ${res.status}; asking again later`);
+      return { failed: true };
+    }
     const t = await res.json();
     if (!t || typeof t !== "object" || Array.isArray(t) || !t.lock_screen) {
       console.warn(`template ${url}: not a template object with lock_screen`);
-      return null;
+      return {};
     }
-    return t;
+    return { template: t };
   } catch (err) {
-    console.warn(`template ${url}: ${err}`);
-    return null;
+    console.warn(`template ${url}: ${err}; asking again later`);
+    return { failed: true };
   }
 }
 
@@ -186,13 +256,15 @@ export function formatValue(v, format, ctx) {
   if (v === undefined || v === null || v === "") return "";
   const num = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
   switch (format) {
-    case "integer": return Number.isFinite(num) ? Math.round(num).toLocaleString() : String(v);
-    case "number": return Number.isFinite(num) ? num.toLocaleString(undefined, { maximumFractionDigits: 2 }) : String(v);
-    case "decimal1": return Number.isFinite(num) ? num.toFixed(1) : String(v);
-    case "percent": return Number.isFinite(num) ? `${Math.round(num * 100)}%` : String(v);
+    case "integer": return Number.isFinite(num) ? fmt.number(Math.round(num)) : String(v);
+    case "number": return Number.isFinite(num) ? fmt.number(num, { maximumFractionDigits: 2 }) : String(v);
+    case "decimal1": return Number.isFinite(num) ? (fmt.isHuge(num) ? fmt.number(num) : num.toFixed(1)) : String(v);
+    case "percent": return Number.isFinite(num) ? `${fmt.isHuge(num * 100) ? fmt.number(num * 100) : Math.round(num * 100)}%` : String(v);
     case "minutes": {
       if (!Number.isFinite(num)) return String(v);
       const m = Math.max(0, Math.round(num));
+      // Beyond a million hours the minutes are noise: the hours alone, compactly ("1.67E298 h").
+      if (m >= 60e6) return `${fmt.number(Math.floor(m / 60))}${ctx?.short ? "h" : " h"}`;
       // The short form, for a place too narrow for the full one: "7m", "2h 5m".
       if (ctx?.short) return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h ${m % 60}m`;
       return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
@@ -207,7 +279,7 @@ export function formatValue(v, format, ctx) {
     case "relative": return fmt.relative(decodeDate(v, ctx.dates, contentTime(ctx)), ctx.now());
     case "uppercase": return fmt.jsonValue(v).toUpperCase();
     default:
-      if (typeof v === "number") return v.toLocaleString(undefined, { maximumFractionDigits: 3 });
+      if (typeof v === "number") return fmt.number(v, { maximumFractionDigits: 3 });
       if (typeof v === "boolean") return v ? "Yes" : "No";
       return fmt.jsonValue(v);
   }

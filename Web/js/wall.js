@@ -8,7 +8,7 @@
 
 import { h, clear, append } from "./dom.js";
 import { getJSON, staleText } from "./api.js";
-import { loadTemplate, cachedTemplate } from "./templates.js";
+import { loadTemplate, cachedTemplate, onTemplateChange } from "./templates.js";
 import { wallCard, scheduledCard, bookingHref } from "./card.js";
 import * as fmt from "./format.js";
 
@@ -34,6 +34,10 @@ export class Wall {
     this.running = false;
     this.lastOk = null;
     this.build();
+    // A template that failed and loaded on a later try: its cards are drawn again with it now.
+    onTemplateChange(() => {
+      if (this.running && this.lastOk !== null) this.render();
+    });
   }
 
   build() {
@@ -347,11 +351,12 @@ export class Wall {
     let pos = 0;
     for (const a of items) {
       keep.add(a.activity_id);
-      const sig = JSON.stringify([this.budget, day, a]); // a server restarted with another budget redraws
+      const template = cachedTemplate(a.attributes_type);
+      if (!template) continue; // not loaded yet: the next refresh draws it
+      // A server restarted with another budget redraws, and so does a template loaded at last.
+      const sig = JSON.stringify([this.budget, day, template.revision, a]);
       let entry = cards.get(a.activity_id);
       if (!entry || entry.sig !== sig) {
-        const template = cachedTemplate(a.attributes_type);
-        if (!template) continue; // not loaded yet: the next refresh draws it
         const el = build(a, template, { budget: this.budget });
         if (entry) entry.el.replaceWith(el);
         entry = { el, sig };
