@@ -295,7 +295,8 @@ struct ReadHandlers: Sendable {
         guard let record else { throw .notFound("no activity \"\(id)\"") }
         let replayable = HistoryReplay.startIsStored(record, in: rows)
         let page = paging.select(rows, until: at)
-        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [ExactString(id)], noting: Set(page.rows.map(\.seq)),
+        let replay = HistoryReplay(rows, until: at, skipping: replayable ? [] : [ExactString(id)],
+                                   noting: Set(page.rows.map(\.seq)),
                                    context: try replayContext(among: rows, now: now))
         var w = JSONWriter()
         w.beginObject()

@@ -97,7 +97,8 @@ public enum CommandLineTool {
     /// Decimal digits with at most one point ("20", "0.5"): `Double` alone would also take 0x10,
     /// 1e3, inf and a sign.
     static func decimalNumber(_ text: Substring) -> Double? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), text.filter({ $0 == "." }).count <= 1 else { return nil }
+        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), text.filter({ $0 == "." }).count <= 1
+        else { return nil }
         return Double(text)
     }
 

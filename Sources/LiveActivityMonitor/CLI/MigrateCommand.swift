@@ -35,7 +35,9 @@ enum MigrateCommand {
         }
         let password = try CommandLineTool.databasePassword(parsed, option: "to")
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw UsageError("no database at \(path)") }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw UsageError("no database at \(path)")
+        }
         guard !isDirectory.boolValue else { throw UsageError("--from names a directory, \(path): give the monitor's SQLite file") }
 
         // Held to the end: no server may start on the file while it is copied.

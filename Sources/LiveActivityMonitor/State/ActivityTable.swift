@@ -319,7 +319,8 @@ struct ActivityTable: Sendable {
     func tally(_ ids: ArraySlice<CompactID>, subscribedTo channel: String, at now: Double,
                count: inout Int, into selection: inout FirstInOrder<PhoneOrderKey>) {
         for id in ids {
-            guard let i = position(of: id), ExactText.equal(storage[i].channelID, channel), storage[i].isSubscribed(at: now) else { continue }
+            guard let i = position(of: id), ExactText.equal(storage[i].channelID, channel), storage[i].isSubscribed(at: now)
+            else { continue }
             count += 1
             if selection.limit > 0 { selection.offer(PhoneOrderKey(storage[i])) }
         }

@@ -249,9 +249,14 @@ struct CommitChanges {
         reserveSlots(fromMemory.count)
         // The subscribers this commit has read already take it as this commit knows them...
         var known = Set<ExactString>()
-        for (id, _) in fromMemory where slotIndex[ExactString(id)] != nil { known.insert(ExactString(id)) }
+        for (id, _) in fromMemory {
+            let key = ExactString(id)
+            if slotIndex[key] != nil { known.insert(key) }
+        }
         for i in slots.indices {
-            if let id = withSlot(i, { s in ExactText.equal(s.working?.channelID, channel) ? s.id : nil }) { known.insert(ExactString(id)) }
+            if let id = withSlot(i, { s in ExactText.equal(s.working?.channelID, channel) ? s.id : nil }) {
+                known.insert(ExactString(id))
+            }
         }
         for id in known.sorted() {
             let i = try slot(id.text)

@@ -93,7 +93,8 @@ struct PostgresCommitWriter {
     /// Inserts the keys of keyed events; returns the seqs whose key was new (within the commit,
     /// the first of two events with one key wins, as `ON CONFLICT DO NOTHING` inserts in order)
     /// and the stored bodies of keys already taken by earlier commits (for conflicts).
-    private func claimKeys(_ events: [Event], seqs: [Int64], days: [Int64]) throws -> (fresh: Set<Int64>, stored: [ExactString: String]) {
+    private func claimKeys(_ events: [Event], seqs: [Int64], days: [Int64])
+        throws -> (fresh: Set<Int64>, stored: [ExactString: String]) {
         let keyed = events.indices.filter { events[$0].key != nil }
         guard !keyed.isEmpty else { return ([], [:]) }
         let inserted = try db.prepared("""
